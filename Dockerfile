@@ -1,0 +1,14 @@
+# One image, both entry points: `python kmood.py` (server) and `python kmood_worker.py` (worker).
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 KMOOD_DB=/data/kmood.db
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY kmood.py kmood_worker.py ./
+COPY kmood_lib ./kmood_lib
+COPY migrations ./migrations
+RUN useradd --system --uid 10001 kmood && mkdir /data && chown kmood /data
+USER kmood
+VOLUME /data
+EXPOSE 8080
+CMD ["python", "kmood.py", "serve"]

@@ -1,0 +1,122 @@
+"""k-mood web server (Bottle on waitress) and admin CLI: serve, migrate, create-user."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import logging
+import signal
+import sys
+
+from kmood_lib import users
+from kmood_lib.bootstrap import bootstrap
+from kmood_lib.cli import EXIT_OK, UsageError, run_main
+from kmood_lib.config import Config
+
+log = logging.getLogger("kmood")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kmood.py",
+        description="k-mood web server and admin commands. Settings come from KMOOD_* "
+        "environment variables (see README).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("serve", help="run the web server (the default)",
+                   description="Run the web server on KMOOD_HOST:KMOOD_PORT. Background work "
+                   "runs in kmood_worker.py.")
+    sub.add_parser("migrate", help="apply database migrations and exit",
+                   description="Bring the database at KMOOD_DB to this build's schema.")
+    create = sub.add_parser("create-user", help="create a user (the first user is an admin)",
+                            description="Create a user. The first user ever created is an admin.")
+    create.add_argument("name", help="username")
+    create.add_argument("--admin", action="store_true", help="make the user an admin")
+    create.add_argument("--password-stdin", action="store_true",
+                        help="read the password from the first line of standard input")
+    create.add_argument("--timezone", default="UTC", help="IANA timezone (default UTC)")
+    return parser
+
+
+def cmd_serve(args, config: Config) -> int:
+    import waitress
+
+    from kmood_lib.web import make_wsgi
+
+    services = bootstrap(config)
+    wsgi = make_wsgi(services)
+    server = waitress.create_server(
+        wsgi, host=config.host, port=config.port, threads=config.threads,
+        max_request_body_size=max(config.max_body_bytes, config.max_upload_bytes) + 65536,
+        ident="k-mood",
+    )
+
+    def stop(signum, frame):
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    log.info("serving on http://%s:%s with %d threads", server.effective_host,
+             server.effective_port, config.threads)
+    log.info("background work (enrichment, reminders, session cleanup) runs in kmood_worker.py; "
+             "this process does none of it: run kmood_worker.py beside it")
+    try:
+        server.run()  # returns after SystemExit from the handler, once in-flight requests end
+    finally:
+        server.close()
+        wsgi.bottle.config["kmood.pool"].close_all()
+    log.info("server stopped")
+    return EXIT_OK
+
+
+def cmd_migrate(args, config: Config) -> int:
+    from kmood_lib.bootstrap import run_migrations
+
+    services = bootstrap(config, migrate=False)
+    applied = run_migrations(services)
+    print(f"applied {len(applied)} migration(s)" if applied else "database is up to date")
+    return EXIT_OK
+
+
+def read_password(from_stdin: bool) -> str:
+    if from_stdin:
+        line = sys.stdin.readline()
+        if not line:
+            raise UsageError("--password-stdin: no password on standard input")
+        return line.rstrip("\r\n")
+    if not sys.stdin.isatty():
+        raise UsageError("no terminal to ask for a password: use --password-stdin")
+    first = getpass.getpass("Password: ")
+    if first != getpass.getpass("Repeat password: "):
+        raise UsageError("the passwords differ")
+    return first
+
+
+def cmd_create_user(args, config: Config) -> int:
+    services = bootstrap(config)
+    password = read_password(args.password_stdin)
+    conn = services.connect()
+    try:
+        user = users.create_user(
+            conn, args.name, password, now_ms=services.clock.now_ms(),
+            scrypt_n=config.scrypt_n, timezone=args.timezone, admin=args.admin,
+        )
+    except users.AccountError as exc:
+        raise UsageError(f"create-user: {exc}") from None
+    finally:
+        conn.close()
+    print(f"created user {user.username} (id {user.id}{', admin' if user.is_admin else ''})")
+    return EXIT_OK
+
+
+COMMANDS = {None: cmd_serve, "serve": cmd_serve, "migrate": cmd_migrate,
+            "create-user": cmd_create_user}
+
+
+def main(argv=None, environ=None) -> int:
+    return run_main("kmood.py", argv, environ, build_parser(),
+                    lambda args, config: COMMANDS[args.command](args, config))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

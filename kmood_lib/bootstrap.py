@@ -1,0 +1,63 @@
+"""The composition root: config -> database -> adapters -> services, for both entry points."""
+
+from __future__ import annotations
+
+import logging
+import random
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kmood_lib import db
+from kmood_lib.clock import SystemClock
+from kmood_lib.config import Config
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    """Everything a request handler, CLI command or worker step may use; built only here."""
+
+    config: Config
+    clock: SystemClock
+    rng: random.Random
+    connect: Callable[[], sqlite3.Connection]
+    connect_hook: Callable[[], sqlite3.Connection]
+    extras: dict = field(default_factory=dict)
+
+
+def bootstrap(
+    config: Config,
+    *,
+    clock=None,
+    rng: random.Random | None = None,
+    migrate: bool = True,
+) -> Services:
+    """Build the object graph; run migrations first unless told not to (MigrationError escapes)."""
+    clock = clock or SystemClock()
+
+    def connect() -> sqlite3.Connection:
+        return db.connect(config.db_path, config.busy_timeout_ms)
+
+    def connect_hook() -> sqlite3.Connection:
+        return db.connect(config.db_path, config.hook_busy_timeout_ms)
+
+    services = Services(
+        config=config,
+        clock=clock,
+        rng=rng or random.Random(),
+        connect=connect,
+        connect_hook=connect_hook,
+    )
+    if migrate:
+        run_migrations(services)
+    return services
+
+
+def run_migrations(services: Services) -> list[int]:
+    conn = services.connect()
+    try:
+        return db.migrate(conn, db.load_migrations(), services.clock.now_ms)
+    finally:
+        conn.close()

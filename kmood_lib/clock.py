@@ -1,0 +1,27 @@
+"""Time as an injected dependency: the system clock in production, a fake one in tests."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+
+
+class SystemClock:
+    """Wall-clock time in UTC."""
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+    def now_ms(self) -> int:
+        return time.time_ns() // 1_000_000
+
+
+def ms_to_iso(ms: int | None) -> str | None:
+    """A Unix-ms timestamp as ISO-8601 UTC with a Z, for JSON."""
+    if ms is None:
+        return None
+    return (
+        datetime.fromtimestamp(ms / 1000, timezone.utc)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )

@@ -1,0 +1,109 @@
+"""Users: creation (the first one is an admin), lookup, settings and password changes."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from kmood_lib.db import transaction
+from kmood_lib.passwords import hash_password
+
+USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+MIN_PASSWORD_LENGTH = 8
+MAX_PASSWORD_LENGTH = 1024
+
+
+class AccountError(ValueError):
+    """A request about an account that cannot be honoured; `field` names what was wrong."""
+
+    def __init__(self, message: str, field: str | None = None, status: int = 422):
+        super().__init__(message)
+        self.field = field
+        self.status = status
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    username: str
+    timezone: str
+    is_admin: bool
+
+    @classmethod
+    def from_row(cls, row) -> User:
+        return cls(row["id"], row["username"], row["timezone"], bool(row["is_admin"]))
+
+
+def validate_username(username: object) -> str:
+    if not isinstance(username, str) or not USERNAME_RE.match(username):
+        raise AccountError(
+            "username must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+            "username",
+        )
+    return username
+
+
+def validate_password(password: object, field: str = "password") -> str:
+    if not isinstance(password, str) or not (
+        MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH
+    ):
+        raise AccountError(
+            f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters", field
+        )
+    return password
+
+
+def validate_timezone(name: object, field: str = "timezone") -> str:
+    if not isinstance(name, str) or not name or len(name) > 64 or name.startswith(("/", ".")):
+        raise AccountError("timezone must be an IANA name such as Europe/Berlin", field)
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise AccountError(f"unknown timezone {name!r}; use an IANA name such as Europe/Berlin",
+                           field) from None
+    return name
+
+
+def create_user(
+    conn: sqlite3.Connection,
+    username: str,
+    password: str,
+    *,
+    now_ms: int,
+    scrypt_n: int,
+    timezone: str = "UTC",
+    admin: bool = False,
+    only_if_no_users: bool = False,
+) -> User:
+    """Insert a user; the first user is always an admin. `only_if_no_users` guards /setup."""
+    validate_username(username)
+    validate_password(password)
+    validate_timezone(timezone)
+    password_hash = hash_password(password, scrypt_n)  # slow: outside the write lock
+    with transaction(conn):
+        has_users = conn.execute("SELECT EXISTS (SELECT 1 FROM users)").fetchone()[0]
+        if has_users and only_if_no_users:
+            raise AccountError("setup is finished: a user already exists", None, status=404)
+        try:
+            row = conn.execute(
+                "INSERT INTO users (username, password_hash, timezone, is_admin, created_at,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+                " RETURNING id, username, timezone, is_admin",
+                (username, password_hash, timezone, int(admin or not has_users), now_ms, now_ms),
+            ).fetchall()[0]
+        except sqlite3.IntegrityError:
+            raise AccountError(f"username {username!r} is taken", "username", 409) from None
+    return User.from_row(row)
+
+
+def count_users(conn: sqlite3.Connection) -> int:
+    return conn.execute("SELECT count(*) FROM users").fetchone()[0]
+
+
+def get_user(conn: sqlite3.Connection, user_id: int) -> User | None:
+    row = conn.execute(
+        "SELECT id, username, timezone, is_admin FROM users WHERE id = ?", (user_id,)
+    ).fetchone()
+    return User.from_row(row) if row else None

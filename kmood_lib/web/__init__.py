@@ -1,0 +1,41 @@
+"""The web application: an explicit Bottle app built from the services by make_app()."""
+
+from __future__ import annotations
+
+import logging
+
+import bottle
+
+from kmood_lib.bootstrap import Services
+from kmood_lib.db import ConnectionPerThread
+from kmood_lib.web import http
+
+log = logging.getLogger(__name__)
+
+
+def make_app(services: Services) -> bottle.Bottle:
+    """Build the Bottle app: one database connection per server thread, JSON errors under /api."""
+    app = bottle.Bottle(catchall=True, autojson=False)
+    app.config["kmood.services"] = services
+    pool = ConnectionPerThread(services.connect)
+    app.config["kmood.pool"] = pool
+    app.default_error_handler = http.error_page
+
+    @app.get("/healthz")
+    def healthz():
+        try:
+            pool.get().execute("SELECT 1 FROM schema_migrations LIMIT 1").fetchall()
+        except Exception as exc:  # any database failure means "not healthy"
+            log.warning("health check failed: %s", exc)
+            return http.json_response({"status": "unavailable", "error": str(exc)}, 503)
+        return http.json_response({"status": "ok"})
+
+    return app
+
+
+def make_wsgi(services: Services):
+    """The WSGI callable the server runs: the app wrapped in the security-header middleware."""
+    app = make_app(services)
+    wsgi = http.with_security_headers(app)
+    wsgi.bottle = app
+    return wsgi

@@ -1,0 +1,94 @@
+"""The two binaries as real processes: start together, answer, stop cleanly, refuse bad state."""
+
+import sqlite3
+
+import pytest
+
+from tests.helpers import base_env, http, run
+
+
+def test_server_and_worker_start_together_on_a_fresh_database_and_stop_on_sigterm(stack_factory):
+    stack = stack_factory().start(worker=True)
+    status, headers, body = http("GET", stack.url + "/healthz")
+    assert (status, body) == (200, {"status": "ok"})
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert stack.server.poll() is None and stack.worker.poll() is None
+    assert stack.stop() == {"server": 0, "worker": 0}
+    server_log = stack.server_log.read_text()
+    assert "kmood_worker.py" in server_log and "does none" in server_log
+    assert "Traceback" not in server_log + stack.worker_log.read_text()
+
+
+def test_worker_once_runs_one_iteration_and_exits(tmp_path):
+    result = run(["kmood_worker.py", "--once"], base_env(tmp_path / "k.db"))
+    assert result.returncode == 0, result.stderr
+
+
+def test_migrate_command_reports_and_is_idempotent(tmp_path):
+    env = base_env(tmp_path / "k.db")
+    first = run(["kmood.py", "migrate"], env)
+    assert first.returncode == 0 and "applied" in first.stdout
+    second = run(["kmood.py", "migrate"], env)
+    assert second.returncode == 0 and "up to date" in second.stdout
+
+
+@pytest.mark.parametrize("entry", ["kmood.py", "kmood_worker.py"])
+def test_a_bad_variable_exits_2_naming_it(tmp_path, entry):
+    result = run([entry], base_env(tmp_path / "k.db", KMOOD_BUSY_TIMEOUT_MS="soon"))
+    assert result.returncode == 2
+    assert "KMOOD_BUSY_TIMEOUT_MS" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "k.db").exists()
+
+
+def _migrated(tmp_path):
+    env = base_env(tmp_path / "k.db")
+    assert run(["kmood.py", "migrate"], env).returncode == 0
+    return env, sqlite3.connect(tmp_path / "k.db", isolation_level=None)
+
+
+def _snapshot(conn):
+    return conn.execute("SELECT * FROM schema_migrations ORDER BY version").fetchall()
+
+
+@pytest.mark.parametrize("entry", [["kmood.py"], ["kmood_worker.py"], ["kmood.py", "migrate"]])
+def test_an_edited_landed_migration_stops_start_up_with_exit_3(tmp_path, entry):
+    env, conn = _migrated(tmp_path)
+    conn.execute("UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1")
+    before = _snapshot(conn)
+    result = run(entry, env)
+    assert result.returncode == 3
+    assert "0001_initial.sql was edited" in result.stderr and "Traceback" not in result.stderr
+    assert _snapshot(conn) == before
+
+
+@pytest.mark.parametrize("entry", [["kmood.py"], ["kmood_worker.py"]])
+def test_a_database_from_a_newer_build_stops_start_up_with_exit_3(tmp_path, entry):
+    env, conn = _migrated(tmp_path)
+    conn.execute("INSERT INTO schema_migrations VALUES (9999, 'future', 'x', 0)")
+    before = _snapshot(conn)
+    result = run(entry, env)
+    assert result.returncode == 3
+    assert "9999" in result.stderr and "does not know" in result.stderr
+    assert _snapshot(conn) == before
+
+
+def test_create_user_makes_the_first_user_an_admin(tmp_path):
+    env = base_env(tmp_path / "k.db")
+    first = run(["kmood.py", "create-user", "alice", "--password-stdin"], env, "correct horse\n")
+    assert first.returncode == 0 and "admin" in first.stdout, first.stderr
+    second = run(["kmood.py", "create-user", "bob", "--password-stdin"], env, "battery staple\n")
+    assert second.returncode == 0 and "admin" not in second.stdout
+    taken = run(["kmood.py", "create-user", "ALICE", "--password-stdin"], env, "whatever12\n")
+    assert taken.returncode == 2 and "taken" in taken.stderr
+    short = run(["kmood.py", "create-user", "carol", "--password-stdin"], env, "short\n")
+    assert short.returncode == 2 and "password" in short.stderr
+    conn = sqlite3.connect(tmp_path / "k.db")
+    rows = conn.execute("SELECT username, is_admin FROM users ORDER BY id").fetchall()
+    assert rows == [("alice", 1), ("bob", 0)]
+
+
+@pytest.mark.parametrize("entry", [["kmood.py", "--help"], ["kmood.py", "create-user", "--help"],
+                                   ["kmood.py", "migrate", "--help"], ["kmood_worker.py", "--help"]])
+def test_every_command_has_help(tmp_path, entry):
+    result = run(entry, base_env(tmp_path / "k.db"))
+    assert result.returncode == 0 and "usage:" in result.stdout

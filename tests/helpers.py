@@ -1,0 +1,106 @@
+"""Process helpers for concurrency and end-to-end tests: free ports, spawning, polling."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+
+
+def base_env(db_path: Path, **extra: str) -> dict[str, str]:
+    """A process environment with a temp database, cheap scrypt and nothing pointing outside."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KMOOD_")}
+    env.update({
+        "KMOOD_DB": str(db_path),
+        "KMOOD_SCRYPT_N": "16",
+        "KMOOD_LOG_LEVEL": "INFO",
+        "PYTHONUNBUFFERED": "1",
+        # Upstreams point at a closed local port unless a test starts a fake.
+        "KMOOD_OPEN_METEO_ARCHIVE_URL": "http://127.0.0.1:9",
+        "KMOOD_OPEN_METEO_FORECAST_URL": "http://127.0.0.1:9",
+        "KMOOD_NOMINATIM_URL": "http://127.0.0.1:9",
+        "KMOOD_MUSICBRAINZ_URL": "http://127.0.0.1:9",
+        "KMOOD_LISTENBRAINZ_URL": "http://127.0.0.1:9",
+        "KMOOD_LASTFM_URL": "http://127.0.0.1:9",
+    })
+    env.update(extra)
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def spawn(args: list[str], env: dict[str, str], log_path: Path, stdin=None) -> subprocess.Popen:
+    log = open(log_path, "ab")
+    return subprocess.Popen([PYTHON, *args], cwd=ROOT, env=env, stdout=log,
+                            stderr=subprocess.STDOUT, stdin=stdin or subprocess.DEVNULL)
+
+
+def run(args: list[str], env: dict[str, str], input: str | None = None,
+        timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([PYTHON, *args], cwd=ROOT, env=env, input=input, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def wait_until(predicate, timeout: float = 30.0, interval: float = 0.02, what: str = "condition"):
+    """Poll another process's observable state until `predicate()` is truthy, or fail."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+def http(method: str, url: str, body=None, headers: dict | None = None, timeout: float = 30):
+    """(status, headers, parsed JSON or text) over real HTTP; never raises on HTTP errors."""
+    data = None
+    headers = dict(headers or {})
+    if body is not None and not isinstance(body, bytes):
+        data = json.dumps(body).encode()
+        headers.setdefault("Content-Type", "application/json")
+    elif isinstance(body, bytes):
+        data = body
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            status, resp_headers, raw = resp.status, resp.headers, resp.read()
+    except urllib.error.HTTPError as exc:
+        status, resp_headers, raw = exc.code, exc.headers, exc.read()
+    text = raw.decode("utf-8", "replace")
+    if (resp_headers.get("Content-Type") or "").startswith("application/json"):
+        return status, resp_headers, json.loads(text)
+    return status, resp_headers, text
+
+
+def healthy(base_url: str) -> bool:
+    try:
+        return http("GET", base_url + "/healthz", timeout=2)[0] == 200
+    except OSError:
+        return False
+
+
+def stop(proc: subprocess.Popen, timeout: float = 30) -> int:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise AssertionError(f"process {proc.args} ignored SIGTERM for {timeout}s") from None

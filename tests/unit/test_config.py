@@ -1,0 +1,36 @@
+import pytest
+
+from kmood_lib.config import Config, ConfigError, settings_table
+
+
+def test_defaults_work_with_an_empty_environment():
+    config = Config.from_env({})
+    assert config.db_path == "./data/kmood.db"
+    assert (config.host, config.port, config.threads) == ("127.0.0.1", 8080, 8)
+    assert config.busy_timeout_ms == 10000
+    assert config.hook_busy_timeout_ms == 200
+    assert config.user_agent.startswith("k-mood/") and "(+http" in config.user_agent
+
+
+@pytest.mark.parametrize("name,value", [
+    ("KMOOD_PORT", "eighty"), ("KMOOD_PORT", "70000"), ("KMOOD_BUSY_TIMEOUT_MS", "-1"),
+    ("KMOOD_BUSY_TIMEOUT_MS", "1.5"), ("KMOOD_COOKIE_SECURE", "yes"), ("KMOOD_LOG_LEVEL", "loud"),
+    ("KMOOD_POLL_INTERVAL_S", "nan"), ("KMOOD_NOMINATIM_URL", "ftp://x"), ("KMOOD_DB", " "),
+])
+def test_a_bad_value_is_refused_naming_the_variable(name, value):
+    with pytest.raises(ConfigError, match=name):
+        Config.from_env({name: value})
+
+
+@pytest.mark.parametrize("raw,expected", [("1", True), ("true", True), ("0", False),
+                                          ("FALSE", False)])
+def test_booleans_accept_only_0_1_true_false(raw, expected):
+    assert Config.from_env({"KMOOD_TRUST_PROXY": raw}).trust_proxy is expected
+
+
+def test_every_setting_is_documented_in_the_readme():
+    from tests.helpers import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    missing = [name for name, _, _ in settings_table() if f"`{name}`" not in readme]
+    assert missing == []

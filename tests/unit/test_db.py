@@ -1,0 +1,139 @@
+import hashlib
+import sqlite3
+
+import pytest
+
+from kmood_lib import db
+from kmood_lib.db import MigrationError
+
+
+def test_connection_uses_the_configured_busy_timeout_and_pragmas(tmp_path):
+    conn = db.connect(str(tmp_path / "a.db"), 4321)
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 4321
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert conn.isolation_level is None
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute("INSERT INTO t VALUES (1)")
+    assert not conn.in_transaction  # no implicit transaction was opened
+    assert conn.execute("SELECT x FROM t").fetchone()["x"] == 1
+
+
+def test_services_connections_carry_the_busy_timeout_from_config(services):
+    conn = services.connect()
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == services.config.busy_timeout_ms
+    hook = services.connect_hook()
+    assert hook.execute("PRAGMA busy_timeout").fetchone()[0] == 200
+
+
+def test_transaction_rolls_back_on_error(tmp_path):
+    conn = db.connect(str(tmp_path / "a.db"), 1000)
+    conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(RuntimeError):
+        with db.transaction(conn):
+            conn.execute("INSERT INTO t VALUES (1)")
+            raise RuntimeError("boom")
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 0
+
+
+def write_migrations(directory, files: dict[str, str]):
+    directory.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (directory / name).write_text(text)
+    return db.load_migrations(directory)
+
+
+def tables(conn):
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def now():
+    return 1
+
+
+def test_a_failing_statement_in_the_middle_leaves_no_trace(tmp_path):
+    conn = db.connect(str(tmp_path / "a.db"), 1000)
+    migrations = write_migrations(tmp_path / "m", {
+        "0001_first.sql": "CREATE TABLE one (x);\n",
+        "0002_broken.sql": "CREATE TABLE two (x);\nINSERT INTO nowhere VALUES (1);\n"
+                           "CREATE TABLE three (x);\n",
+    })
+    with pytest.raises(MigrationError, match="0002_broken.sql"):
+        db.migrate(conn, migrations, now)
+    assert tables(conn) == set()  # not even one, nor schema_migrations: the whole run rolled back
+    assert not conn.in_transaction
+
+
+def test_migrations_apply_once_and_record_checksums(tmp_path):
+    conn = db.connect(str(tmp_path / "a.db"), 1000)
+    migrations = write_migrations(tmp_path / "m", {
+        "0001_first.sql": "-- a comment\nCREATE TABLE one (x);\n\nCREATE TRIGGER t AFTER INSERT ON"
+                          " one BEGIN\n  UPDATE one SET x = 2;\nEND;\n",
+    })
+    assert db.migrate(conn, migrations, now) == [1]
+    assert db.migrate(conn, migrations, now) == []
+    row = conn.execute("SELECT version, name, checksum FROM schema_migrations").fetchone()
+    expected = hashlib.sha256((tmp_path / "m" / "0001_first.sql").read_bytes()).hexdigest()
+    assert tuple(row) == (1, "first", expected)
+
+
+def test_an_edited_landed_migration_is_refused_and_nothing_changes(tmp_path):
+    conn = db.connect(str(tmp_path / "a.db"), 1000)
+    directory = tmp_path / "m"
+    db.migrate(conn, write_migrations(directory, {"0001_a.sql": "CREATE TABLE a (x);"}), now)
+    edited = write_migrations(directory, {"0001_a.sql": "CREATE TABLE a (x, y);",
+                                          "0002_b.sql": "CREATE TABLE b (x);"})
+    with pytest.raises(MigrationError, match="0001_a.sql was edited"):
+        db.migrate(conn, edited, now)
+    assert tables(conn) == {"a", "schema_migrations"}
+
+
+def test_a_database_newer_than_the_build_is_refused(tmp_path):
+    conn = db.connect(str(tmp_path / "a.db"), 1000)
+    directory = tmp_path / "m"
+    db.migrate(conn, write_migrations(directory, {"0001_a.sql": "CREATE TABLE a (x);",
+                                                  "0002_b.sql": "CREATE TABLE b (x);"}), now)
+    (directory / "0002_b.sql").unlink()
+    with pytest.raises(MigrationError, match="0002.*does not know"):
+        db.migrate(conn, db.load_migrations(directory), now)
+
+
+@pytest.mark.parametrize("text", ["BEGIN;\nCREATE TABLE a (x);\nCOMMIT;",
+                                  "PRAGMA foreign_keys = OFF;", "CREATE TABLE a (x)"])
+def test_migration_files_hold_complete_plain_statements_only(tmp_path, text):
+    migrations = write_migrations(tmp_path / "m", {"0001_a.sql": text})
+    conn = db.connect(str(tmp_path / "a.db"), 1000)
+    with pytest.raises(MigrationError):
+        db.migrate(conn, migrations, now)
+    assert tables(conn) == set()
+
+
+def test_stray_migration_file_names_are_refused(tmp_path):
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "1_a.sql").write_text("CREATE TABLE a (x);")
+    with pytest.raises(MigrationError, match="NNNN_name.sql"):
+        db.load_migrations(tmp_path / "m")
+
+
+def test_the_shipped_migrations_apply_to_a_fresh_database(conn):
+    assert {"users", "jobs", "schema_migrations"} <= tables(conn)
+    versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY 1")]
+    assert versions == [m.version for m in db.load_migrations()]
+
+
+def test_per_thread_pool_gives_each_thread_its_own_connection(tmp_path):
+    import threading
+
+    pool = db.ConnectionPerThread(lambda: db.connect(str(tmp_path / "a.db"), 1000))
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append(id(pool.get()))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(seen)) == 3
+    assert pool.get() is pool.get()
+    pool.close_all()
+    with pytest.raises(sqlite3.ProgrammingError):
+        pool.get().execute("SELECT 1")
