@@ -107,3 +107,82 @@ def get_user(conn: sqlite3.Connection, user_id: int) -> User | None:
         "SELECT id, username, timezone, is_admin FROM users WHERE id = ?", (user_id,)
     ).fetchone()
     return User.from_row(row) if row else None
+
+
+def authenticate(conn: sqlite3.Connection, username: str, password: str, scrypt_n: int
+                 ) -> User | None:
+    """The user if the password matches; an unknown user costs the same time as a wrong password."""
+    from kmood_lib.passwords import burn_equivalent_time, needs_rehash, verify_password
+
+    row = conn.execute(
+        "SELECT id, username, timezone, is_admin, password_hash FROM users WHERE username = ?",
+        (username,),
+    ).fetchone()
+    if row is None:
+        burn_equivalent_time(password, scrypt_n)
+        return None
+    if not verify_password(password, row["password_hash"]):
+        return None
+    if needs_rehash(row["password_hash"], scrypt_n):  # cost raised since: upgrade quietly
+        conn.execute("UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?",
+                     (hash_password(password, scrypt_n), row["id"], row["password_hash"]))
+    return User.from_row(row)
+
+
+def profile(conn: sqlite3.Connection, user_id: int) -> dict:
+    row = conn.execute(
+        "SELECT id, username, timezone, is_admin, listenbrainz_user, lastfm_user, created_at"
+        " FROM users WHERE id = ?", (user_id,),
+    ).fetchone()
+    return {
+        "id": row["id"], "username": row["username"], "timezone": row["timezone"],
+        "is_admin": bool(row["is_admin"]), "listenbrainz_user": row["listenbrainz_user"],
+        "lastfm_user": row["lastfm_user"],
+    }
+
+
+_INTEGRATION_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+SETTINGS_FIELDS = ("timezone", "listenbrainz_user", "lastfm_user")
+
+
+def validate_settings(changes: dict) -> dict:
+    """Check a PATCH /api/me body; raise AccountError with every bad field named."""
+    errors = {}
+    unknown = sorted(set(changes) - set(SETTINGS_FIELDS))
+    for name in unknown:
+        errors[name] = "unknown or read-only field"
+    clean = {}
+    if "timezone" in changes:
+        try:
+            clean["timezone"] = validate_timezone(changes["timezone"])
+        except AccountError as exc:
+            errors["timezone"] = str(exc)
+    for name in ("listenbrainz_user", "lastfm_user"):
+        if name in changes:
+            value = changes[name]
+            if value is None or value == "":
+                clean[name] = None
+            elif isinstance(value, str) and _INTEGRATION_RE.match(value):
+                clean[name] = value
+            else:
+                errors[name] = "must be a username of 1-64 letters, digits, '.', '_', '-' or null"
+    if errors:
+        exc = AccountError("invalid settings")
+        exc.fields = errors
+        raise exc
+    return clean
+
+
+def update_settings(conn: sqlite3.Connection, user_id: int, clean: dict, now_ms: int) -> None:
+    if not clean:
+        return
+    assignments = ", ".join(f"{name} = ?" for name in clean)  # names come from SETTINGS_FIELDS
+    conn.execute(f"UPDATE users SET {assignments}, updated_at = ? WHERE id = ?",
+                 (*clean.values(), now_ms, user_id))
+
+
+def set_password(conn: sqlite3.Connection, user_id: int, new_password: str, scrypt_n: int,
+                 now_ms: int) -> None:
+    validate_password(new_password, "new_password")
+    conn.execute("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?",
+                 (hash_password(new_password, scrypt_n), now_ms, user_id))

@@ -11,6 +11,8 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kmood_lib import auth as auth_store
+from kmood_lib import throttle
 from kmood_lib.bootstrap import Services
 
 log = logging.getLogger(__name__)
@@ -82,9 +84,20 @@ class Worker:
         self.stop.wait(self.config.poll_interval_s)
 
 
+def clean_up_sessions(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
+    """Delete expired sessions and login failures that fell out of the throttle window."""
+    sessions = auth_store.delete_expired_sessions(conn, now_ms)
+    failures = throttle.prune_failures(conn, now_ms, worker.config.login_window_s)
+    if sessions or failures:
+        log.info("cleaned up %d expired session(s), %d old login failure(s)", sessions, failures)
+    return False  # maintenance: never a reason to skip idling
+
+
 def periodic_steps(services: Services) -> list[tuple[str, float, Callable]]:
     """(name, interval_s, step) for the maintenance the worker owns."""
-    return []
+    return [
+        ("session_cleanup", services.config.session_cleanup_interval_s, clean_up_sessions),
+    ]
 
 
 def run_once(services: Services, now_ms: int | None = None) -> bool:

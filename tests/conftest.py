@@ -40,3 +40,38 @@ def conn(services):
     connection = services.connect()
     yield connection
     connection.close()
+
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def wsgi(services):
+    from kmood_lib.web import make_wsgi
+
+    return make_wsgi(services)
+
+
+@pytest.fixture
+def make_user(conn, clock, config):
+    from kmood_lib.users import create_user
+
+    def make(name: str, admin: bool = False, timezone: str = "UTC"):
+        return create_user(conn, name, PASSWORD, now_ms=clock.now_ms(), scrypt_n=config.scrypt_n,
+                           admin=admin, timezone=timezone)
+
+    return make
+
+
+@pytest.fixture
+def client_for(wsgi, make_user):
+    """A logged-in client for a new user (the first one made is an admin)."""
+    from tests.wsgi import Client
+
+    def make(name: str, admin: bool = False, timezone: str = "UTC") -> Client:
+        make_user(name, admin, timezone)
+        client = Client(wsgi)
+        assert client.login(name, PASSWORD).status == 201
+        return client
+
+    return make

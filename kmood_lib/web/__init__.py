@@ -8,20 +8,25 @@ import bottle
 
 from kmood_lib.bootstrap import Services
 from kmood_lib.db import ConnectionPerThread
-from kmood_lib.web import http
+from kmood_lib.web import api_accounts, http, pages
+from kmood_lib.web.auth import AuthPlugin
+
+ROUTE_MODULES = (api_accounts, pages)
 
 log = logging.getLogger(__name__)
 
 
 def make_app(services: Services) -> bottle.Bottle:
     """Build the Bottle app: one database connection per server thread, JSON errors under /api."""
-    app = bottle.Bottle(catchall=True, autojson=False)
+    app = bottle.Bottle(catchall=True)
+    app.config["json.enable"] = False
     app.config["kmood.services"] = services
     pool = ConnectionPerThread(services.connect)
     app.config["kmood.pool"] = pool
     app.default_error_handler = http.error_page
+    app.install(AuthPlugin(services, pool))
 
-    @app.get("/healthz")
+    @app.get("/healthz", auth="public")
     def healthz():
         try:
             pool.get().execute("SELECT 1 FROM schema_migrations LIMIT 1").fetchall()
@@ -30,6 +35,8 @@ def make_app(services: Services) -> bottle.Bottle:
             return http.json_response({"status": "unavailable", "error": str(exc)}, 503)
         return http.json_response({"status": "ok"})
 
+    for module in ROUTE_MODULES:
+        module.register(app, services)
     return app
 
 

@@ -56,10 +56,11 @@ def read_json(request: bottle.BaseRequest, max_bytes: int):
     content_type = (request.content_type or "").split(";")[0].strip().lower()
     if content_type != "application/json":
         raise ApiError(415, "send the body as JSON with Content-Type: application/json")
-    if request.content_length > max_bytes:
+    length = request.content_length  # -1 when unknown (chunked): read up to the limit
+    if length > max_bytes:
         raise ApiError(413, f"body larger than {max_bytes} bytes")
-    raw = request.environ["wsgi.input"].read(max_bytes + 1) if request.content_length else b""
-    if request.content_length < 0 or len(raw) > max_bytes:
+    raw = request.environ["wsgi.input"].read(max_bytes + 1 if length < 0 else length)
+    if len(raw) > max_bytes:
         raise ApiError(413, f"body larger than {max_bytes} bytes")
     try:
         return json.loads(raw.decode("utf-8"))

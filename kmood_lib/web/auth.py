@@ -1,0 +1,140 @@
+"""Who is asking: a Bottle plugin that authenticates every route unless it is declared public.
+
+Routes say `auth="public" | "user" | "admin"` in their config (default "user": a route added
+without a thought is protected). Cookie-authenticated unsafe requests must carry the session's
+CSRF token; Bearer-token requests need none.
+"""
+
+from __future__ import annotations
+
+import hmac
+import inspect
+import urllib.parse
+from dataclasses import dataclass
+
+import bottle
+
+from kmood_lib import auth as auth_store
+from kmood_lib.users import User
+from kmood_lib.web.http import ApiError, is_json_path
+
+SESSION_COOKIE = "kmood_session"
+UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+@dataclass(frozen=True)
+class Auth:
+    """The requester: a user (or None), how they proved it, and their session if by cookie."""
+
+    user: User | None
+    via: str | None = None  # "session" | "token"
+    session: auth_store.Session | None = None
+
+    @property
+    def csrf_token(self) -> str | None:
+        return self.session.csrf_token if self.session else None
+
+
+def client_address(request: bottle.BaseRequest, trust_proxy: bool) -> str:
+    """The peer address, or the last X-Forwarded-For hop when a trusted proxy sets it."""
+    if trust_proxy:
+        hops = [h.strip() for h in request.get_header("X-Forwarded-For", "").split(",")]
+        if hops and hops[-1]:
+            return hops[-1]
+    return request.environ.get("REMOTE_ADDR", "")
+
+
+def set_session_cookie(response: bottle.BaseResponse, token: str, config) -> None:
+    response.set_cookie(SESSION_COOKIE, token, path="/", httponly=True, samesite="Lax",
+                        secure=config.cookie_secure, max_age=config.session_ttl_s)
+
+
+def clear_session_cookie(response: bottle.BaseResponse, config) -> None:
+    response.set_cookie(SESSION_COOKIE, "", path="/", httponly=True, samesite="Lax",
+                        secure=config.cookie_secure, max_age=0)
+
+
+def identify(conn, request: bottle.BaseRequest, services) -> Auth:
+    """Bearer token first (an invalid one is a 401), then the session cookie."""
+    now_ms = services.clock.now_ms()
+    header = request.get_header("Authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError(401, "Authorization must be 'Bearer <token>'")
+        user = auth_store.user_for_api_token(conn, token.strip(), now_ms)
+        if user is None:
+            raise ApiError(401, "invalid or revoked API token")
+        return Auth(user, "token")
+    cookie = request.get_cookie(SESSION_COOKIE)
+    if cookie:
+        session = auth_store.session_for_token(conn, cookie, now_ms,
+                                               services.config.session_ttl_s)
+        if session is not None:
+            return Auth(session.user, "session", session)
+    return Auth(None)
+
+
+def csrf_ok(request: bottle.BaseRequest, expected: str) -> bool:
+    sent = request.get_header("X-CSRF-Token") or ""
+    if not sent and _is_form(request):
+        sent = request.forms.get("csrf_token") or ""
+    return bool(sent) and hmac.compare_digest(sent.encode(), expected.encode())
+
+
+def _is_form(request: bottle.BaseRequest) -> bool:
+    content_type = (request.content_type or "").split(";")[0].strip().lower()
+    return content_type in ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def login_redirect(request: bottle.BaseRequest) -> bottle.HTTPResponse:
+    target = request.fullpath + (("?" + request.query_string) if request.query_string else "")
+    return bottle.HTTPResponse(status=303, headers={
+        "Location": "/login?" + urllib.parse.urlencode({"next": target})})
+
+
+class AuthPlugin:
+    """Injects `conn` (this thread's connection) and `auth` into callbacks that ask for them."""
+
+    name = "kmood_auth"
+    api = 2
+
+    def __init__(self, services, pool):
+        self.services = services
+        self.pool = pool
+
+    def apply(self, callback, route):
+        level = route.config.get("auth", "user")
+        if level not in ("public", "user", "admin"):
+            raise ValueError(f"route {route.rule}: auth must be public, user or admin")
+        check_csrf = route.config.get("csrf", True)
+        params = inspect.signature(callback).parameters
+        wants_conn, wants_auth = "conn" in params, "auth" in params
+        services, pool = self.services, self.pool
+
+        def wrapper(*args, **kwargs):
+            request = bottle.request
+            conn = pool.get()
+            who = identify(conn, request, services) if level != "public" or wants_auth else (
+                Auth(None))
+            if level != "public":
+                if who.user is None:
+                    if is_json_path(request.path):
+                        raise ApiError(401, "log in or send an API token")
+                    raise login_redirect(request)
+                if level == "admin" and not who.user.is_admin:
+                    raise ApiError(403, "this needs an admin") if is_json_path(
+                        request.path) else bottle.HTTPError(403, "this needs an admin")
+            if (check_csrf and who.via == "session" and request.method in UNSAFE_METHODS
+                    and not csrf_ok(request, who.session.csrf_token)):
+                if is_json_path(request.path):
+                    raise ApiError(403, "missing or wrong CSRF token (X-CSRF-Token header)",
+                                   code="csrf")
+                raise bottle.HTTPError(403, "missing or wrong CSRF token; reload the page")
+            if wants_conn:
+                kwargs["conn"] = conn
+            if wants_auth:
+                kwargs["auth"] = who
+            return callback(*args, **kwargs)
+
+        return wrapper

@@ -1,0 +1,78 @@
+"""Errors under /api are JSON (the framework's own included); every response is hardened."""
+
+import bottle
+import pytest
+
+from kmood_lib.web.http import SECURITY_HEADERS
+from tests.wsgi import Client
+
+
+@pytest.mark.parametrize("method,path,status", [
+    ("GET", "/api/does-not-exist", 404),
+    ("PUT", "/api/session", 405),
+    ("GET", "/api/tokens/not-a-number", 404),
+])
+def test_framework_errors_under_api_are_json(wsgi, method, path, status):
+    response = Client(wsgi).request(method, path)
+    assert response.status == status
+    assert response.headers["Content-Type"].startswith("application/json")
+    assert response.json["error"]["code"]
+
+
+def test_malformed_json_is_400_and_a_non_json_body_is_415(wsgi, make_user):
+    make_user("alice")
+    client = Client(wsgi)
+    bad = client.request("POST", "/api/session", body=b"{nope", content_type="application/json")
+    assert bad.status == 400 and bad.json["error"]["code"] == "bad_request"
+    form = client.request("POST", "/api/session", body=b"username=a", content_type="text/plain")
+    assert form.status == 415 and form.json["error"]["code"] == "unsupported_media_type"
+    array = client.request("POST", "/api/session", body=b"[1]", content_type="application/json")
+    assert array.status == 400
+
+
+def test_a_body_over_the_limit_is_413_json(config, clock, make_user):
+    from kmood_lib.bootstrap import bootstrap
+    from kmood_lib.web import make_wsgi
+
+    wsgi = make_wsgi(bootstrap(config.with_overrides(max_body_bytes=2048), clock=clock))
+    big = b'{"username": "' + b"a" * 4096 + b'", "password": "x"}'
+    response = Client(wsgi).request("POST", "/api/session", body=big,
+                                    content_type="application/json")
+    assert response.status == 413 and response.json["error"]["code"] == "payload_too_large"
+
+
+def test_html_errors_stay_html(wsgi):
+    response = Client(wsgi).get("/no/such/page")
+    assert response.status == 404 and response.headers["Content-Type"].startswith("text/html")
+
+
+def test_every_response_carries_the_security_headers_even_a_crash(services):
+    from kmood_lib.web import make_app
+    from kmood_lib.web.http import with_security_headers
+
+    app = make_app(services)
+
+    @app.get("/api/boom", auth="public")
+    def boom():
+        raise RuntimeError("secret internals")
+
+    wsgi = with_security_headers(app)
+    for path in ("/healthz", "/api/boom", "/nope", "/login"):
+        response = Client(wsgi).get(path)
+        for name, value in SECURITY_HEADERS:
+            assert response.headers[name] == value, (path, name)
+    crash = Client(wsgi).get("/api/boom")
+    assert crash.status == 500 and b"secret internals" not in crash.body
+    assert b"Traceback" not in crash.body
+    assert "frame-ancestors 'none'" in dict(SECURITY_HEADERS)["Content-Security-Policy"]
+    assert "unsafe-inline" not in dict(SECURITY_HEADERS)["Content-Security-Policy"]
+
+
+def test_routes_declare_a_known_auth_level(services):
+    from kmood_lib.web import make_app
+
+    app = make_app(services)
+    with pytest.raises(ValueError, match="auth must be"):
+        app.route("/api/typo", callback=lambda: "x", auth="pubic")
+        app.router.match({"PATH_INFO": "/api/typo", "REQUEST_METHOD": "GET"})[0].call()
+    assert isinstance(app, bottle.Bottle)
