@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from kmood_lib import db
 from kmood_lib.clock import SystemClock
 from kmood_lib.config import Config
+from kmood_lib.upstream.lastfm import LastFm
+from kmood_lib.upstream.listenbrainz import ListenBrainz
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +26,10 @@ class Services:
     rng: random.Random
     connect: Callable[[], sqlite3.Connection]
     connect_hook: Callable[[], sqlite3.Connection]
-    extras: dict = field(default_factory=dict)
+    listenbrainz: ListenBrainz
+    lastfm: LastFm
+    # Called after an entry's transaction commits: (hook_conn, user_id, entry_id, now_ms).
+    after_entry_saved: list[Callable] = field(default_factory=list)
 
 
 def bootstrap(
@@ -49,6 +54,8 @@ def bootstrap(
         rng=rng or random.Random(),
         connect=connect,
         connect_hook=connect_hook,
+        listenbrainz=ListenBrainz(config.listenbrainz_url, config.user_agent),
+        lastfm=LastFm(config.lastfm_url, config.lastfm_api_key, config.user_agent),
     )
     if migrate:
         run_migrations(services)

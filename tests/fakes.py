@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import threading
 from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
 
 
 class FakeClock:
@@ -23,3 +27,96 @@ class FakeClock:
 
     def set(self, when: datetime) -> None:
         self._ms = int(when.timestamp() * 1000)
+
+
+# --- fake upstream HTTP servers (real sockets on 127.0.0.1) --------------------------------
+
+
+
+class Reply:
+    """What the fake answers: JSON with a status, or a misbehaviour ('hang', 'trickle')."""
+
+    def __init__(self, body=None, status: int = 200, behaviour: str = "normal",
+                 headers: dict | None = None, raw: bytes | None = None):
+        self.body, self.status, self.behaviour = body, status, behaviour
+        self.headers = headers or {}
+        self.raw = raw
+
+
+class FakeUpstream:
+    """A real HTTP server; `route(path, reply_or_function)` scripts its answers per path.
+
+    Every request is recorded (method, path, query, headers, JSON body) for assertions.
+    """
+
+    def __init__(self):
+        self.routes: dict[str, object] = {}
+        self.requests: list[dict] = []
+        self.stopping = threading.Event()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _handle(self):
+                parts = urlsplit(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                record = {"method": self.command, "path": parts.path,
+                          "query": {k: v[0] for k, v in parse_qs(parts.query).items()},
+                          "headers": dict(self.headers),
+                          "json": json.loads(raw) if raw else None}
+                fake.requests.append(record)
+                reply = fake.routes.get(parts.path) or fake.routes.get("*")
+                if callable(reply):
+                    reply = reply(record)
+                if reply is None:
+                    reply = Reply({"error": "no route in fake"}, 404)
+                fake.answer(self, reply)
+
+            do_GET = do_POST = do_PUT = _handle
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+
+    def answer(self, handler, reply: Reply) -> None:
+        data = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
+        if reply.behaviour == "hang":
+            self.stopping.wait(60)
+            return
+        if reply.behaviour == "trickle":
+            handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            for byte in b"Content-Type: application/json\r\n\r\n" + data:
+                if self.stopping.wait(0.1):
+                    return
+                try:
+                    handler.wfile.write(bytes([byte]))
+                    handler.wfile.flush()
+                except OSError:
+                    return
+            return
+        handler.send_response(reply.status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        for name, value in reply.headers.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def route(self, path: str, reply) -> FakeUpstream:
+        self.routes[path] = reply
+        return self
+
+    def __enter__(self) -> FakeUpstream:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stopping.set()
+        self.server.shutdown()
+        self.server.server_close()

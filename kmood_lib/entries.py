@@ -1,0 +1,300 @@
+"""Mood entries: saving (one small transaction), changing, listing, and reading them back."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from kmood_lib import vocab
+from kmood_lib.clock import ms_to_iso
+from kmood_lib.db import transaction
+from kmood_lib.entry_input import EntryInput
+from kmood_lib.validation import ValidationError, parse_local_date
+
+log = logging.getLogger(__name__)
+
+SOURCES = ("web", "api", "daylio")
+DEFAULT_LIMIT, MAX_LIMIT = 50, 500
+
+
+@dataclass(frozen=True)
+class Saved:
+    entry_id: int
+    created: bool  # False when a client_id replay found the existing entry
+
+
+def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, source: str,
+                 now_ms: int) -> Saved:
+    """Insert the entry with its activities, metrics and song in one transaction.
+
+    A `client_id` seen before for this user returns the existing entry instead (offline retry).
+    """
+    with transaction(conn):
+        if data.client_id is not None:
+            row = conn.execute("SELECT id FROM entries WHERE user_id = ? AND client_id = ?",
+                               (user_id, data.client_id)).fetchone()
+            if row is not None:
+                return Saved(row["id"], False)
+        moment = data.moment
+        entry_id = conn.execute(
+            "INSERT INTO entries (user_id, client_id, occurred_at, utc_offset_s, local_date,"
+            " local_minute, mood, mood_label, note_title, note, lat, lon, source, created_at,"
+            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (user_id, data.client_id, moment.occurred_at_ms, moment.offset_s, moment.local_date,
+             moment.local_minute, data.mood, data.mood_label, data.note_title, data.note,
+             *(data.location or (None, None)), source, now_ms, now_ms),
+        ).fetchall()[0][0]
+        _set_activities(conn, user_id, entry_id, data.activities, now_ms)
+        _set_metrics(conn, entry_id, data.metrics)
+        if data.song is not None:
+            song = data.song
+            conn.execute("INSERT INTO songs (entry_id, artist, title, album, source, created_at)"
+                         " VALUES (?, ?, ?, ?, ?, ?)",
+                         (entry_id, song.artist, song.title, song.album, song.source, now_ms))
+    return Saved(entry_id, True)
+
+
+def _set_activities(conn, user_id: int, entry_id: int, names: list[str], now_ms: int) -> None:
+    conn.execute("DELETE FROM entry_activities WHERE entry_id = ?", (entry_id,))
+    ids = vocab.ensure_activities(conn, user_id, names, now_ms)
+    conn.executemany("INSERT INTO entry_activities (entry_id, activity_id) VALUES (?, ?)",
+                     [(entry_id, i) for i in ids])
+
+
+def _set_metrics(conn, entry_id: int, values: dict[int, float]) -> None:
+    conn.execute("DELETE FROM entry_metrics WHERE entry_id = ?", (entry_id,))
+    conn.executemany("INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?)",
+                     [(entry_id, m, v) for m, v in values.items()])
+
+
+def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: EntryInput,
+                 now_ms: int) -> None:
+    """Apply the fields present in a PATCH; raise NotFound for another user's or no entry."""
+    columns: dict[str, object] = {}
+    if data.moment is not None and "occurred_at" in data.present:
+        m = data.moment
+        columns.update(occurred_at=m.occurred_at_ms, utc_offset_s=m.offset_s,
+                       local_date=m.local_date, local_minute=m.local_minute)
+    for name in ("mood", "mood_label", "note_title", "note"):
+        if name in data.present:
+            columns[name] = getattr(data, name)
+    if "location" in data.present:
+        columns["lat"], columns["lon"] = data.location or (None, None)
+    with transaction(conn):
+        # Column names come from the fixed set above, never from the client.
+        assignments = "".join(f"{name} = ?, " for name in columns)
+        found = conn.execute(
+            f"UPDATE entries SET {assignments}updated_at = ? WHERE id = ? AND user_id = ?",
+            (*columns.values(), now_ms, entry_id, user_id)).rowcount
+        if not found:
+            raise vocab.NotFound(f"entry {entry_id}")
+        if "activities" in data.present:
+            _set_activities(conn, user_id, entry_id, data.activities, now_ms)
+        if "metrics" in data.present:
+            _set_metrics(conn, entry_id, data.metrics)
+        if "song" in data.present:  # only removal passes validation
+            conn.execute("DELETE FROM songs WHERE entry_id = ?", (entry_id,))
+
+
+def delete_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> None:
+    if conn.execute("DELETE FROM entries WHERE id = ? AND user_id = ?",
+                    (entry_id, user_id)).rowcount == 0:
+        raise vocab.NotFound(f"entry {entry_id}")
+
+
+# --- reading ------------------------------------------------------------------------------
+
+_ENTRY_SELECT = (
+    "SELECT e.*, ml.label AS level_label FROM entries e"
+    " LEFT JOIN mood_labels ml ON ml.user_id = e.user_id AND ml.level = e.mood"
+)
+
+
+def get_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> dict:
+    rows = conn.execute(_ENTRY_SELECT + " WHERE e.id = ? AND e.user_id = ?",
+                        (entry_id, user_id)).fetchall()
+    if not rows:
+        raise vocab.NotFound(f"entry {entry_id}")
+    return hydrate(conn, rows)[0]
+
+
+def _ids_param(rows) -> str:
+    return json.dumps([row["id"] for row in rows])
+
+
+def hydrate(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> list[dict]:
+    """Entry rows -> entry JSON, fetching activities, metrics and songs in one query each."""
+    if not rows:
+        return []
+    ids = _ids_param(rows)
+    activities: dict[int, list[str]] = {}
+    for r in conn.execute(
+            "SELECT ea.entry_id, a.name FROM entry_activities ea JOIN activities a"
+            " ON a.id = ea.activity_id WHERE ea.entry_id IN (SELECT value FROM json_each(?))"
+            " ORDER BY a.name COLLATE NOCASE", (ids,)):
+        activities.setdefault(r["entry_id"], []).append(r["name"])
+    metrics: dict[int, dict] = {}
+    for r in conn.execute(
+            "SELECT em.entry_id, em.value, typeof(em.value) AS kind, m.name FROM entry_metrics em"
+            " JOIN metrics m ON m.id = em.metric_id"
+            " WHERE em.entry_id IN (SELECT value FROM json_each(?))", (ids,)):
+        value = _metric_value(r)
+        if value is not None:
+            metrics.setdefault(r["entry_id"], {})[r["name"]] = value
+    songs = {r["entry_id"]: r for r in conn.execute(
+        "SELECT * FROM songs WHERE entry_id IN (SELECT value FROM json_each(?))", (ids,))}
+    return [_entry_json(row, activities.get(row["id"], []), metrics.get(row["id"], {}),
+                        songs.get(row["id"])) for row in rows]
+
+
+def _metric_value(row) -> float | None:
+    """A stored metric value, or None (with a warning) when this build cannot read it."""
+    if row["kind"] in ("integer", "real"):
+        value = float(row["value"])
+        if value == value and value not in (float("inf"), float("-inf")):
+            return value
+    log.warning("entry %s: skipping unreadable value of metric %r (%s %r)", row["entry_id"],
+                row["name"], row["kind"], row["value"])
+    return None
+
+
+def _local_iso(ms: int, offset_s: int) -> str:
+    tz = timezone(timedelta(seconds=offset_s))
+    return datetime.fromtimestamp(ms / 1000, tz).isoformat()
+
+
+def _entry_json(row, activities: list[str], metrics: dict, song) -> dict:
+    location = None
+    if row["lat"] is not None:
+        location = {"lat": row["lat"], "lon": row["lon"], "place": None}
+    return {
+        "id": row["id"],
+        "client_id": row["client_id"],
+        "occurred_at": _local_iso(row["occurred_at"], row["utc_offset_s"]),
+        "mood": row["mood"],
+        "mood_label": row["mood_label"] or row["level_label"],
+        "activities": activities,
+        "note_title": row["note_title"],
+        "note": row["note"],
+        "location": location,
+        "weather": None,
+        "song": None if song is None else {
+            "artist": song["artist"], "title": song["title"], "album": song["album"],
+            "source": song["source"], "metadata": None},
+        "metrics": metrics,
+        "source": row["source"],
+        "created_at": ms_to_iso(row["created_at"]),
+        "updated_at": ms_to_iso(row["updated_at"]),
+    }
+
+
+@dataclass
+class EntryFilter:
+    """The checked query parameters of GET /api/entries (and the stats routes)."""
+
+    date_from: str | None = None
+    date_to: str | None = None
+    moods: list[int] | None = None
+    activities: list[str] | None = None
+    query: str | None = None
+
+    def where(self) -> tuple[str, list]:
+        """SQL conditions over alias `e` (always AND-ed after `e.user_id = ?`)."""
+        sql, params = [], []
+        if self.date_from:
+            sql.append("e.local_date >= ?")
+            params.append(self.date_from)
+        if self.date_to:
+            sql.append("e.local_date <= ?")
+            params.append(self.date_to)
+        if self.moods:
+            sql.append("e.mood IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(self.moods))
+        for name in self.activities or ():
+            sql.append("EXISTS (SELECT 1 FROM entry_activities ea JOIN activities a"
+                       " ON a.id = ea.activity_id WHERE ea.entry_id = e.id AND a.name = ?)")
+            params.append(name)
+        if self.query:
+            sql.append("e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
+            params.append(self.query)
+        return "".join(f" AND {s}" for s in sql), params
+
+
+def fts_query(text: str) -> str | None:
+    """Free text -> an FTS5 query that cannot be a syntax error: each term quoted, as a prefix."""
+    terms = [t for t in re.split(r"\s+", text.strip()) if t]
+    quoted = ['"' + t.replace('"', '""') + '"*' for t in terms[:32]]
+    return " ".join(quoted) or None
+
+
+def parse_filter(params) -> EntryFilter:
+    """Query parameters -> EntryFilter; ValidationError names the bad parameter."""
+    out = EntryFilter()
+    if params.get("from"):
+        out.date_from = parse_local_date(params["from"], "from")
+    if params.get("to"):
+        out.date_to = parse_local_date(params["to"], "to")
+    if out.date_from and out.date_to and out.date_from > out.date_to:
+        raise ValidationError({"from": "must not be after to"})
+    if params.get("mood"):
+        try:
+            moods = [int(m) for m in params["mood"].split(",")]
+        except ValueError:
+            moods = [0]
+        if not all(1 <= m <= 5 for m in moods):
+            raise ValidationError({"mood": "must be levels 1-5 separated by commas, e.g. 4,5"})
+        out.moods = moods
+    if params.get("activity"):
+        names = [n.strip() for n in params["activity"].split(",") if n.strip()]
+        if len(names) > 20:
+            raise ValidationError({"activity": "at most 20 activities"})
+        out.activities = names
+    if params.get("q"):
+        if len(params["q"]) > 500:
+            raise ValidationError({"q": "at most 500 characters"})
+        out.query = fts_query(params["q"])
+    return out
+
+
+def encode_cursor(occurred_at: int, entry_id: int) -> str:
+    return base64.urlsafe_b64encode(f"{occurred_at}:{entry_id}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[int, int]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        occurred_at, entry_id = (int(x) for x in raw.split(":"))
+        return occurred_at, entry_id
+    except (ValueError, UnicodeDecodeError):
+        raise ValidationError({"cursor": "not a cursor this server handed out"}) from None
+
+
+def parse_limit(raw: str | None) -> int:
+    if raw in (None, ""):
+        return DEFAULT_LIMIT
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
+        raise ValidationError({"limit": f"must be an integer from 1 to {MAX_LIMIT}"})
+    return int(raw)
+
+
+def list_entries(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, limit: int,
+                 cursor: str | None) -> tuple[list[dict], str | None]:
+    """Newest first, keyset-paginated on (occurred_at, id): no repeats or skips across pages."""
+    where, params = flt.where()
+    if cursor:
+        where += " AND (e.occurred_at, e.id) < (?, ?)"
+        params += list(decode_cursor(cursor))
+    rows = conn.execute(
+        _ENTRY_SELECT + " WHERE e.user_id = ?" + where +
+        " ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?",
+        (user_id, *params, limit + 1)).fetchall()
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor(rows[-1]["occurred_at"], rows[-1]["id"])
+    return hydrate(conn, rows), next_cursor

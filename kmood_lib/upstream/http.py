@@ -1,0 +1,125 @@
+"""GET JSON from an upstream within one total deadline, with an identifying User-Agent.
+
+urllib's timeout applies per socket operation, so a server trickling one byte at a time could
+hold a request for many times that timeout. Here the request runs on a helper thread and the
+caller waits at most until the deadline; past it the socket is shut down, which ends the
+helper's blocked read at once.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+import urllib.parse
+
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+
+
+class UpstreamError(Exception):
+    """An upstream could not answer usefully: transport error, timeout, HTTP error, bad JSON."""
+
+    def __init__(self, message: str, status: int | None = None, retry_after_s: float | None = None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+    @property
+    def transient(self) -> bool:
+        """Worth retrying later: transport trouble, 429 or 5xx."""
+        return self.status is None or self.status == 429 or self.status >= 500
+
+
+def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, str]:
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UpstreamError(f"not an http(s) URL: {url}")
+    cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    target = parts.path or "/"
+    if parts.query:
+        target += "?" + parts.query
+    return cls(parts.hostname, parts.port, timeout=timeout), target
+
+
+def request_json(method: str, url: str, *, user_agent: str, deadline: float,
+                 headers: dict | None = None, body: dict | None = None,
+                 expect_json: bool = True):
+    """Send one request and return (status, parsed JSON or None); raise UpstreamError.
+
+    `deadline` is a time.monotonic() value. 4xx answers other than 429 are returned, not
+    raised, when the caller expects them (the caller decides what 404 means); 429 and 5xx raise.
+    """
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise UpstreamError("deadline passed before the request started")
+    conn, target = _connection(url, remaining)
+    all_headers = {"User-Agent": user_agent, "Accept": "application/json", **(headers or {})}
+    payload = None
+    if body is not None:
+        payload = json.dumps(body).encode("utf-8")
+        all_headers["Content-Type"] = "application/json"
+    outcome: dict = {}
+
+    def work():
+        try:
+            conn.request(method, target, body=payload, headers=all_headers)
+            response = conn.getresponse()
+            data = response.read(MAX_RESPONSE_BYTES + 1)
+            outcome["result"] = (response.status, response.getheader("Retry-After"), data)
+        except BaseException as exc:  # reported to the caller's thread
+            outcome["error"] = exc
+
+    helper = threading.Thread(target=work, name="upstream-request", daemon=True)
+    helper.start()
+    helper.join(max(0.0, deadline - time.monotonic()))
+    if helper.is_alive():
+        _abort(conn)
+        raise UpstreamError(f"no complete answer from {_host(url)} within the deadline")
+    conn.close()
+    if "error" in outcome:
+        exc = outcome["error"]
+        raise UpstreamError(f"{_host(url)}: {type(exc).__name__}: {exc}") from None
+    status, retry_after, data = outcome["result"]
+    if len(data) > MAX_RESPONSE_BYTES:
+        raise UpstreamError(f"{_host(url)}: response larger than {MAX_RESPONSE_BYTES} bytes")
+    if status == 429 or status >= 500:
+        raise UpstreamError(f"{_host(url)} answered HTTP {status}", status,
+                            _retry_after(retry_after))
+    if not expect_json:
+        return status, None
+    try:
+        return status, json.loads(data.decode("utf-8")) if data else None
+    except (UnicodeDecodeError, ValueError):
+        raise UpstreamError(f"{_host(url)} answered HTTP {status} with a body that is not JSON",
+                            status) from None
+
+
+def get_json(url: str, *, user_agent: str, deadline: float, headers: dict | None = None):
+    return request_json("GET", url, user_agent=user_agent, deadline=deadline, headers=headers)
+
+
+def _abort(conn: http.client.HTTPConnection) -> None:
+    sock = conn.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    conn.close()
+
+
+def _host(url: str) -> str:
+    return urllib.parse.urlsplit(url).netloc
+
+
+def _retry_after(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def with_query(base: str, path: str, params: dict) -> str:
+    return f"{base}{path}?{urllib.parse.urlencode(params)}"

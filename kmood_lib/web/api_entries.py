@@ -1,0 +1,201 @@
+"""JSON routes for entries, mood labels, activities, metrics, now-playing and stats."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from datetime import date
+from zoneinfo import ZoneInfo
+
+import bottle
+
+from kmood_lib import entries, stats, users, vocab
+from kmood_lib.db import ConnectionPerThread, transaction
+from kmood_lib.entry_input import parse_entry, utc_now
+from kmood_lib.nowplaying import now_playing
+from kmood_lib.validation import ValidationError
+from kmood_lib.web.auth import Auth
+from kmood_lib.web.http import ApiError, json_response, read_json_object
+
+log = logging.getLogger(__name__)
+
+
+def invalid(exc: ValidationError) -> ApiError:
+    return ApiError(422, "invalid input: " + ", ".join(sorted(exc.fields)), exc.fields)
+
+
+def not_found(exc: vocab.NotFound) -> ApiError:
+    return ApiError(404, f"no such {exc.args[0].split()[0]}")
+
+
+def guarded(fn):
+    """Domain errors -> JSON answers (422 naming fields, 404 for missing or foreign objects)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ValidationError as exc:
+            raise invalid(exc) from None
+        except vocab.NotFound as exc:
+            raise not_found(exc) from None
+
+    return wrapper
+
+
+def run_after_save_hooks(services, hook_pool: ConnectionPerThread, user_id: int,
+                         entry_id: int) -> None:
+    """Downstream notifications after the entry committed: failures are logged, never raised."""
+    for hook in services.after_entry_saved:
+        try:
+            hook(hook_pool.get(), user_id, entry_id, services.clock.now_ms())
+        except Exception as exc:  # the save already succeeded; the sweep will find the work
+            log.warning("post-save hook %s gave up for entry %d: %s",
+                        getattr(hook, "__name__", hook), entry_id, exc)
+
+
+def register(app: bottle.Bottle, services) -> None:
+    config = services.config
+    max_body = config.max_body_bytes
+    hook_pool = ConnectionPerThread(services.connect_hook)
+    app.config["kmood.hook_pool"] = hook_pool
+
+    def body() -> dict:
+        return read_json_object(bottle.request, max_body)
+
+    def entry_input(conn, auth: Auth, data: dict, patch: bool):
+        return parse_entry(data, tz=ZoneInfo(auth.user.timezone), now=utc_now(services.clock),
+                           metric_defs=vocab.metric_defs(conn, auth.user.id), patch=patch)
+
+    # --- entries --------------------------------------------------------------------------
+
+    @app.get("/api/entries")
+    @guarded
+    def list_entries(conn, auth: Auth):
+        query = bottle.request.query
+        flt = entries.parse_filter(query)
+        limit = entries.parse_limit(query.get("limit"))
+        found, cursor = entries.list_entries(conn, auth.user.id, flt, limit,
+                                             query.get("cursor") or None)
+        return json_response({"entries": found, "next_cursor": cursor})
+
+    @app.post("/api/entries")
+    @guarded
+    def create_entry(conn, auth: Auth):
+        data = entry_input(conn, auth, body(), patch=False)
+        source = "web" if auth.via == "session" else "api"
+        saved = entries.create_entry(conn, auth.user.id, data, source, services.clock.now_ms())
+        if saved.created:
+            run_after_save_hooks(services, hook_pool, auth.user.id, saved.entry_id)
+        entry = entries.get_entry(conn, auth.user.id, saved.entry_id)
+        return json_response(entry, 201 if saved.created else 200,
+                             {"Location": f"/api/entries/{saved.entry_id}"})
+
+    @app.get("/api/entries/<entry_id:int>")
+    @guarded
+    def get_entry(conn, auth: Auth, entry_id: int):
+        return json_response(entries.get_entry(conn, auth.user.id, entry_id))
+
+    @app.patch("/api/entries/<entry_id:int>")
+    @guarded
+    def patch_entry(conn, auth: Auth, entry_id: int):
+        data = entry_input(conn, auth, body(), patch=True)
+        entries.update_entry(conn, auth.user.id, entry_id, data, services.clock.now_ms())
+        run_after_save_hooks(services, hook_pool, auth.user.id, entry_id)
+        return json_response(entries.get_entry(conn, auth.user.id, entry_id))
+
+    @app.delete("/api/entries/<entry_id:int>")
+    @guarded
+    def delete_entry(conn, auth: Auth, entry_id: int):
+        entries.delete_entry(conn, auth.user.id, entry_id)
+        return bottle.HTTPResponse(status=204)
+
+    # --- mood labels ----------------------------------------------------------------------
+
+    def moods_json(conn, user_id):
+        labels = vocab.mood_labels(conn, user_id)
+        return {"moods": [{"level": level, "label": labels[level]} for level in range(5, 0, -1)]}
+
+    @app.get("/api/moods")
+    def get_moods(conn, auth: Auth):
+        return json_response(moods_json(conn, auth.user.id))
+
+    @app.patch("/api/moods/<level:int>")
+    @guarded
+    def patch_mood(conn, auth: Auth, level: int):
+        vocab.set_mood_label(conn, auth.user.id, level, body())
+        return json_response(moods_json(conn, auth.user.id))
+
+    # --- activities and metrics -----------------------------------------------------------
+
+    def vocabulary_routes(plural: str, lister, creator, updater, deleter):
+        @app.get(f"/api/{plural}", name=f"list_{plural}")
+        def list_all(conn, auth: Auth):
+            return json_response({plural: lister(conn, auth.user.id), "next_cursor": None})
+
+        @app.post(f"/api/{plural}", name=f"create_{plural}")
+        @guarded
+        def create(conn, auth: Auth):
+            data = body()
+            with transaction(conn):
+                created = creator(conn, auth.user.id, data, services.clock.now_ms())
+            return json_response(created, 201)
+
+        @app.patch(f"/api/{plural}/<item_id:int>", name=f"patch_{plural}")
+        @guarded
+        def patch(conn, auth: Auth, item_id: int):
+            data = body()
+            with transaction(conn):
+                updated = updater(conn, auth.user.id, item_id, data)
+            return json_response(updated)
+
+        @app.delete(f"/api/{plural}/<item_id:int>", name=f"delete_{plural}")
+        @guarded
+        def delete(conn, auth: Auth, item_id: int):
+            deleter(conn, auth.user.id, item_id)
+            return bottle.HTTPResponse(status=204)
+
+    vocabulary_routes("activities", vocab.list_activities, vocab.create_activity,
+                      vocab.update_activity, vocab.delete_activity)
+    vocabulary_routes("metrics", vocab.list_metrics, vocab.create_metric, vocab.update_metric,
+                      vocab.delete_metric)
+
+    # --- now playing ----------------------------------------------------------------------
+
+    @app.get("/api/now-playing")
+    def get_now_playing(conn, auth: Auth):
+        me = users.profile(conn, auth.user.id)
+        return json_response(now_playing(services.listenbrainz, services.lastfm,
+                                         me["listenbrainz_user"], me["lastfm_user"],
+                                         config.now_playing_timeout_ms))
+
+    # --- stats ----------------------------------------------------------------------------
+
+    def today_for(user) -> date:
+        return services.clock.now().astimezone(ZoneInfo(user.timezone)).date()
+
+    @app.get("/api/stats/summary")
+    @guarded
+    def stats_summary(conn, auth: Auth):
+        flt = entries.parse_filter(bottle.request.query)
+        return json_response(stats.summary(conn, auth.user.id, today_for(auth.user), flt))
+
+    @app.get("/api/stats/calendar")
+    @guarded
+    def stats_calendar(conn, auth: Auth):
+        raw = bottle.request.query.get("year") or str(today_for(auth.user).year)
+        if not raw.isdigit() or not 1900 <= int(raw) <= 2200:
+            raise ValidationError({"year": "must be a year from 1900 to 2200"})
+        return json_response(stats.calendar(conn, auth.user.id, int(raw)))
+
+    @app.get("/api/stats/weekday")
+    @guarded
+    def stats_weekday(conn, auth: Auth):
+        flt = entries.parse_filter(bottle.request.query)
+        return json_response(stats.by_weekday_and_hour(conn, auth.user.id, flt))
+
+    @app.get("/api/stats/activities")
+    @guarded
+    def stats_activities(conn, auth: Auth):
+        flt = entries.parse_filter(bottle.request.query)
+        return json_response(stats.activity_impact(conn, auth.user.id, flt))

@@ -1,0 +1,251 @@
+"""The OpenAPI 3.1 description of the JSON API (a test keeps it in step with the route table)."""
+
+from __future__ import annotations
+
+import bottle
+
+from kmood_lib import __version__
+from kmood_lib.web.http import json_response
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _nullable(schema: dict) -> dict:
+    return {"oneOf": [schema, {"type": "null"}]}
+
+
+def _list_of(plural: str, item: str) -> dict:
+    return {"type": "object", "required": [plural, "next_cursor"], "properties": {
+        plural: {"type": "array", "items": _ref(item)},
+        "next_cursor": {"type": ["string", "null"]}}}
+
+
+STR, INT, NUM, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}
+
+SCHEMAS = {
+    "Error": {"type": "object", "required": ["error"], "properties": {"error": {
+        "type": "object", "required": ["code", "message", "fields"], "properties": {
+            "code": STR, "message": STR,
+            "fields": {"type": "object", "additionalProperties": STR}}}}},
+    "Me": {"type": "object", "properties": {
+        "id": INT, "username": STR, "timezone": STR, "is_admin": BOOL,
+        "listenbrainz_user": {"type": ["string", "null"]},
+        "lastfm_user": {"type": ["string", "null"]}, "csrf_token": {"type": ["string", "null"]}}},
+    "MeUpdate": {"type": "object", "additionalProperties": False, "properties": {
+        "timezone": STR, "listenbrainz_user": {"type": ["string", "null"]},
+        "lastfm_user": {"type": ["string", "null"]}}},
+    "Login": {"type": "object", "required": ["username", "password"],
+              "properties": {"username": STR, "password": STR}},
+    "PasswordChange": {"type": "object", "required": ["old_password", "new_password"],
+                       "properties": {"old_password": STR,
+                                      "new_password": {"type": "string", "minLength": 8}}},
+    "Token": {"type": "object", "properties": {
+        "id": INT, "name": STR, "created_at": STR, "last_used_at": {"type": ["string", "null"]}}},
+    "NewToken": {"type": "object", "required": ["id", "name", "token"],
+                 "properties": {"id": INT, "name": STR, "token": STR}},
+    "Song": {"type": "object", "required": ["artist", "title"], "properties": {
+        "artist": STR, "title": STR, "album": {"type": ["string", "null"]},
+        "source": {"enum": ["manual", "listenbrainz", "lastfm"]},
+        "metadata": _nullable({"type": "object", "properties": {
+            "recording_mbid": STR, "release": STR, "release_date": STR, "length_ms": INT,
+            "cover_url": STR}})}},
+    "Entry": {"type": "object", "properties": {
+        "id": INT, "client_id": {"type": ["string", "null"], "format": "uuid"},
+        "occurred_at": {"type": "string", "format": "date-time"},
+        "mood": {"type": "integer", "minimum": 1, "maximum": 5}, "mood_label": STR,
+        "activities": {"type": "array", "items": STR}, "note_title": STR, "note": STR,
+        "location": _nullable({"type": "object", "properties": {
+            "lat": NUM, "lon": NUM, "place": {"type": ["string", "null"]}}}),
+        "weather": _nullable({"type": "object", "properties": {
+            "temperature_c": NUM, "code": INT, "description": STR, "unavailable": BOOL}}),
+        "song": _nullable(_ref("Song")),
+        "metrics": {"type": "object", "additionalProperties": NUM},
+        "source": {"enum": ["web", "api", "daylio"]}, "created_at": STR, "updated_at": STR}},
+    "EntryWrite": {
+        "type": "object", "additionalProperties": False,
+        "description": "POST needs mood; occurred_at without an offset is read in the user's "
+                       "timezone. PATCH may set song to null but never add or change one; "
+                       "client_id is accepted only on POST.",
+        "properties": {
+            "client_id": {"type": "string", "format": "uuid"},
+            "occurred_at": {"type": "string"},
+            "mood": {"type": "integer", "minimum": 1, "maximum": 5},
+            "mood_label": {"type": ["string", "null"], "maxLength": 64},
+            "activities": {"type": "array", "items": STR, "maxItems": 50},
+            "note_title": {"type": "string", "maxLength": 200},
+            "note": {"type": "string", "maxLength": 20000},
+            "location": _nullable({"type": "object", "required": ["lat", "lon"], "properties": {
+                "lat": {"type": "number", "minimum": -90, "maximum": 90},
+                "lon": {"type": "number", "minimum": -180, "maximum": 180}}}),
+            "song": _nullable({"type": "object", "required": ["artist", "title"], "properties": {
+                "artist": STR, "title": STR, "album": STR,
+                "source": {"enum": ["manual", "listenbrainz", "lastfm"]}}}),
+            "metrics": {"type": "object", "additionalProperties": NUM}}},
+    "Moods": {"type": "object", "properties": {"moods": {"type": "array", "items": {
+        "type": "object", "properties": {"level": INT, "label": STR}}}}},
+    "Activity": {"type": "object", "properties": {
+        "id": INT, "name": STR, "group": {"type": ["string", "null"]}, "entries": INT}},
+    "ActivityWrite": {"type": "object", "additionalProperties": False, "properties": {
+        "name": STR, "group": {"type": ["string", "null"]}}},
+    "Metric": {"type": "object", "properties": {
+        "id": INT, "name": STR, "unit": STR, "min": {"type": ["number", "null"]},
+        "max": {"type": ["number", "null"]}}},
+    "MetricWrite": {"type": "object", "additionalProperties": False, "properties": {
+        "name": STR, "unit": STR, "min": {"type": ["number", "null"]},
+        "max": {"type": ["number", "null"]}}},
+    "NowPlaying": {"type": "object", "properties": {
+        "song": _nullable(_ref("Song")), "source": {"type": ["string", "null"]},
+        "upstream_error": {"type": ["string", "null"]}}},
+    "Summary": {"type": "object", "properties": {
+        "count": INT, "average": {"type": ["number", "null"]},
+        "distribution": {"type": "object", "additionalProperties": INT}, "days_logged": INT,
+        "first_day": {"type": ["string", "null"]}, "last_day": {"type": ["string", "null"]},
+        "current_streak": INT, "longest_streak": INT, "today": STR}},
+    "Calendar": {"type": "object", "properties": {"year": INT, "days": {
+        "type": "object", "additionalProperties": {"type": "object", "properties": {
+            "average": NUM, "count": INT}}}}},
+    "WeekdayHour": {"type": "object", "properties": {
+        "weekdays": {"type": "array", "items": {"type": "object"}},
+        "hours": {"type": "array", "items": {"type": "object"}}}},
+    "ActivityImpact": {"type": "object", "properties": {"activities": {
+        "type": "array", "items": {"type": "object", "properties": {
+            "activity": STR, "count_with": INT, "average_with": NUM, "count_without": INT,
+            "average_without": {"type": ["number", "null"]},
+            "difference": {"type": ["number", "null"]}}}}}},
+}
+
+FILTER_PARAMS = [
+    {"name": "from", "in": "query", "schema": {"type": "string", "format": "date"},
+     "description": "first local day, inclusive"},
+    {"name": "to", "in": "query", "schema": {"type": "string", "format": "date"},
+     "description": "last local day, inclusive"},
+    {"name": "mood", "in": "query", "schema": STR, "description": "levels, e.g. 4,5"},
+    {"name": "activity", "in": "query", "schema": STR,
+     "description": "activity names; entries having all of them"},
+    {"name": "q", "in": "query", "schema": STR, "description": "free-text search of notes"},
+]
+PAGE_PARAMS = [
+    {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500,
+                                                 "default": 50}},
+    {"name": "cursor", "in": "query", "schema": STR},
+]
+
+
+def _op(summary: str, response: str | None, status: int = 200, body: str | None = None,
+        params: list | None = None, errors=(401, 422), public: bool = False) -> dict:
+    op: dict = {"summary": summary, "responses": {}}
+    if response is None:
+        op["responses"][str(status)] = {"description": "done"}
+    else:
+        op["responses"][str(status)] = {"description": "OK", "content": {
+            "application/json": {"schema": _ref(response) if not isinstance(response, dict)
+                                 else response}}}
+    for code in errors:
+        op["responses"][str(code)] = {"description": "error", "content": {
+            "application/json": {"schema": _ref("Error")}}}
+    if body:
+        op["requestBody"] = {"required": True, "content": {"application/json": {
+            "schema": _ref(body)}}}
+    if params:
+        op["parameters"] = params
+    if public:
+        op["security"] = []
+    return op
+
+
+ID = [{"name": "id", "in": "path", "required": True, "schema": INT}]
+
+
+def _vocabulary(plural: str, item: str, write: str) -> dict:
+    return {
+        f"/api/{plural}": {
+            "get": _op(f"List {plural}", _list_of(plural, item), errors=(401,)),
+            "post": _op(f"Create one of the {plural}", item, 201, write),
+        },
+        f"/api/{plural}/{{id}}": {
+            "patch": _op(f"Change one of the {plural}", item, body=write, params=ID,
+                         errors=(401, 404, 422)),
+            "delete": _op(f"Delete one of the {plural}", None, 204, params=ID,
+                          errors=(401, 404)),
+        },
+    }
+
+
+PATHS = {
+    "/api/session": {
+        "post": _op("Log in (sets the session cookie; returns the CSRF token)", "Me", 201,
+                    "Login", errors=(401, 422, 429), public=True),
+        "delete": _op("Log out", None, 204, errors=(401,)),
+    },
+    "/api/me": {
+        "get": _op("Who am I (with the CSRF token)", "Me", errors=(401,)),
+        "patch": _op("Change my settings", "Me", body="MeUpdate"),
+    },
+    "/api/me/password": {"post": _op("Change my password; ends my other sessions", None,
+                                     body="PasswordChange")},
+    "/api/tokens": {
+        "get": _op("List my API tokens", _list_of("tokens", "Token"), errors=(401,)),
+        "post": _op("Create an API token (shown once)", "NewToken", 201),
+    },
+    "/api/tokens/{id}": {"delete": _op("Revoke an API token", None, 204, params=ID,
+                                       errors=(401, 404))},
+    "/api/entries": {
+        "get": _op("List entries, newest first", _list_of("entries", "Entry"),
+                   params=FILTER_PARAMS + PAGE_PARAMS),
+        "post": _op("Log an entry (201; a replayed client_id answers 200)", "Entry", 201,
+                    "EntryWrite", errors=(400, 401, 413, 415, 422)),
+    },
+    "/api/entries/{id}": {
+        "get": _op("One entry", "Entry", params=ID, errors=(401, 404)),
+        "patch": _op("Change an entry", "Entry", body="EntryWrite", params=ID,
+                     errors=(400, 401, 404, 415, 422)),
+        "delete": _op("Delete an entry", None, 204, params=ID, errors=(401, 404)),
+    },
+    "/api/moods": {"get": _op("My five mood labels", "Moods", errors=(401,))},
+    "/api/moods/{level}": {"patch": _op(
+        "Rename a mood level", "Moods", params=[{"name": "level", "in": "path", "required": True,
+                                                 "schema": {"type": "integer", "minimum": 1,
+                                                            "maximum": 5}}],
+        body=None, errors=(401, 404, 422))},
+    **_vocabulary("activities", "Activity", "ActivityWrite"),
+    **_vocabulary("metrics", "Metric", "MetricWrite"),
+    "/api/now-playing": {"get": _op("What I am listening to right now", "NowPlaying",
+                                    errors=(401,))},
+    "/api/stats/summary": {"get": _op("Count, average, distribution, streaks", "Summary",
+                                      params=FILTER_PARAMS)},
+    "/api/stats/calendar": {"get": _op(
+        "Year in pixels: average mood and count per local day", "Calendar",
+        params=[{"name": "year", "in": "query", "schema": INT}])},
+    "/api/stats/weekday": {"get": _op("Mood by weekday (Monday = 0) and local hour",
+                                      "WeekdayHour", params=FILTER_PARAMS)},
+    "/api/stats/activities": {"get": _op("Mean mood with vs without each activity",
+                                         "ActivityImpact", params=FILTER_PARAMS)},
+    "/api/openapi.json": {"get": _op("This description", {"type": "object"}, errors=(),
+                                     public=True)},
+}
+PATHS["/api/moods/{level}"]["patch"]["requestBody"] = {"required": True, "content": {
+    "application/json": {"schema": {"type": "object", "required": ["label"],
+                                    "properties": {"label": STR}}}}}
+
+
+def document() -> dict:
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "k-mood API", "version": __version__,
+                 "description": "Errors are {\"error\": {\"code\", \"message\", \"fields\"}}. "
+                                "Cookie-authenticated writes need the X-CSRF-Token header."},
+        "servers": [{"url": "/"}],
+        "components": {"schemas": SCHEMAS, "securitySchemes": {
+            "bearer": {"type": "http", "scheme": "bearer"},
+            "session": {"type": "apiKey", "in": "cookie", "name": "kmood_session"}}},
+        "security": [{"bearer": []}, {"session": []}],
+        "paths": PATHS,
+    }
+
+
+def register(app: bottle.Bottle, services) -> None:
+    @app.get("/api/openapi.json", auth="public")
+    def openapi():
+        return json_response(document())

@@ -1,0 +1,80 @@
+"""User B can neither read, list, change nor delete user A's objects, through any route."""
+
+import pytest
+
+
+@pytest.fixture
+def world(client_for):
+    alice, bob = client_for("alice"), client_for("bob")
+    a = {
+        "token": alice.post("/api/tokens", {"name": "a-token"}).json["id"],
+        "metric": alice.post("/api/metrics", {"name": "secret-metric"}).json["id"],
+        "activity": alice.post("/api/activities", {"name": "secret-activity"}).json["id"],
+    }
+    a["entry"] = alice.post("/api/entries", {
+        "mood": 2, "note": "alice private note", "activities": ["secret-activity"],
+        "metrics": {"secret-metric": 1}}).json["id"]
+    return alice, bob, a
+
+
+def snapshot(alice, a):
+    return {
+        "entry": alice.get(f"/api/entries/{a['entry']}").json,
+        "lists": [alice.get(p).json for p in ("/api/entries", "/api/activities", "/api/metrics",
+                                              "/api/tokens", "/api/moods", "/api/me")],
+    }
+
+
+FOREIGN_OBJECT_ROUTES = [
+    ("GET", "/api/entries/{entry}", None),
+    ("PATCH", "/api/entries/{entry}", {"mood": 5}),
+    ("DELETE", "/api/entries/{entry}", None),
+    ("PATCH", "/api/activities/{activity}", {"name": "stolen"}),
+    ("DELETE", "/api/activities/{activity}", None),
+    ("PATCH", "/api/metrics/{metric}", {"name": "stolen"}),
+    ("DELETE", "/api/metrics/{metric}", None),
+    ("DELETE", "/api/tokens/{token}", None),
+]
+
+
+@pytest.mark.parametrize("method,template,body", FOREIGN_OBJECT_ROUTES)
+def test_another_users_object_is_a_404_and_stays_unchanged(world, method, template, body):
+    alice, bob, a = world
+    before = snapshot(alice, a)
+    response = bob.request(method, template.format(**a), json_body=body)
+    assert response.status == 404, (method, template, response.status)
+    assert snapshot(alice, a) == before
+
+
+def test_every_object_route_with_an_id_is_in_the_cross_user_matrix(wsgi):
+    covered = {(m, t.split("{")[0]) for m, t, _ in FOREIGN_OBJECT_ROUTES}
+    with_ids = {(r.method, r.rule.split("<")[0]) for r in wsgi.bottle.routes
+                if "<" in r.rule and r.rule.startswith("/api/") and
+                r.config.get("auth", "user") == "user" and not r.rule.startswith("/api/moods/")}
+    assert with_ids <= covered, with_ids - covered
+
+
+@pytest.mark.parametrize("path,key", [("/api/entries", "entries"), ("/api/activities", "activities"),
+                                      ("/api/metrics", "metrics"), ("/api/tokens", "tokens")])
+def test_lists_show_only_the_users_own_objects(world, path, key):
+    alice, bob, _ = world
+    assert alice.get(path).json[key] != []
+    assert bob.get(path).json[key] == []
+
+
+def test_search_and_stats_see_only_the_users_own_entries(world):
+    alice, bob, _ = world
+    assert bob.get("/api/entries?q=private").json["entries"] == []
+    assert bob.get("/api/entries?activity=secret-activity").json["entries"] == []
+    assert bob.get("/api/stats/summary").json["count"] == 0
+    assert bob.get("/api/stats/activities").json["activities"] == []
+    assert bob.get("/api/stats/calendar?year=2026").json["days"] == {}
+    assert alice.get("/api/stats/summary").json["count"] == 1
+
+
+def test_another_users_metric_or_mood_labels_cannot_be_used(world):
+    alice, bob, _ = world
+    response = bob.post("/api/entries", {"mood": 3, "metrics": {"secret-metric": 1}})
+    assert response.status == 422
+    bob.patch("/api/moods/2", {"label": "bob's bad"})
+    assert alice.get("/api/moods").json["moods"][3] == {"level": 2, "label": "bad"}
