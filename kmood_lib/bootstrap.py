@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import sqlite3
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,11 +42,13 @@ def bootstrap(
 ) -> Services:
     """Build the object graph; run migrations first unless told not to (MigrationError escapes)."""
     clock = clock or SystemClock()
+    write_lock = threading.Lock()  # this process's writers queue here, not in busy sleeps
 
     def connect() -> sqlite3.Connection:
-        return db.connect(config.db_path, config.busy_timeout_ms)
+        return db.connect(config.db_path, config.busy_timeout_ms, write_lock)
 
     def connect_hook() -> sqlite3.Connection:
+        # The post-save hook must give up quickly, so it does not wait on the process lock.
         return db.connect(config.db_path, config.hook_busy_timeout_ms)
 
     services = Services(

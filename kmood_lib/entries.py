@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import math
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -49,8 +50,8 @@ def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
              moment.local_minute, data.mood, data.mood_label, data.note_title, data.note,
              *(data.location or (None, None)), source, now_ms, now_ms),
         ).fetchall()[0][0]
-        _set_activities(conn, user_id, entry_id, data.activities, now_ms)
-        _set_metrics(conn, entry_id, data.metrics)
+        _add_activities(conn, user_id, entry_id, data.activities, now_ms)
+        _add_metrics(conn, entry_id, data.metrics)
         if data.song is not None:
             song = data.song
             conn.execute("INSERT INTO songs (entry_id, artist, title, album, source, created_at)"
@@ -59,17 +60,25 @@ def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
     return Saved(entry_id, True)
 
 
+def _add_activities(conn, user_id: int, entry_id: int, names: list[str], now_ms: int) -> None:
+    if names:
+        vocab.ensure_activities(conn, user_id, names, now_ms, entry_id)
+
+
+def _add_metrics(conn, entry_id: int, values: dict[int, float]) -> None:
+    if values:
+        conn.executemany("INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?)",
+                         [(entry_id, m, v) for m, v in values.items()])
+
+
 def _set_activities(conn, user_id: int, entry_id: int, names: list[str], now_ms: int) -> None:
     conn.execute("DELETE FROM entry_activities WHERE entry_id = ?", (entry_id,))
-    ids = vocab.ensure_activities(conn, user_id, names, now_ms)
-    conn.executemany("INSERT INTO entry_activities (entry_id, activity_id) VALUES (?, ?)",
-                     [(entry_id, i) for i in ids])
+    _add_activities(conn, user_id, entry_id, names, now_ms)
 
 
 def _set_metrics(conn, entry_id: int, values: dict[int, float]) -> None:
     conn.execute("DELETE FROM entry_metrics WHERE entry_id = ?", (entry_id,))
-    conn.executemany("INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?)",
-                     [(entry_id, m, v) for m, v in values.items()])
+    _add_metrics(conn, entry_id, values)
 
 
 def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: EntryInput,
@@ -109,58 +118,44 @@ def delete_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> None:
 
 # --- reading ------------------------------------------------------------------------------
 
+# One row per entry carrying its activities and metrics as JSON and its song columns, so a
+# page of entries is a single query. Metric values that are not numbers are passed through as
+# null with their SQLite type, to be skipped with a warning (json_array cannot hold a BLOB).
 _ENTRY_SELECT = (
-    "SELECT e.*, ml.label AS level_label FROM entries e"
+    "SELECT e.*, ml.label AS level_label,"
+    " (SELECT json_group_array(name) FROM (SELECT a.name FROM entry_activities ea"
+    "   JOIN activities a ON a.id = ea.activity_id WHERE ea.entry_id = e.id"
+    "   ORDER BY a.name COLLATE NOCASE)) AS activities_json,"
+    " (SELECT json_group_array(json_array(m.name, typeof(em.value),"
+    "   CASE WHEN typeof(em.value) IN ('integer', 'real') THEN em.value END))"
+    "   FROM entry_metrics em JOIN metrics m ON m.id = em.metric_id"
+    "   WHERE em.entry_id = e.id) AS metrics_json,"
+    " s.artist AS song_artist, s.title AS song_title, s.album AS song_album,"
+    " s.source AS song_source"
+    " FROM entries e"
     " LEFT JOIN mood_labels ml ON ml.user_id = e.user_id AND ml.level = e.mood"
+    " LEFT JOIN songs s ON s.entry_id = e.id"
 )
 
 
 def get_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> dict:
-    rows = conn.execute(_ENTRY_SELECT + " WHERE e.id = ? AND e.user_id = ?",
-                        (entry_id, user_id)).fetchall()
-    if not rows:
+    row = conn.execute(_ENTRY_SELECT + " WHERE e.id = ? AND e.user_id = ?",
+                       (entry_id, user_id)).fetchone()
+    if row is None:
         raise vocab.NotFound(f"entry {entry_id}")
-    return hydrate(conn, rows)[0]
+    return entry_json(row)
 
 
-def _ids_param(rows) -> str:
-    return json.dumps([row["id"] for row in rows])
-
-
-def hydrate(conn: sqlite3.Connection, rows: list[sqlite3.Row]) -> list[dict]:
-    """Entry rows -> entry JSON, fetching activities, metrics and songs in one query each."""
-    if not rows:
-        return []
-    ids = _ids_param(rows)
-    activities: dict[int, list[str]] = {}
-    for r in conn.execute(
-            "SELECT ea.entry_id, a.name FROM entry_activities ea JOIN activities a"
-            " ON a.id = ea.activity_id WHERE ea.entry_id IN (SELECT value FROM json_each(?))"
-            " ORDER BY a.name COLLATE NOCASE", (ids,)):
-        activities.setdefault(r["entry_id"], []).append(r["name"])
-    metrics: dict[int, dict] = {}
-    for r in conn.execute(
-            "SELECT em.entry_id, em.value, typeof(em.value) AS kind, m.name FROM entry_metrics em"
-            " JOIN metrics m ON m.id = em.metric_id"
-            " WHERE em.entry_id IN (SELECT value FROM json_each(?))", (ids,)):
-        value = _metric_value(r)
-        if value is not None:
-            metrics.setdefault(r["entry_id"], {})[r["name"]] = value
-    songs = {r["entry_id"]: r for r in conn.execute(
-        "SELECT * FROM songs WHERE entry_id IN (SELECT value FROM json_each(?))", (ids,))}
-    return [_entry_json(row, activities.get(row["id"], []), metrics.get(row["id"], {}),
-                        songs.get(row["id"])) for row in rows]
-
-
-def _metric_value(row) -> float | None:
-    """A stored metric value, or None (with a warning) when this build cannot read it."""
-    if row["kind"] in ("integer", "real"):
-        value = float(row["value"])
-        if value == value and value not in (float("inf"), float("-inf")):
-            return value
-    log.warning("entry %s: skipping unreadable value of metric %r (%s %r)", row["entry_id"],
-                row["name"], row["kind"], row["value"])
-    return None
+def _metrics(entry_id: int, encoded: str) -> dict[str, float]:
+    """The readable metric values; an unreadable one is left out with a warning, never raised."""
+    out = {}
+    for name, kind, value in json.loads(encoded):
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            out[name] = float(value)
+        else:
+            log.warning("entry %s: skipping unreadable value of metric %r (stored as %s)",
+                        entry_id, name, kind)
+    return out
 
 
 def _local_iso(ms: int, offset_s: int) -> str:
@@ -168,7 +163,8 @@ def _local_iso(ms: int, offset_s: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz).isoformat()
 
 
-def _entry_json(row, activities: list[str], metrics: dict, song) -> dict:
+def entry_json(row) -> dict:
+    """One _ENTRY_SELECT row -> the entry's JSON shape (SPEC §6)."""
     location = None
     if row["lat"] is not None:
         location = {"lat": row["lat"], "lon": row["lon"], "place": None}
@@ -178,15 +174,15 @@ def _entry_json(row, activities: list[str], metrics: dict, song) -> dict:
         "occurred_at": _local_iso(row["occurred_at"], row["utc_offset_s"]),
         "mood": row["mood"],
         "mood_label": row["mood_label"] or row["level_label"],
-        "activities": activities,
+        "activities": json.loads(row["activities_json"]),
         "note_title": row["note_title"],
         "note": row["note"],
         "location": location,
         "weather": None,
-        "song": None if song is None else {
-            "artist": song["artist"], "title": song["title"], "album": song["album"],
-            "source": song["source"], "metadata": None},
-        "metrics": metrics,
+        "song": None if row["song_artist"] is None else {
+            "artist": row["song_artist"], "title": row["song_title"], "album": row["song_album"],
+            "source": row["song_source"], "metadata": None},
+        "metrics": _metrics(row["id"], row["metrics_json"]),
         "source": row["source"],
         "created_at": ms_to_iso(row["created_at"]),
         "updated_at": ms_to_iso(row["updated_at"]),
@@ -297,4 +293,4 @@ def list_entries(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, limit
     if len(rows) > limit:
         rows = rows[:limit]
         next_cursor = encode_cursor(rows[-1]["occurred_at"], rows[-1]["id"])
-    return hydrate(conn, rows), next_cursor
+    return [entry_json(row) for row in rows], next_cursor

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from kmood_lib.validation import Fields, ValidationError
@@ -41,16 +42,17 @@ def _group_id(conn, user_id: int, group: str | None) -> int | None:
                         (user_id, group)).fetchone()[0]
 
 
-def ensure_activities(conn: sqlite3.Connection, user_id: int, names: list[str], now_ms: int
-                      ) -> list[int]:
-    """Ids for these activity names, creating unknown ones (call inside the entry's transaction)."""
-    ids = []
-    for name in names:
-        conn.execute("INSERT INTO activities (user_id, name, created_at) VALUES (?, ?, ?)"
-                     " ON CONFLICT (user_id, name) DO NOTHING", (user_id, name, now_ms))
-        ids.append(conn.execute("SELECT id FROM activities WHERE user_id = ? AND name = ?",
-                                (user_id, name)).fetchone()[0])
-    return ids
+def ensure_activities(conn: sqlite3.Connection, user_id: int, names: list[str], now_ms: int,
+                      entry_id: int) -> None:
+    """Link the entry to these activities, creating unknown names (inside the entry's transaction)."""
+    encoded = json.dumps(names)
+    conn.execute("INSERT INTO activities (user_id, name, created_at)"
+                 " SELECT ?, value, ? FROM json_each(?) WHERE true"
+                 " ON CONFLICT (user_id, name) DO NOTHING", (user_id, now_ms, encoded))
+    conn.execute("INSERT INTO entry_activities (entry_id, activity_id)"
+                 " SELECT ?, id FROM activities"
+                 " WHERE user_id = ? AND name IN (SELECT value FROM json_each(?))",
+                 (entry_id, user_id, encoded))
 
 
 _ACTIVITY_SELECT = (

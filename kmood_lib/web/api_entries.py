@@ -64,8 +64,9 @@ def register(app: bottle.Bottle, services) -> None:
         return read_json_object(bottle.request, max_body)
 
     def entry_input(conn, auth: Auth, data: dict, patch: bool):
+        defs = vocab.metric_defs(conn, auth.user.id) if data.get("metrics") else {}
         return parse_entry(data, tz=ZoneInfo(auth.user.timezone), now=utc_now(services.clock),
-                           metric_defs=vocab.metric_defs(conn, auth.user.id), patch=patch)
+                           metric_defs=defs, patch=patch)
 
     # --- entries --------------------------------------------------------------------------
 

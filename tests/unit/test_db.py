@@ -137,3 +137,15 @@ def test_per_thread_pool_gives_each_thread_its_own_connection(tmp_path):
     pool.close_all()
     with pytest.raises(sqlite3.ProgrammingError):
         pool.get().execute("SELECT 1")
+
+
+def test_connections_of_one_process_share_a_writer_lock_held_for_the_transaction(services):
+    first, second = services.connect(), services.connect()
+    assert first.write_lock is second.write_lock is not None
+    with db.transaction(first):
+        assert first.write_lock.locked()
+    assert not first.write_lock.locked()
+    with db.transaction(first, immediate=False):  # read transactions never queue on it
+        assert not first.write_lock.locked()
+    hook = services.connect_hook()
+    assert hook.write_lock is None  # the post-save hook gives up fast instead of queueing
