@@ -38,12 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def cmd_serve(args, config: Config) -> int:
+def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
     import waitress
 
     from kmood_lib.web import make_wsgi
 
-    services = bootstrap(config)
+    services = bootstrap(config, **(bootstrap_kwargs or {}))
     wsgi = make_wsgi(services)
     server = waitress.create_server(
         wsgi, host=config.host, port=config.port, threads=config.threads,
@@ -113,9 +113,13 @@ COMMANDS = {None: cmd_serve, "serve": cmd_serve, "migrate": cmd_migrate,
             "create-user": cmd_create_user}
 
 
-def main(argv=None, environ=None) -> int:
-    return run_main("kmood.py", argv, environ, build_parser(),
-                    lambda args, config: COMMANDS[args.command](args, config))
+def main(argv=None, environ=None, bootstrap_kwargs: dict | None = None) -> int:
+    def command(args, config):
+        if args.command in (None, "serve"):
+            return cmd_serve(args, config, bootstrap_kwargs)
+        return COMMANDS[args.command](args, config)
+
+    return run_main("kmood.py", argv, environ, build_parser(), command)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ import signal
 import sys
 import threading
 
+from kmood_lib import jobs, queue_cli
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.cli import EXIT_OK, run_main
+from kmood_lib.cli import EXIT_OK, EXIT_USAGE, run_main
 from kmood_lib.config import Config
 from kmood_lib.worker import Worker
 
@@ -24,7 +25,49 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--once", action="store_true",
                         help="run one iteration and exit (for cron and tests)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    queue = sub.add_parser("jobs", help="inspect and steer the job queue",
+                           description="Without an action: counts by kind and status and the "
+                           "age of the oldest waiting job.")
+    actions = queue.add_subparsers(dest="action", metavar="ACTION")
+    listing = actions.add_parser("list", help="list jobs with attempts and last error")
+    listing.add_argument("--status", choices=jobs.STATUSES)
+    listing.add_argument("--kind")
+    listing.add_argument("--limit", type=int, default=50)
+    retry = actions.add_parser("retry", help="re-run one job now, or every exhausted job of a kind")
+    target = retry.add_mutually_exclusive_group(required=True)
+    target.add_argument("id", nargs="?", type=int, help="job id")
+    target.add_argument("--kind", help="retry all exhausted jobs of this kind")
+    actions.add_parser("sweep", help="run every sweep once now")
+    actions.add_parser("summary", help="the default: counts and the oldest waiting job")
     return parser
+
+
+def cmd_jobs(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
+    services = bootstrap(config, **(bootstrap_kwargs or {}))
+    conn = services.connect()
+    now_ms = services.clock.now_ms()
+    try:
+        if args.action in (None, "summary"):
+            print(queue_cli.format_summary(jobs.summary(conn, now_ms)))
+        elif args.action == "list":
+            print(queue_cli.format_list(jobs.list_jobs(conn, args.status, args.kind,
+                                                       max(1, args.limit))))
+        elif args.action == "retry" and args.kind:
+            print(f"re-queued {jobs.retry_exhausted(conn, args.kind, now_ms)} exhausted "
+                  f"{args.kind} job(s)")
+        elif args.action == "retry":
+            outcome = jobs.retry(conn, args.id, now_ms)
+            print(queue_cli.RETRY_MESSAGES[outcome].format(id=args.id))
+            return EXIT_USAGE if outcome == "not_found" else EXIT_OK
+        elif args.action == "sweep":
+            inserted = jobs.sweep_all(conn, services.job_kinds, now_ms, config.sweep_limit,
+                                      jobs.Policy.from_config(config))
+            print(f"sweep enqueued {sum(inserted.values())} job(s)"
+                  + "".join(f"\n  {kind}: {n}" for kind, n in inserted.items()))
+    finally:
+        conn.close()
+    return EXIT_OK
 
 
 def cmd_run(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
@@ -49,8 +92,12 @@ def cmd_run(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
 
 
 def main(argv=None, environ=None, bootstrap_kwargs: dict | None = None) -> int:
-    return run_main("kmood_worker.py", argv, environ, build_parser(),
-                    lambda args, config: cmd_run(args, config, bootstrap_kwargs))
+    def command(args, config):
+        if args.command == "jobs":
+            return cmd_jobs(args, config, bootstrap_kwargs)
+        return cmd_run(args, config, bootstrap_kwargs)
+
+    return run_main("kmood_worker.py", argv, environ, build_parser(), command)
 
 
 if __name__ == "__main__":

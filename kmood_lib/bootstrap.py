@@ -9,9 +9,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kmood_lib import db
+from kmood_lib import db, sweeps
 from kmood_lib.clock import SystemClock
 from kmood_lib.config import Config
+from kmood_lib.jobs import JobKind, JobKinds
 from kmood_lib.upstream.lastfm import LastFm
 from kmood_lib.upstream.listenbrainz import ListenBrainz
 
@@ -29,6 +30,7 @@ class Services:
     connect_hook: Callable[[], sqlite3.Connection]
     listenbrainz: ListenBrainz
     lastfm: LastFm
+    job_kinds: JobKinds
     # Called after an entry's transaction commits: (hook_conn, user_id, entry_id, now_ms).
     after_entry_saved: list[Callable] = field(default_factory=list)
 
@@ -39,6 +41,7 @@ def bootstrap(
     clock=None,
     rng: random.Random | None = None,
     migrate: bool = True,
+    job_kinds: Iterable[JobKind] = (),
 ) -> Services:
     """Build the object graph; run migrations first unless told not to (MigrationError escapes)."""
     clock = clock or SystemClock()
@@ -59,7 +62,10 @@ def bootstrap(
         connect_hook=connect_hook,
         listenbrainz=ListenBrainz(config.listenbrainz_url, config.user_agent),
         lastfm=LastFm(config.lastfm_url, config.lastfm_api_key, config.user_agent),
+        job_kinds=JobKinds([*sweeps.production_kinds(config), *job_kinds]),
     )
+    if any(kind.prompt for kind in services.job_kinds):
+        services.after_entry_saved.append(sweeps.prompt_enqueue_hook(services))
     if migrate:
         run_migrations(services)
     return services

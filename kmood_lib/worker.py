@@ -1,7 +1,14 @@
-"""The worker loop: a plain `while not stop` over step functions that report whether they worked."""
+"""The worker loop: a plain `while not stop` over step functions that report whether they worked.
+
+Each iteration: quarantine unreadable job rows, reclaim stalled jobs, run due sweeps, claim a
+batch and run its handlers, then due maintenance (session cleanup, pruning). Between
+iterations that found nothing it idles cheaply, waking on another connection's commit
+(PRAGMA data_version), on the earliest run_after, or on the next due step.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
@@ -12,15 +19,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kmood_lib import auth as auth_store
-from kmood_lib import throttle
+from kmood_lib import jobs, throttle
 from kmood_lib.bootstrap import Services
 
 log = logging.getLogger(__name__)
 
 
+class PermanentJobError(Exception):
+    """The work can never succeed as asked: exhaust the job now instead of retrying."""
+
+    permanent = True
+
+
 @dataclass
 class Periodic:
-    """A maintenance step that runs at most once every `interval_s` seconds."""
+    """A step that runs at most once every `interval_s` seconds."""
 
     name: str
     interval_s: float
@@ -29,6 +42,25 @@ class Periodic:
 
     def due(self, now_ms: int) -> bool:
         return self.last_ms is None or now_ms - self.last_ms >= self.interval_s * 1000
+
+    def next_due_ms(self) -> int | None:
+        return None if self.last_ms is None else self.last_ms + int(self.interval_s * 1000)
+
+
+@dataclass
+class JobContext:
+    """What a handler gets: the services, the worker's connection, the job and its payload."""
+
+    services: Services
+    conn: sqlite3.Connection
+    job: jobs.ClaimedJob
+    payload: dict
+    worker: Worker
+
+    def extend_lease(self) -> bool:
+        """Keep the claim during long work; False means another worker has reclaimed it."""
+        return jobs.extend_lease(self.conn, self.job.id, self.worker.worker_id,
+                                 self.services.clock.now_ms(), self.worker.policy.lease_ms)
 
 
 def new_worker_id() -> str:
@@ -41,47 +73,137 @@ class Worker:
     def __init__(self, services: Services, stop: threading.Event | None = None):
         self.services = services
         self.config = services.config
+        self.policy = jobs.Policy.from_config(services.config)
         self.stop = stop or threading.Event()
         self.worker_id = new_worker_id()
         self.conn = services.connect()
-        self.periodic: list[Periodic] = [
-            Periodic(name, interval, step) for name, interval, step in periodic_steps(services)
+        self.before: list[Periodic] = [Periodic("sweep", self.config.sweep_interval_s, run_sweeps)]
+        self.after: list[Periodic] = [
+            Periodic(name, interval, step) for name, interval, step in maintenance_steps(services)
         ]
 
     def close(self) -> None:
         self.conn.close()
 
+    def now_ms(self) -> int:
+        return self.services.clock.now_ms()
+
     def run_once(self, now_ms: int | None = None) -> bool:
-        """One iteration: every due step once; True when any of them found work."""
-        now_ms = self.services.clock.now_ms() if now_ms is None else now_ms
-        worked = False
-        for step in self.periodic:
-            if self.stop.is_set():
-                break
-            if step.due(now_ms):
-                step.last_ms = now_ms
-                worked = self._guarded(step.name, step.run, now_ms) or worked
+        """One iteration; True when it ran jobs (so the loop should not idle)."""
+        now_ms = self.now_ms() if now_ms is None else now_ms
+        self._guarded("quarantine", lambda: jobs.quarantine_unclaimable(self.conn, now_ms))
+        self._guarded("reclaim", lambda: jobs.reclaim_stalled(self.conn, now_ms))
+        self._run_periodic(self.before, now_ms)
+        worked = bool(self._guarded("jobs", self.run_jobs))
+        self._run_periodic(self.after, now_ms)
         return worked
 
-    def _guarded(self, name: str, step, now_ms: int) -> bool:
+    def _run_periodic(self, steps: list[Periodic], now_ms: int) -> None:
+        for step in steps:
+            if step.due(now_ms) and not self.stop.is_set():
+                step.last_ms = now_ms
+                self._guarded(step.name, lambda: step.run(self, self.conn, now_ms))
+
+    def _guarded(self, name: str, step: Callable):
+        """The loop never dies of a step: log it and carry on next iteration."""
         try:
-            return bool(step(self, self.conn, now_ms))
-        except sqlite3.Error:
-            log.exception("worker step %s failed on the database; will retry next iteration", name)
+            return step()
         except Exception:
-            log.exception("worker step %s failed; will retry next iteration", name)
-        return False
+            log.exception("worker step %s failed; will try again next iteration", name)
+            return None
+
+    # --- jobs -----------------------------------------------------------------------------
+
+    def run_jobs(self) -> int:
+        """Claim one batch (after a read-only probe) and run it; return how many were handled."""
+        now_ms = self.now_ms()
+        if self.stop.is_set() or not jobs.has_due_jobs(self.conn, now_ms):
+            return 0
+        batch = jobs.claim(self.conn, self.worker_id, now_ms, self.config.job_batch,
+                           self.policy.lease_ms)
+        for index, job in enumerate(batch):
+            if self.stop.is_set():
+                rest = [j.id for j in batch[index:]]
+                released = jobs.release(self.conn, rest, self.worker_id, self.now_ms())
+                log.info("stopping: released %d claimed job(s) back to the queue", released)
+                return index
+            self.run_job(job)
+        return len(batch)
+
+    def run_job(self, job: jobs.ClaimedJob) -> None:
+        kind = self.services.job_kinds.get(job.kind)
+        if kind is None:
+            self._fail(job, f"unknown job kind {job.kind!r}: no handler in this build",
+                       permanent=True)
+            return
+        try:
+            payload = json.loads(job.payload)
+            if not isinstance(payload, dict):
+                raise ValueError("not a JSON object")
+        except (TypeError, ValueError) as exc:
+            self._fail(job, f"unreadable payload: {exc}", permanent=True)
+            return
+        context = JobContext(self.services, self.conn, job, payload, self)
+        try:
+            kind.handler(context)
+        except Exception as exc:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            self._fail(job, f"{type(exc).__name__}: {exc}",
+                       permanent=getattr(exc, "permanent", False))
+            return
+        if not jobs.complete(self.conn, job.id, self.worker_id, self.now_ms()):
+            log.warning("job %d (%s) finished after its lease was reclaimed; its new claimant "
+                        "owns it now", job.id, job.kind)
+
+    def _fail(self, job: jobs.ClaimedJob, error: str, permanent: bool = False) -> None:
+        status = jobs.fail(self.conn, job, self.worker_id, error, self.now_ms(), self.policy,
+                           self.services.rng, permanent)
+        if status == "exhausted":
+            log.warning("job %d (%s %s) exhausted after %d attempt(s): %s", job.id, job.kind,
+                        job.key, job.attempts, jobs.one_line(error))
+        elif status == "retrying":
+            log.warning("job %d (%s %s) failed attempt %d, will retry: %s", job.id, job.kind,
+                        job.key, job.attempts, jobs.one_line(error))
+
+    # --- the loop -------------------------------------------------------------------------
 
     def run_forever(self) -> None:
         """Loop until `stop` is set; idle between iterations that found nothing to do."""
-        log.info("worker %s started", self.worker_id)
+        log.info("worker %s started (job kinds: %s)", self.worker_id,
+                 ", ".join(self.services.job_kinds.names()) or "none")
         while not self.stop.is_set():
             if not self.run_once():
                 self.idle()
         log.info("worker %s stopped", self.worker_id)
 
     def idle(self) -> None:
-        self.stop.wait(self.config.poll_interval_s)
+        """Sleep until the next full poll, the earliest run_after or the next due step; wake
+        early when another connection commits (PRAGMA data_version changes)."""
+        now_ms = self.now_ms()
+        wake_at = now_ms + int(self.config.poll_interval_s * 1000)
+        earliest = self._guarded("probe", lambda: jobs.earliest_run_after(self.conn))
+        candidates = [earliest] + [s.next_due_ms() for s in self.before + self.after]
+        wake_at = min([wake_at] + [c for c in candidates if c is not None])
+        version = self._data_version()
+        while not self.stop.is_set():
+            remaining_ms = wake_at - self.now_ms()
+            if remaining_ms <= 0:
+                return
+            if self.stop.wait(min(self.config.wake_interval_ms, remaining_ms) / 1000):
+                return
+            if self._data_version() != version:
+                return
+
+    def _data_version(self) -> int | None:
+        return self._guarded("data_version",
+                             lambda: self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def run_sweeps(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
+    inserted = jobs.sweep_all(conn, worker.services.job_kinds, now_ms, worker.config.sweep_limit,
+                              worker.policy)
+    return any(inserted.values())
 
 
 def clean_up_sessions(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
@@ -90,13 +212,21 @@ def clean_up_sessions(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> 
     failures = throttle.prune_failures(conn, now_ms, worker.config.login_window_s)
     if sessions or failures:
         log.info("cleaned up %d expired session(s), %d old login failure(s)", sessions, failures)
-    return False  # maintenance: never a reason to skip idling
+    return False
 
 
-def periodic_steps(services: Services) -> list[tuple[str, float, Callable]]:
+def prune_jobs(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
+    pruned = jobs.prune(conn, now_ms, worker.policy.retention_ms)
+    if pruned:
+        log.info("pruned %d finished job(s) older than the retention", pruned)
+    return False
+
+
+def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
     """(name, interval_s, step) for the maintenance the worker owns."""
     return [
         ("session_cleanup", services.config.session_cleanup_interval_s, clean_up_sessions),
+        ("prune_jobs", services.config.session_cleanup_interval_s, prune_jobs),
     ]
 
 

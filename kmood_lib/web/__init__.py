@@ -8,10 +8,10 @@ import bottle
 
 from kmood_lib.bootstrap import Services
 from kmood_lib.db import ConnectionPerThread
-from kmood_lib.web import api_accounts, api_entries, http, openapi, pages
+from kmood_lib.web import api_accounts, api_entries, api_jobs, http, openapi, pages
 from kmood_lib.web.auth import AuthPlugin
 
-ROUTE_MODULES = (api_accounts, api_entries, openapi, pages)
+ROUTE_MODULES = (api_accounts, api_entries, api_jobs, openapi, pages)
 
 log = logging.getLogger(__name__)
 

@@ -95,6 +95,16 @@ SCHEMAS = {
     "MetricWrite": {"type": "object", "additionalProperties": False, "properties": {
         "name": STR, "unit": STR, "min": {"type": ["number", "null"]},
         "max": {"type": ["number", "null"]}}},
+    "Job": {"type": "object", "properties": {
+        "id": INT, "kind": STR, "key": STR, "payload": {}, "status": STR, "attempts": INT,
+        "max_attempts": INT, "run_after": {}, "claimed_by": {"type": ["string", "null"]},
+        "lease_until": {}, "last_error": {"type": ["string", "null"]}, "created_at": {},
+        "updated_at": {}, "finished_at": {}}},
+    "JobSummary": {"type": "object", "properties": {
+        "counts": {"type": "object", "additionalProperties": {
+            "type": "object", "additionalProperties": INT}},
+        "oldest_waiting_age_s": {"type": ["number", "null"]},
+        "kinds": {"type": "array", "items": STR}}},
     "NowPlaying": {"type": "object", "properties": {
         "song": _nullable(_ref("Song")), "source": {"type": ["string", "null"]},
         "upstream_error": {"type": ["string", "null"]}}},
@@ -222,6 +232,21 @@ PATHS = {
                                       "WeekdayHour", params=FILTER_PARAMS)},
     "/api/stats/activities": {"get": _op("Mean mood with vs without each activity",
                                          "ActivityImpact", params=FILTER_PARAMS)},
+    "/api/jobs": {"get": _op(
+        "List jobs, newest first (admin)", _list_of("jobs", "Job"), errors=(401, 403, 422),
+        params=[{"name": "status", "in": "query", "schema": {"enum": [
+            "queued", "running", "retrying", "done", "exhausted"]}},
+            {"name": "kind", "in": "query", "schema": STR}] + PAGE_PARAMS)},
+    "/api/jobs/summary": {"get": _op("Counts by kind and status, oldest waiting job (admin)",
+                                     "JobSummary", errors=(401, 403))},
+    "/api/jobs/{id}/retry": {"post": _op(
+        "Re-run a job now (admin); 409 when a live twin exists", "Job", params=ID,
+        errors=(401, 403, 404, 409))},
+    "/api/jobs/retry": {"post": _op(
+        "Re-run every exhausted job of a kind (admin)",
+        {"type": "object", "properties": {"kind": STR, "retried": INT}},
+        params=[{"name": "kind", "in": "query", "required": True, "schema": STR}],
+        errors=(401, 403, 422))},
     "/api/openapi.json": {"get": _op("This description", {"type": "object"}, errors=(),
                                      public=True)},
 }

@@ -1,0 +1,352 @@
+"""The lossy job queue: promptness and observability, never correctness (SPEC §3).
+
+Every state change is one statement: enqueue is INSERT ... ON CONFLICT DO NOTHING against the
+partial unique index on live (kind, key); a claim is one UPDATE ... RETURNING that takes the
+write lock up front and never upgrades; completion and failure are guarded by
+`status = 'running' AND claimed_by = ?`, so a job reclaimed from a slow worker cannot be
+finished twice. Timestamps are INTEGER Unix milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+STATUSES = ("queued", "running", "retrying", "done", "exhausted")
+LIVE = ("queued", "running", "retrying")
+MAX_ERROR_CHARS = 500
+
+
+class QueueError(Exception):
+    """A request the queue refuses (for example a job kind with no sweeper)."""
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """A kind of work: its sweeper is the truth, the queue only makes it prompt.
+
+    `sweep_sql` selects the candidate work as rows of (key, payload) — a query over domain
+    state; live-job and cool-down exclusion are wrapped around it in the same statement.
+    `handler(ctx)` does the work; raising fails the attempt.
+    """
+
+    name: str
+    sweep_sql: str
+    handler: Callable
+    sweep_params: Callable[[int], tuple] | tuple = ()
+    # Optional: (conn, user_id, entry_id) -> [(key, payload)] for the server's prompt enqueue
+    # after an entry is saved; it must produce the same keys the sweep would.
+    prompt: Callable | None = None
+
+    def params(self, now_ms: int) -> tuple:
+        return self.sweep_params(now_ms) if callable(self.sweep_params) else self.sweep_params
+
+
+class JobKinds:
+    """The registry of kinds: a kind exists only together with its sweeper."""
+
+    def __init__(self, kinds=()):
+        self._kinds: dict[str, JobKind] = {}
+        for kind in kinds:
+            self.register(kind)
+
+    def register(self, kind: JobKind) -> None:
+        if not kind.sweep_sql or not kind.sweep_sql.strip():
+            raise QueueError(f"job kind {kind.name!r} has no sweeper: work that no query over "
+                             f"domain state can rediscover may not be queued")
+        if kind.name in self._kinds:
+            raise QueueError(f"job kind {kind.name!r} is registered twice")
+        self._kinds[kind.name] = kind
+
+    def get(self, name: str) -> JobKind | None:
+        return self._kinds.get(name)
+
+    def require(self, name: str) -> JobKind:
+        kind = self._kinds.get(name)
+        if kind is None:
+            raise QueueError(f"no job kind {name!r} with a sweeper is registered; refusing to "
+                             f"enqueue work the sweeps could never rediscover")
+        return kind
+
+    def __iter__(self):
+        return iter(self._kinds.values())
+
+    def names(self) -> list[str]:
+        return sorted(self._kinds)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The queue's tunables, from configuration."""
+
+    max_attempts: int
+    lease_ms: int
+    backoff_base_s: float
+    backoff_cap_s: float
+    cooldown_ms: int
+    retention_ms: int
+
+    @classmethod
+    def from_config(cls, config) -> Policy:
+        return cls(config.job_max_attempts, config.job_lease_s * 1000, config.job_backoff_base_s,
+                   config.job_backoff_cap_s, config.job_cooldown_s * 1000,
+                   config.job_retention_s * 1000)
+
+
+def one_line(error: object) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text[:MAX_ERROR_CHARS]
+
+
+# --- enqueue and sweep --------------------------------------------------------------------
+
+def enqueue(conn: sqlite3.Connection, kinds: JobKinds, kind: str, key: str, payload: dict,
+            now_ms: int, policy: Policy) -> int | None:
+    """Queue work unless a live job of the same (kind, key) exists; return the new id or None."""
+    kinds.require(kind)
+    rows = conn.execute(
+        "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
+        " created_at, updated_at) VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?)"
+        " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING"
+        " RETURNING id",
+        (kind, key, json.dumps(payload), policy.max_attempts, now_ms, now_ms, now_ms),
+    ).fetchall()
+    return rows[0][0] if rows else None
+
+
+def sweep(conn: sqlite3.Connection, kind: JobKind, now_ms: int, limit: int, policy: Policy
+          ) -> int:
+    """Enqueue up to `limit` pieces of work the domain still owes; return how many were inserted.
+
+    One statement: the kind's candidate query, minus subjects with a live job or an exhausted
+    job still cooling down, so cooling subjects cannot starve the rest.
+    """
+    if limit <= 0:
+        return 0
+    cursor = conn.execute(
+        "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
+        " created_at, updated_at)"
+        " SELECT ?, c.key, c.payload, 'queued', 0, ?, ?, ?, ?"
+        f" FROM ({kind.sweep_sql}) AS c"  # the kind's own SQL, registered in code
+        " WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = ? AND j.key = c.key AND"
+        "   (j.status IN ('queued', 'running', 'retrying')"
+        "    OR (j.status = 'exhausted' AND coalesce(j.finished_at, j.updated_at) > ?)))"
+        " LIMIT ?"
+        " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING",
+        (kind.name, policy.max_attempts, now_ms, now_ms, now_ms, *kind.params(now_ms), kind.name,
+         now_ms - policy.cooldown_ms, limit),
+    )
+    return cursor.rowcount
+
+
+def sweep_all(conn: sqlite3.Connection, kinds: JobKinds, now_ms: int, limit: int,
+              policy: Policy) -> dict[str, int]:
+    """Every kind's sweep, sharing one limit of inserted jobs."""
+    inserted = {}
+    for kind in kinds:
+        n = sweep(conn, kind, now_ms, limit - sum(inserted.values()), policy)
+        inserted[kind.name] = n
+        if n:
+            log.info("sweep enqueued %d %s job(s)", n, kind.name)
+    return inserted
+
+
+# --- claim and finish ---------------------------------------------------------------------
+
+@dataclass
+class ClaimedJob:
+    id: int
+    kind: str
+    key: str
+    payload: str
+    attempts: int
+    max_attempts: int
+
+
+def has_due_jobs(conn: sqlite3.Connection, now_ms: int) -> bool:
+    """A read-only probe: an UPDATE that matches nothing would still take the write lock."""
+    return conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM jobs WHERE status IN ('queued', 'retrying')"
+        " AND run_after <= ?)", (now_ms,)).fetchone()[0] == 1
+
+
+def claim(conn: sqlite3.Connection, worker_id: str, now_ms: int, batch: int, lease_ms: int
+          ) -> list[ClaimedJob]:
+    """Claim up to `batch` due jobs in one statement; the claim itself counts the attempt."""
+    rows = conn.execute(
+        "UPDATE jobs SET status = 'running', claimed_by = ?, lease_until = ?,"
+        " attempts = attempts + 1, updated_at = ?"
+        " WHERE id IN (SELECT id FROM jobs WHERE status IN ('queued', 'retrying')"
+        "   AND run_after <= ? ORDER BY run_after, id LIMIT ?)"
+        " RETURNING id, kind, key, payload, attempts, max_attempts",
+        (worker_id, now_ms + lease_ms, now_ms, now_ms, batch),
+    ).fetchall()  # read to the end: a half-read RETURNING keeps its lock
+    return sorted((ClaimedJob(*row) for row in rows), key=lambda j: j.id)
+
+
+def complete(conn: sqlite3.Connection, job_id: int, worker_id: str, now_ms: int) -> bool:
+    """Mark done, only if this worker still holds the job."""
+    return conn.execute(
+        "UPDATE jobs SET status = 'done', lease_until = NULL, finished_at = ?, updated_at = ?"
+        " WHERE id = ? AND status = 'running' AND claimed_by = ?",
+        (now_ms, now_ms, job_id, worker_id)).rowcount == 1
+
+
+def backoff_ms(attempts: int, policy: Policy, rng: random.Random) -> int:
+    """min(cap, base * 2**(attempts-1)) * U(0.5, 1.0), in milliseconds."""
+    delay = min(policy.backoff_cap_s, policy.backoff_base_s * 2 ** max(0, attempts - 1))
+    return int(delay * rng.uniform(0.5, 1.0) * 1000)
+
+
+def fail(conn: sqlite3.Connection, job: ClaimedJob, worker_id: str, error: object, now_ms: int,
+         policy: Policy, rng: random.Random, permanent: bool = False) -> str | None:
+    """Record a failed attempt: `retrying` after a backoff, or `exhausted` when out of attempts
+    (or `permanent`). Returns the new status, or None if the job was no longer ours."""
+    exhausted = permanent or job.attempts >= job.max_attempts
+    status = "exhausted" if exhausted else "retrying"
+    run_after = now_ms if exhausted else now_ms + backoff_ms(job.attempts, policy, rng)
+    changed = conn.execute(
+        "UPDATE jobs SET status = ?, run_after = ?, lease_until = NULL, last_error = ?,"
+        " updated_at = ?, finished_at = CASE WHEN ? = 'exhausted' THEN ? END"
+        " WHERE id = ? AND status = 'running' AND claimed_by = ?",
+        (status, run_after, one_line(error), now_ms, status, now_ms, job.id, worker_id)).rowcount
+    return status if changed else None
+
+
+def extend_lease(conn: sqlite3.Connection, job_id: int, worker_id: str, now_ms: int,
+                 lease_ms: int) -> bool:
+    """A long handler keeps its claim; False means it was already reclaimed."""
+    return conn.execute(
+        "UPDATE jobs SET lease_until = ?, updated_at = ?"
+        " WHERE id = ? AND status = 'running' AND claimed_by = ?",
+        (now_ms + lease_ms, now_ms, job_id, worker_id)).rowcount == 1
+
+
+def release(conn: sqlite3.Connection, job_ids: list[int], worker_id: str, now_ms: int) -> int:
+    """Give back claimed jobs that were never started (shutdown): queued, the claim uncounted."""
+    if not job_ids:
+        return 0
+    return conn.execute(
+        "UPDATE jobs SET status = 'queued', claimed_by = NULL, lease_until = NULL,"
+        " attempts = attempts - 1, updated_at = ?"
+        " WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running'"
+        " AND claimed_by = ?", (now_ms, json.dumps(job_ids), worker_id)).rowcount
+
+
+def reclaim_stalled(conn: sqlite3.Connection, now_ms: int) -> int:
+    """Running jobs whose lease expired go back to `retrying` (or `exhausted` when out of
+    attempts); the WHERE re-checks status and lease, so a live claim is never taken."""
+    rows = conn.execute(
+        "UPDATE jobs SET"
+        " status = CASE WHEN attempts >= max_attempts THEN 'exhausted' ELSE 'retrying' END,"
+        " finished_at = CASE WHEN attempts >= max_attempts THEN ? END,"
+        " last_error = 'lease expired: worker ' || coalesce(claimed_by, '?') ||"
+        "   ' stopped responding during attempt ' || attempts,"
+        " claimed_by = NULL, lease_until = NULL, run_after = ?, updated_at = ?"
+        " WHERE status = 'running' AND lease_until < ?"
+        " RETURNING id, kind, status", (now_ms, now_ms, now_ms, now_ms)).fetchall()
+    for row in rows:
+        log.warning("job %d (%s) lease expired: now %s", row["id"], row["kind"], row["status"])
+    return len(rows)
+
+
+def quarantine_unclaimable(conn: sqlite3.Connection, now_ms: int) -> int:
+    """Rows a claim can never match (unknown status, non-integer run_after or lease_until) are
+    marked exhausted with last_error naming the field — visible, not forgotten."""
+    rows = conn.execute(
+        "UPDATE jobs SET last_error = CASE"
+        "   WHEN status IS NULL OR status NOT IN"
+        "     ('queued', 'running', 'retrying', 'done', 'exhausted')"
+        "     THEN 'unreadable status: ' || quote(status)"
+        "   WHEN typeof(run_after) != 'integer'"
+        "     THEN 'unreadable run_after: ' || quote(run_after)"
+        "   ELSE 'unreadable lease_until: ' || quote(lease_until) END,"
+        " status = 'exhausted', finished_at = ?, updated_at = ?, claimed_by = NULL,"
+        " run_after = CASE WHEN typeof(run_after) = 'integer' THEN run_after ELSE ? END,"
+        " lease_until = NULL"
+        " WHERE status IS NULL"
+        "   OR status NOT IN ('queued', 'running', 'retrying', 'done', 'exhausted')"
+        "   OR (status IN ('queued', 'retrying') AND typeof(run_after) != 'integer')"
+        "   OR (status = 'running' AND typeof(lease_until) != 'integer')"
+        " RETURNING id, last_error", (now_ms, now_ms, now_ms)).fetchall()
+    for row in rows:
+        log.warning("job %d marked exhausted: %s", row["id"], row["last_error"])
+    return len(rows)
+
+
+# --- operator actions ---------------------------------------------------------------------
+
+def retry(conn: sqlite3.Connection, job_id: int, now_ms: int) -> str:
+    """Deliberately re-run a job now: 'retried', 'not_found', 'running', or 'conflict' when a
+    live twin with the same (kind, key) exists (then nothing changes)."""
+    try:
+        changed = conn.execute(
+            "UPDATE jobs SET status = 'queued', attempts = 0, run_after = ?, claimed_by = NULL,"
+            " lease_until = NULL, finished_at = NULL, updated_at = ?"
+            " WHERE id = ? AND status IN ('exhausted', 'retrying', 'done')",
+            (now_ms, now_ms, job_id)).rowcount
+    except sqlite3.IntegrityError:
+        return "conflict"
+    if changed:
+        return "retried"
+    row = conn.execute("SELECT status FROM jobs WHERE id = ?", (job_id,)).fetchone()
+    return "not_found" if row is None else "running"
+
+
+def retry_exhausted(conn: sqlite3.Connection, kind: str, now_ms: int) -> int:
+    """Re-run every exhausted job of a kind; ones with a live twin are left as they are."""
+    return conn.execute(
+        "UPDATE OR IGNORE jobs SET status = 'queued', attempts = 0, run_after = ?,"
+        " claimed_by = NULL, lease_until = NULL, finished_at = NULL, updated_at = ?"
+        " WHERE kind = ? AND status = 'exhausted'", (now_ms, now_ms, kind)).rowcount
+
+
+def prune(conn: sqlite3.Connection, now_ms: int, retention_ms: int) -> int:
+    return conn.execute(
+        "DELETE FROM jobs WHERE status IN ('done', 'exhausted') AND finished_at < ?",
+        (now_ms - retention_ms,)).rowcount
+
+
+def earliest_run_after(conn: sqlite3.Connection) -> int | None:
+    return conn.execute("SELECT min(run_after) FROM jobs WHERE status IN ('queued', 'retrying')"
+                        " AND typeof(run_after) = 'integer'").fetchone()[0]
+
+
+# --- observability ------------------------------------------------------------------------
+
+def summary(conn: sqlite3.Connection, now_ms: int) -> dict:
+    """Counts by kind and status, and the age of the oldest waiting job."""
+    counts: dict[str, dict[str, int]] = {}
+    for row in conn.execute("SELECT kind, status, count(*) AS n FROM jobs GROUP BY kind, status"
+                            " ORDER BY kind, status"):
+        counts.setdefault(row["kind"], {})[row["status"]] = row["n"]
+    oldest = conn.execute("SELECT min(created_at) FROM jobs WHERE status IN"
+                          " ('queued', 'retrying')").fetchone()[0]
+    return {"counts": counts,
+            "oldest_waiting_age_s": None if oldest is None else max(0, now_ms - oldest) / 1000}
+
+
+def list_jobs(conn: sqlite3.Connection, status: str | None = None, kind: str | None = None,
+              limit: int = 100, before_id: int | None = None) -> list[dict]:
+    sql = ("SELECT id, kind, key, payload, status, attempts, max_attempts, run_after,"
+           " claimed_by, lease_until, last_error, created_at, updated_at, finished_at"
+           " FROM jobs WHERE 1 = 1")
+    params: list = []
+    if status:
+        sql += " AND status = ?"
+        params.append(status)
+    if kind:
+        sql += " AND kind = ?"
+        params.append(kind)
+    if before_id:
+        sql += " AND id < ?"
+        params.append(before_id)
+    sql += " ORDER BY id DESC LIMIT ?"
+    params.append(limit)
+    return [dict(row) for row in conn.execute(sql, params)]

@@ -1,0 +1,36 @@
+"""Job kinds (each a sweeper query plus a handler, registered together) and the prompt path.
+
+The sweeps are the truth: a kind's sweeper finds the work in domain state. The server's
+prompt enqueue after a save only makes that work start sooner; if it cannot get the lock in
+KMOOD_HOOK_BUSY_TIMEOUT_MS it gives up, and the next sweep finds the same work.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from kmood_lib import jobs
+from kmood_lib.db import transaction
+
+log = logging.getLogger(__name__)
+
+
+def production_kinds(config) -> list[jobs.JobKind]:
+    """The kinds this build runs in production (enrichment and reminders register here)."""
+    return []
+
+
+def prompt_enqueue_hook(services):
+    """The post-save hook: enqueue every kind's work for the saved entry, in its own small
+    transaction on the short-timeout hook connection."""
+    policy = jobs.Policy.from_config(services.config)
+    prompt_kinds = [kind for kind in services.job_kinds if kind.prompt]
+
+    def enqueue_for_entry(conn, user_id: int, entry_id: int, now_ms: int) -> None:
+        with transaction(conn):
+            for kind in prompt_kinds:
+                for key, payload in kind.prompt(conn, user_id, entry_id):
+                    jobs.enqueue(conn, services.job_kinds, kind.name, key, payload, now_ms,
+                                 policy)
+
+    return enqueue_for_entry
