@@ -6,7 +6,7 @@ import logging
 import random
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from kmood_lib import db, sweeps

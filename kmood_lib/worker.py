@@ -102,7 +102,7 @@ class Worker:
         for step in steps:
             if step.due(now_ms) and not self.stop.is_set():
                 step.last_ms = now_ms
-                self._guarded(step.name, lambda: step.run(self, self.conn, now_ms))
+                self._guarded(step.name, lambda s=step: s.run(self, self.conn, now_ms))
 
     def _guarded(self, name: str, step: Callable):
         """The loop never dies of a step: log it and carry on next iteration."""
