@@ -1,0 +1,264 @@
+"""The queue in one process with a fake clock: dedupe, guards, backoff, sweeps, bad rows."""
+
+import random
+
+import pytest
+
+from kmood_lib import jobs
+from kmood_lib.bootstrap import bootstrap
+from kmood_lib.worker import Worker
+from tests.entry import TEST_KINDS, create_test_tables
+
+
+@pytest.fixture
+def qs(config, clock):
+    """Services with the test kinds; a short lease, cheap backoff, cool-down 60 s."""
+    create_test_tables(config.db_path)
+    cfg = config.with_overrides(job_lease_s=10, job_backoff_base_s=10, job_backoff_cap_s=100,
+                                job_max_attempts=3, job_cooldown_s=60, sweep_limit=100)
+    return bootstrap(cfg, clock=clock, job_kinds=TEST_KINDS)
+
+
+@pytest.fixture
+def qconn(qs):
+    conn = qs.connect()
+    yield conn
+    conn.close()
+
+
+def policy(qs):
+    return jobs.Policy.from_config(qs.config)
+
+
+def add_work(conn, n, behaviour="ok"):
+    return [conn.execute("INSERT INTO test_work (behaviour) VALUES (?) RETURNING id",
+                         (behaviour,)).fetchall()[0][0] for _ in range(n)]
+
+
+def enqueue(qs, conn, key, now):
+    return jobs.enqueue(conn, qs.job_kinds, "test_work", key, {"id": int(key.split(":")[1])},
+                        now, policy(qs))
+
+
+def test_a_kind_without_a_sweeper_cannot_be_registered_or_enqueued(qs, qconn, clock):
+    with pytest.raises(jobs.QueueError, match="no sweeper"):
+        jobs.JobKinds([jobs.JobKind("fire_and_forget", "", lambda ctx: None)])
+    with pytest.raises(jobs.QueueError, match="no job kind 'email'"):
+        jobs.enqueue(qconn, qs.job_kinds, "email", "x", {}, clock.now_ms(), policy(qs))
+    assert qconn.execute("SELECT count(*) FROM jobs").fetchone()[0] == 0
+
+
+def test_enqueue_dedupes_per_kind_and_key_while_live(qs, qconn, clock):
+    first = enqueue(qs, qconn, "work:1", clock.now_ms())
+    assert first is not None
+    assert enqueue(qs, qconn, "work:1", clock.now_ms()) is None
+    assert enqueue(qs, qconn, "work:2", clock.now_ms()) is not None
+    [job] = jobs.claim(qconn, "w", clock.now_ms(), 1, 10_000)
+    jobs.complete(qconn, job.id, "w", clock.now_ms())
+    assert enqueue(qs, qconn, "work:1", clock.now_ms()) is not None  # done is not live
+
+
+def test_a_reclaimed_job_cannot_be_completed_by_its_old_worker(qs, qconn, clock):
+    enqueue(qs, qconn, "work:1", clock.now_ms())
+    [old] = jobs.claim(qconn, "slow", clock.now_ms(), 10, 10_000)
+    clock.advance(11)
+    assert jobs.reclaim_stalled(qconn, clock.now_ms()) == 1
+    row = qconn.execute("SELECT status, last_error FROM jobs").fetchone()
+    assert row["status"] == "retrying" and "lease expired" in row["last_error"]
+    [new] = jobs.claim(qconn, "fresh", clock.now_ms(), 10, 10_000)
+    assert new.attempts == 2
+    assert not jobs.complete(qconn, old.id, "slow", clock.now_ms())
+    assert not jobs.extend_lease(qconn, old.id, "slow", clock.now_ms(), 10_000)
+    assert jobs.complete(qconn, new.id, "fresh", clock.now_ms())
+    assert qconn.execute("SELECT status FROM jobs").fetchone()[0] == "done"
+
+
+def test_reclaim_leaves_live_leases_alone(qs, qconn, clock):
+    enqueue(qs, qconn, "work:1", clock.now_ms())
+    jobs.claim(qconn, "w", clock.now_ms(), 1, 10_000)
+    clock.advance(9)
+    assert jobs.reclaim_stalled(qconn, clock.now_ms()) == 0
+
+
+def test_backoff_follows_the_formula_within_its_jitter_bounds(qs):
+    p = policy(qs)  # base 10 s, cap 100 s
+    for attempts, full in ((1, 10), (2, 20), (3, 40), (4, 80), (5, 100), (9, 100)):
+        lows = jobs.backoff_ms(attempts, p, FixedRandom(0.5))
+        highs = jobs.backoff_ms(attempts, p, FixedRandom(1.0))
+        assert (lows, highs) == (full * 500, full * 1000)
+        for seed in range(20):
+            assert full * 500 <= jobs.backoff_ms(attempts, p, random.Random(seed)) <= full * 1000
+
+
+class FixedRandom(random.Random):
+    def __init__(self, value):
+        super().__init__(0)
+        self.value = value
+
+    def uniform(self, a, b):
+        return a + (b - a) * (self.value - 0.5) / 0.5
+
+
+def test_failures_retry_with_backoff_then_exhaust_after_max_attempts(qs, qconn, clock):
+    add_work(qconn, 1, "fail")
+    worker = Worker(qs)
+    worker.run_once()  # sweep enqueues, attempt 1 fails
+    row = qconn.execute("SELECT * FROM jobs").fetchone()
+    assert (row["status"], row["attempts"]) == ("retrying", 1)
+    assert 5_000 <= row["run_after"] - clock.now_ms() <= 10_000
+    assert "failed on purpose" in row["last_error"]
+    worker.run_once()  # not due yet: nothing claimed
+    assert qconn.execute("SELECT attempts FROM jobs").fetchone()[0] == 1
+    for _ in range(2):
+        clock.advance(100)
+        worker.run_once()
+    row = qconn.execute("SELECT * FROM jobs").fetchone()
+    assert (row["status"], row["attempts"]) == ("exhausted", 3)
+    assert row["finished_at"] == clock.now_ms()
+    worker.close()
+
+
+def test_sweep_respects_cool_down_and_a_deliberate_retry_runs_at_once(qs, qconn, clock):
+    add_work(qconn, 1, "fail")
+    qconn.execute("UPDATE jobs SET status = 'x'")  # no-op on an empty queue
+    p = policy(qs)
+    kind = qs.job_kinds.require("test_work")
+    assert jobs.sweep(qconn, kind, clock.now_ms(), 10, p) == 1
+    job_id = qconn.execute("SELECT id FROM jobs").fetchone()[0]
+    qconn.execute("UPDATE jobs SET status = 'exhausted', finished_at = ? WHERE id = ?",
+                  (clock.now_ms(), job_id))
+    clock.advance(30)
+    assert jobs.sweep(qconn, kind, clock.now_ms(), 10, p) == 0  # cooling down
+    assert jobs.retry(qconn, job_id, clock.now_ms()) == "retried"
+    row = qconn.execute("SELECT status, attempts, run_after FROM jobs").fetchone()
+    assert tuple(row) == ("queued", 0, clock.now_ms())
+    qconn.execute("UPDATE jobs SET status = 'exhausted', finished_at = ?", (clock.now_ms(),))
+    clock.advance(61)
+    assert jobs.sweep(qconn, kind, clock.now_ms(), 10, p) == 1  # cool-down over
+
+
+def test_sweep_inserts_at_most_its_limit_and_cooling_subjects_do_not_starve_the_rest(
+        qs, qconn, clock):
+    ids = add_work(qconn, 10)
+    p = policy(qs)
+    for work_id in ids[:3]:  # the first three are cooling down
+        qconn.execute("INSERT INTO jobs (kind, key, payload, status, max_attempts, run_after,"
+                      " created_at, updated_at, finished_at) VALUES ('test_work', ?, '{}',"
+                      " 'exhausted', 3, 0, 0, ?, ?)",
+                      (f"work:{work_id}", clock.now_ms(), clock.now_ms()))
+    kind = qs.job_kinds.require("test_work")
+    assert jobs.sweep(qconn, kind, clock.now_ms(), 4, p) == 4
+    assert jobs.sweep(qconn, kind, clock.now_ms(), 4, p) == 3
+    assert jobs.sweep(qconn, kind, clock.now_ms(), 4, p) == 0
+    live = {r[0] for r in qconn.execute("SELECT key FROM jobs WHERE status = 'queued'")}
+    assert live == {f"work:{i}" for i in ids[3:]}
+
+
+def test_retry_with_a_live_twin_is_a_no_op(qs, qconn, clock):
+    enqueue(qs, qconn, "work:1", clock.now_ms())
+    qconn.execute("UPDATE jobs SET status = 'exhausted'")
+    enqueue(qs, qconn, "work:1", clock.now_ms())  # the sweep or server queued it again
+    old_id = qconn.execute("SELECT min(id) FROM jobs").fetchone()[0]
+    before = qconn.execute("SELECT * FROM jobs ORDER BY id").fetchall()
+    assert jobs.retry(qconn, old_id, clock.now_ms()) == "conflict"
+    assert jobs.retry_exhausted(qconn, "test_work", clock.now_ms()) == 0
+    assert [tuple(r) for r in qconn.execute("SELECT * FROM jobs ORDER BY id")] == [
+        tuple(r) for r in before]
+    assert jobs.retry(qconn, 999, clock.now_ms()) == "not_found"
+
+
+def test_unreadable_rows_end_exhausted_naming_the_field_and_the_rest_progresses(
+        qs, qconn, clock):
+    good = add_work(qconn, 3)
+    now = clock.now_ms()
+    rows = {"kind": ("mystery", "{}", "queued", now),
+            "payload": ("test_work", "{not json", "queued", now),
+            "status": ("test_work", "{}", "wat", now),
+            "run_after": ("test_work", "{}", "queued", "soon")}
+    ids = {}
+    for name, (kind, payload, status, run_after) in rows.items():
+        ids[name] = qconn.execute(
+            "INSERT INTO jobs (kind, key, payload, status, max_attempts, run_after, created_at,"
+            " updated_at) VALUES (?, ?, ?, ?, 8, ?, ?, ?) RETURNING id",
+            (kind, f"bad:{name}", payload, status, run_after, now, now)).fetchall()[0][0]
+    worker = Worker(qs)
+    for _ in range(3):
+        worker.run_once()
+        clock.advance(1)
+    worker.close()
+    for name, job_id in ids.items():
+        row = qconn.execute("SELECT status, attempts, last_error FROM jobs WHERE id = ?",
+                            (job_id,)).fetchone()
+        assert row["status"] == "exhausted", name
+        assert row["attempts"] <= 1, name  # claimed at most once: no claim/reclaim churn
+        assert name in row["last_error"], (name, row["last_error"])
+    done = qconn.execute("SELECT count(*) FROM test_work WHERE done_at IS NOT NULL").fetchone()[0]
+    assert done == len(good)
+
+
+def test_losing_the_queue_loses_nothing(qs, qconn, clock):
+    add_work(qconn, 30)
+    worker = Worker(qs)
+    worker.run_once()  # sweep enqueues 30, the batch of 10 runs
+    qconn.execute("DELETE FROM jobs")
+    for _ in range(5):
+        clock.advance(qs.config.sweep_interval_s + 1)
+        worker.run_once()
+    worker.close()
+    assert qconn.execute("SELECT count(*) FROM test_work WHERE done_at IS NULL").fetchone()[0] == 0
+    assert qconn.execute("SELECT count(*) FROM test_runs").fetchone()[0] == 30
+
+
+def test_release_puts_the_rest_of_a_batch_back_uncounted(qs, qconn, clock):
+    for i in range(3):
+        enqueue(qs, qconn, f"work:{i}", clock.now_ms())
+    batch = jobs.claim(qconn, "w", clock.now_ms(), 10, 10_000)
+    assert jobs.release(qconn, [j.id for j in batch[1:]], "w", clock.now_ms()) == 2
+    rows = qconn.execute("SELECT status, attempts FROM jobs ORDER BY id").fetchall()
+    assert [tuple(r) for r in rows] == [("running", 1), ("queued", 0), ("queued", 0)]
+
+
+def test_prune_removes_finished_jobs_after_the_retention(qs, qconn, clock):
+    enqueue(qs, qconn, "work:1", clock.now_ms())
+    [job] = jobs.claim(qconn, "w", clock.now_ms(), 1, 10_000)
+    jobs.complete(qconn, job.id, "w", clock.now_ms())
+    retention = qs.config.job_retention_s * 1000
+    assert jobs.prune(qconn, clock.now_ms() + retention - 1, retention) == 0
+    assert jobs.prune(qconn, clock.now_ms() + retention + 1, retention) == 1
+
+
+def test_admin_routes_metrics_and_retry_api(qs, qconn, clock, make_user):
+    from kmood_lib.web import make_wsgi
+    from tests.conftest import PASSWORD
+    from tests.wsgi import Client
+
+    make_user("root")
+    make_user("bob")
+    add_work(qconn, 1, "fail")
+    qconn.execute("INSERT INTO jobs (kind, key, payload, status, max_attempts, run_after,"
+                  " created_at, updated_at) VALUES ('test_work', 'work:1', '{\"id\": 1}',"
+                  " 'exhausted', 3, 0, 0, 0)")
+    wsgi = make_wsgi(qs)
+    admin, bob = Client(wsgi), Client(wsgi)
+    admin.login("root", PASSWORD)
+    bob.login("bob", PASSWORD)
+    assert bob.get("/api/jobs").status == 403 and bob.get("/metrics").status == 403
+    assert Client(wsgi).get("/metrics").status == 401
+    listed = admin.get("/api/jobs?status=exhausted").json
+    assert [j["key"] for j in listed["jobs"]] == ["work:1"] and listed["next_cursor"] is None
+    summary = admin.get("/api/jobs/summary").json
+    assert summary["counts"] == {"test_work": {"exhausted": 1}}
+    metrics = admin.get("/metrics")
+    assert metrics.headers["Content-Type"].startswith("text/plain")
+    assert 'kmood_jobs{kind="test_work",status="exhausted"} 1' in metrics.text
+    assert "kmood_jobs_oldest_waiting_age_seconds 0" in metrics.text
+    job_id = listed["jobs"][0]["id"]
+    assert admin.post(f"/api/jobs/{job_id}/retry").json["status"] == "queued"
+    enqueue(qs, qconn, "work:1", clock.now_ms())  # no-op: the retried job is live
+    qconn.execute("UPDATE jobs SET status = 'exhausted'")
+    enqueue(qs, qconn, "work:1", clock.now_ms())
+    assert admin.post(f"/api/jobs/{job_id}/retry").status == 409
+    assert admin.post("/api/jobs/999/retry").status == 404
+    assert admin.post("/api/jobs/retry").status == 422
+    assert admin.post("/api/jobs/retry?kind=test_work").json == {"kind": "test_work",
+                                                                 "retried": 0}
