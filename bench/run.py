@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["api.py"]
+BENCHMARKS = ["api.py", "queue.py"]
 
 if __name__ == "__main__":
     failed = 0
