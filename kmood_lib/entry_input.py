@@ -134,11 +134,7 @@ def _location(f: Fields, value) -> tuple[float, float] | None:
     if not isinstance(value, dict):
         f.fail("location", "must be {\"lat\": ..., \"lon\": ...} or null")
         return None
-    for name in value:
-        if name == "place":
-            f.fail("location.place", "read-only field (filled in by the worker)")
-        elif name not in ("lat", "lon"):
-            f.fail(f"location.{name}", "unknown field")
+    f.reject_fields(value, {"lat", "lon"}, {"place"}, prefix="location.")
     if "lat" not in value or "lon" not in value:
         f.fail("location", "needs both lat and lon")
         return None
@@ -157,11 +153,7 @@ def _song(f: Fields, value, patch: bool) -> Song | None:
     if not isinstance(value, dict):
         f.fail("song", "must be an object with artist and title, or null")
         return None
-    for name in value:
-        if name == "metadata":
-            f.fail("song.metadata", "read-only field (filled in by the worker)")
-        elif name not in ("artist", "title", "album", "source"):
-            f.fail(f"song.{name}", "unknown field")
+    f.reject_fields(value, {"artist", "title", "album", "source"}, {"metadata"}, prefix="song.")
     artist = f.text(value, "artist", MAX_SONG_FIELD, required=True, min_len=1)
     title = f.text(value, "title", MAX_SONG_FIELD, required=True, min_len=1)
     album = f.text(value, "album", MAX_SONG_FIELD, nullable=True)

@@ -25,12 +25,14 @@ class Fields:
     def fail(self, name: str, message: str) -> None:
         self.errors.setdefault(name, message)
 
-    def reject_fields(self, body: dict, allowed: set[str], read_only: set[str]) -> None:
+    def reject_fields(self, body: dict, allowed: set[str], read_only: set[str],
+                      prefix: str = "") -> None:
+        """Name every field that is read-only or unknown (`prefix` for nested objects)."""
         for name in body:
             if name in read_only:
-                self.fail(name, "read-only field")
+                self.fail(prefix + name, "read-only field")
             elif name not in allowed:
-                self.fail(name, "unknown field")
+                self.fail(prefix + name, "unknown field")
 
     def raise_if_any(self) -> None:
         if self.errors:
