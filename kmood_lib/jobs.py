@@ -129,7 +129,13 @@ def sweep(conn: sqlite3.Connection, kind: JobKind, now_ms: int, limit: int, poli
     """
     if limit <= 0:
         return 0
-    cursor = conn.execute(
+    return conn.execute(*sweep_statement(kind, now_ms, limit, policy)).rowcount
+
+
+def sweep_statement(kind: JobKind, now_ms: int, limit: int, policy: Policy) -> tuple[str, tuple]:
+    """The sweep's INSERT ... SELECT and its parameters. It holds the write lock while it runs,
+    so the per-candidate exclusion must be an index search on jobs (kind, key)."""
+    sql = (
         "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
         " created_at, updated_at)"
         " SELECT ?, c.key, c.payload, 'queued', 0, ?, ?, ?, ?"
@@ -138,11 +144,9 @@ def sweep(conn: sqlite3.Connection, kind: JobKind, now_ms: int, limit: int, poli
         "   (j.status IN ('queued', 'running', 'retrying')"
         "    OR (j.status = 'exhausted' AND coalesce(j.finished_at, j.updated_at) > ?)))"
         " LIMIT ?"
-        " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING",
-        (kind.name, policy.max_attempts, now_ms, now_ms, now_ms, *kind.params(now_ms), kind.name,
-         now_ms - policy.cooldown_ms, limit),
-    )
-    return cursor.rowcount
+        " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING")
+    return sql, (kind.name, policy.max_attempts, now_ms, now_ms, now_ms, *kind.params(now_ms),
+                 kind.name, now_ms - policy.cooldown_ms, limit)
 
 
 def sweep_all(conn: sqlite3.Connection, kinds: JobKinds, now_ms: int, limit: int,
@@ -239,9 +243,18 @@ def release(conn: sqlite3.Connection, job_ids: list[int], worker_id: str, now_ms
         " AND claimed_by = ?", (now_ms, json.dumps(job_ids), worker_id)).rowcount
 
 
+STALLED = "status = 'running' AND lease_until < ?"
+
+
 def reclaim_stalled(conn: sqlite3.Connection, now_ms: int) -> int:
     """Running jobs whose lease expired go back to `retrying` (or `exhausted` when out of
-    attempts); the WHERE re-checks status and lease, so a live claim is never taken."""
+    attempts); the WHERE re-checks status and lease, so a live claim is never taken.
+
+    A read-only probe comes first: an UPDATE that matches nothing still takes the write lock,
+    and the worker runs this every iteration.
+    """
+    if not _exists(conn, STALLED, (now_ms,)):
+        return 0
     rows = conn.execute(
         "UPDATE jobs SET"
         " status = CASE WHEN attempts >= max_attempts THEN 'exhausted' ELSE 'retrying' END,"
@@ -249,20 +262,31 @@ def reclaim_stalled(conn: sqlite3.Connection, now_ms: int) -> int:
         " last_error = 'lease expired: worker ' || coalesce(claimed_by, '?') ||"
         "   ' stopped responding during attempt ' || attempts,"
         " claimed_by = NULL, lease_until = NULL, run_after = ?, updated_at = ?"
-        " WHERE status = 'running' AND lease_until < ?"
+        f" WHERE {STALLED}"
         " RETURNING id, kind, status", (now_ms, now_ms, now_ms, now_ms)).fetchall()
     for row in rows:
         log.warning("job %d (%s) lease expired: now %s", row["id"], row["kind"], row["status"])
     return len(rows)
 
 
+# Word for word the WHERE of the partial index jobs_unclaimable (migration 0004_jobs_indexes), so that
+# the probe reads only the bad rows. status is NOT NULL in the schema.
+UNCLAIMABLE = (
+    "status NOT IN ('queued', 'running', 'retrying', 'done', 'exhausted')"
+    " OR (status IN ('queued', 'retrying') AND typeof(run_after) != 'integer')"
+    " OR (status = 'running' AND typeof(lease_until) != 'integer')"
+)
+
+
 def quarantine_unclaimable(conn: sqlite3.Connection, now_ms: int) -> int:
     """Rows a claim can never match (unknown status, non-integer run_after or lease_until) are
-    marked exhausted with last_error naming the field — visible, not forgotten."""
+    marked exhausted with last_error naming the field — visible, not forgotten. The probe
+    before the UPDATE reads the partial index only, and takes no write lock."""
+    if not _exists(conn, UNCLAIMABLE):
+        return 0
     rows = conn.execute(
         "UPDATE jobs SET last_error = CASE"
-        "   WHEN status IS NULL OR status NOT IN"
-        "     ('queued', 'running', 'retrying', 'done', 'exhausted')"
+        "   WHEN status NOT IN ('queued', 'running', 'retrying', 'done', 'exhausted')"
         "     THEN 'unreadable status: ' || quote(status)"
         "   WHEN typeof(run_after) != 'integer'"
         "     THEN 'unreadable run_after: ' || quote(run_after)"
@@ -270,14 +294,16 @@ def quarantine_unclaimable(conn: sqlite3.Connection, now_ms: int) -> int:
         " status = 'exhausted', finished_at = ?, updated_at = ?, claimed_by = NULL,"
         " run_after = CASE WHEN typeof(run_after) = 'integer' THEN run_after ELSE ? END,"
         " lease_until = NULL"
-        " WHERE status IS NULL"
-        "   OR status NOT IN ('queued', 'running', 'retrying', 'done', 'exhausted')"
-        "   OR (status IN ('queued', 'retrying') AND typeof(run_after) != 'integer')"
-        "   OR (status = 'running' AND typeof(lease_until) != 'integer')"
+        f" WHERE {UNCLAIMABLE}"
         " RETURNING id, last_error", (now_ms, now_ms, now_ms)).fetchall()
     for row in rows:
         log.warning("job %d marked exhausted: %s", row["id"], row["last_error"])
     return len(rows)
+
+
+def _exists(conn: sqlite3.Connection, where: str, params: tuple = ()) -> bool:
+    return conn.execute(f"SELECT EXISTS (SELECT 1 FROM jobs WHERE {where})", params
+                        ).fetchone()[0] == 1
 
 
 # --- operator actions ---------------------------------------------------------------------

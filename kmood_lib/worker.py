@@ -8,6 +8,7 @@ iterations that found nothing it idles cheaply, waking on another connection's c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -15,14 +16,19 @@ import socket
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from kmood_lib import auth as auth_store
 from kmood_lib import jobs, throttle
 from kmood_lib.bootstrap import Services
+from kmood_lib.db import transaction
 
 log = logging.getLogger(__name__)
+
+
+class LeaseLost(Exception):
+    """The job's lease was reclaimed before the handler finished: its work must not count."""
 
 
 class PermanentJobError(Exception):
@@ -56,11 +62,26 @@ class JobContext:
     job: jobs.ClaimedJob
     payload: dict
     worker: Worker
+    completed: bool = False
 
     def extend_lease(self) -> bool:
         """Keep the claim during long work; False means another worker has reclaimed it."""
         return jobs.extend_lease(self.conn, self.job.id, self.worker.worker_id,
                                  self.services.clock.now_ms(), self.worker.policy.lease_ms)
+
+    @contextlib.contextmanager
+    def completing(self) -> Iterator[sqlite3.Connection]:
+        """One BEGIN IMMEDIATE transaction holding the handler's writes and the job's
+        completion: both land or neither does. If the job was reclaimed meanwhile, the
+        writes roll back (LeaseLost), so the new claimant's run is the only one that counts;
+        and the job costs one write transaction instead of two."""
+        with transaction(self.conn):
+            yield self.conn
+            if not jobs.complete(self.conn, self.job.id, self.worker.worker_id,
+                                 self.services.clock.now_ms()):
+                raise LeaseLost(f"job {self.job.id} was reclaimed by another worker before it"
+                                f" finished; its writes were rolled back")
+        self.completed = True
 
 
 def new_worker_id() -> str:
@@ -146,13 +167,17 @@ class Worker:
         context = JobContext(self.services, self.conn, job, payload, self)
         try:
             kind.handler(context)
+        except LeaseLost as exc:
+            log.warning("%s", exc)
+            return
         except Exception as exc:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
             self._fail(job, f"{type(exc).__name__}: {exc}",
                        permanent=getattr(exc, "permanent", False))
             return
-        if not jobs.complete(self.conn, job.id, self.worker_id, self.now_ms()):
+        if not context.completed and not jobs.complete(self.conn, job.id, self.worker_id,
+                                                       self.now_ms()):
             log.warning("job %d (%s) finished after its lease was reclaimed; its new claimant "
                         "owns it now", job.id, job.kind)
 

@@ -57,7 +57,7 @@ def handle_work(ctx) -> None:
         time.sleep(0.5)  # a handler busy with real work, not a test waiting for time
     if behaviour == "slow_first" and ctx.job.attempts == 1:
         time.sleep(120)  # hangs until the test kills this process
-    with transaction(ctx.conn):
+    with ctx.completing():  # the run is recorded and the job completed in one transaction
         ctx.conn.execute("INSERT INTO test_runs (work_id, worker, attempt) VALUES (?, ?, ?)",
                          (work_id, ctx.worker.worker_id, ctx.job.attempts))
         ctx.conn.execute("UPDATE test_work SET done_at = ? WHERE id = ?",

@@ -262,3 +262,62 @@ def test_admin_routes_metrics_and_retry_api(qs, qconn, clock, make_user):
     assert admin.post("/api/jobs/retry").status == 422
     assert admin.post("/api/jobs/retry?kind=test_work").json == {"kind": "test_work",
                                                                  "retried": 0}
+
+
+def test_idle_maintenance_steps_take_no_write_lock(qs, qconn, clock):
+    """Quarantine and reclaim run every iteration: with nothing to do they only read, so they
+    never queue behind (or hold up) another process's writer."""
+    enqueue(qs, qconn, "work:1", clock.now_ms())
+    jobs.claim(qconn, "w", clock.now_ms(), 1, 10_000)  # a live lease, not stalled
+    from kmood_lib import db
+
+    holder = db.connect(qs.config.db_path, 10_000)
+    impatient = db.connect(qs.config.db_path, 0)  # busy_timeout 0: any lock wait raises
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        assert jobs.quarantine_unclaimable(impatient, clock.now_ms()) == 0
+        assert jobs.reclaim_stalled(impatient, clock.now_ms()) == 0
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    impatient.execute("UPDATE jobs SET status = 'wat'")  # now there is work: it writes
+    assert jobs.quarantine_unclaimable(impatient, clock.now_ms()) == 1
+    impatient.close()
+
+
+def test_sweep_exclusion_looks_jobs_up_by_subject_not_by_scanning_the_queue(qs, qconn, clock):
+    """The sweep holds the write lock while it runs, so its per-candidate job lookup must be
+    an index search; a scan made three workers starve each other for minutes."""
+    sql, params = jobs.sweep_statement(qs.job_kinds.require("test_work"), clock.now_ms(), 10,
+                                       policy(qs))
+    plan = [row["detail"] for row in qconn.execute("EXPLAIN QUERY PLAN " + sql, params)]
+    assert "SEARCH j USING INDEX jobs_subject (kind=? AND key=?)" in plan, plan
+    unclaimable = [row["detail"] for row in qconn.execute(
+        f"EXPLAIN QUERY PLAN SELECT 1 FROM jobs WHERE {jobs.UNCLAIMABLE}")]
+    assert unclaimable == ["SCAN jobs USING INDEX jobs_unclaimable"], unclaimable
+
+
+def test_a_handler_that_completes_in_its_own_transaction_commits_both_or_neither(
+        qs, qconn, clock):
+    add_work(qconn, 2)
+    worker = Worker(qs)
+    worker.run_once()  # the sweep queues both; the handler records and completes in one go
+    assert qconn.execute("SELECT count(*) FROM test_runs").fetchone()[0] == 2
+    assert {r[0] for r in qconn.execute("SELECT status FROM jobs")} == {"done"}
+    qconn.execute("DELETE FROM test_runs")
+    qconn.execute("UPDATE test_work SET done_at = NULL")
+    qconn.execute("DELETE FROM jobs")
+    clock.advance(qs.config.sweep_interval_s + 1)
+    jobs.sweep_all(qconn, qs.job_kinds, clock.now_ms(), 10, policy(qs))
+    [stale, _] = jobs.claim(qconn, worker.worker_id, clock.now_ms(), 2, 10_000)
+    clock.advance(11)  # the lease ran out: another worker takes the job over
+    jobs.reclaim_stalled(qconn, clock.now_ms())
+    [fresh, _] = jobs.claim(qconn, "other", clock.now_ms(), 2, 10_000)
+    assert fresh.id == stale.id
+    worker.run_job(stale)  # the old claimant finishes late: its writes must not land
+    assert qconn.execute("SELECT count(*) FROM test_runs").fetchone()[0] == 0
+    assert qconn.execute("SELECT count(*) FROM test_work WHERE done_at IS NOT NULL"
+                         ).fetchone()[0] == 0
+    row = qconn.execute("SELECT status, claimed_by FROM jobs WHERE id = ?", (stale.id,)).fetchone()
+    assert tuple(row) == ("running", "other")
+    worker.close()
