@@ -196,10 +196,21 @@ def claim(conn: sqlite3.Connection, worker_id: str, now_ms: int, batch: int, lea
 
 def complete(conn: sqlite3.Connection, job_id: int, worker_id: str, now_ms: int) -> bool:
     """Mark done, only if this worker still holds the job."""
-    return conn.execute(
+    return bool(complete_many(conn, [job_id], worker_id, now_ms))
+
+
+def complete_many(conn: sqlite3.Connection, job_ids: list[int], worker_id: str, now_ms: int
+                  ) -> set[int]:
+    """Mark several jobs done in one statement, each only if this worker still holds it;
+    return the ids that were still ours."""
+    if not job_ids:
+        return set()
+    rows = conn.execute(
         "UPDATE jobs SET status = 'done', lease_until = NULL, finished_at = ?, updated_at = ?"
-        " WHERE id = ? AND status = 'running' AND claimed_by = ?",
-        (now_ms, now_ms, job_id, worker_id)).rowcount == 1
+        " WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running'"
+        " AND claimed_by = ? RETURNING id",
+        (now_ms, now_ms, json.dumps(job_ids), worker_id)).fetchall()
+    return {row[0] for row in rows}
 
 
 def backoff_ms(attempts: int, policy: Policy, rng: random.Random) -> int:

@@ -84,6 +84,36 @@ class JobContext:
         self.completed = True
 
 
+MAX_ACK_DELAY_MS = 250
+
+
+class PendingAcks:
+    """Successful jobs of the batch in hand, waiting to be marked done in one statement."""
+
+    def __init__(self, worker: Worker):
+        self.worker = worker
+        self.jobs: dict[int, jobs.ClaimedJob] = {}
+        self.oldest_ms: int | None = None
+
+    def add(self, job: jobs.ClaimedJob) -> None:
+        self.jobs[job.id] = job
+        now_ms = self.worker.now_ms()
+        if self.oldest_ms is None:
+            self.oldest_ms = now_ms
+        elif now_ms - self.oldest_ms >= MAX_ACK_DELAY_MS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.jobs:
+            return
+        waiting, self.jobs, self.oldest_ms = self.jobs, {}, None
+        done = jobs.complete_many(self.worker.conn, list(waiting), self.worker.worker_id,
+                                  self.worker.now_ms())
+        for job_id in waiting.keys() - done:
+            log.warning("job %d (%s) finished after its lease was reclaimed; its new claimant "
+                        "owns it now", job_id, waiting[job_id].kind)
+
+
 def new_worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -136,50 +166,60 @@ class Worker:
     # --- jobs -----------------------------------------------------------------------------
 
     def run_jobs(self) -> int:
-        """Claim one batch (after a read-only probe) and run it; return how many were handled."""
+        """Claim one batch (after a read-only probe) and run it; return how many were handled.
+
+        Jobs whose handlers did not complete them in their own transaction are acknowledged
+        together in one statement at the end of the batch (or sooner, once the oldest waiting
+        acknowledgement is MAX_ACK_DELAY_MS old): one write instead of one per job. A crash
+        can re-run at most those few unacknowledged jobs, as it can re-run the job in hand.
+        """
         now_ms = self.now_ms()
         if self.stop.is_set() or not jobs.has_due_jobs(self.conn, now_ms):
             return 0
         batch = jobs.claim(self.conn, self.worker_id, now_ms, self.config.job_batch,
                            self.policy.lease_ms)
-        for index, job in enumerate(batch):
-            if self.stop.is_set():
-                rest = [j.id for j in batch[index:]]
-                released = jobs.release(self.conn, rest, self.worker_id, self.now_ms())
-                log.info("stopping: released %d claimed job(s) back to the queue", released)
-                return index
-            self.run_job(job)
+        acks = PendingAcks(self)
+        try:
+            for index, job in enumerate(batch):
+                if self.stop.is_set():
+                    acks.flush()
+                    rest = [j.id for j in batch[index:]]
+                    released = jobs.release(self.conn, rest, self.worker_id, self.now_ms())
+                    log.info("stopping: released %d claimed job(s) back to the queue", released)
+                    return index
+                if self.run_job(job):
+                    acks.add(job)
+        finally:
+            acks.flush()
         return len(batch)
 
-    def run_job(self, job: jobs.ClaimedJob) -> None:
+    def run_job(self, job: jobs.ClaimedJob) -> bool:
+        """Run one claimed job; True when it succeeded and still needs its acknowledgement."""
         kind = self.services.job_kinds.get(job.kind)
         if kind is None:
             self._fail(job, f"unknown job kind {job.kind!r}: no handler in this build",
                        permanent=True)
-            return
+            return False
         try:
             payload = json.loads(job.payload)
             if not isinstance(payload, dict):
                 raise ValueError("not a JSON object")
         except (TypeError, ValueError) as exc:
             self._fail(job, f"unreadable payload: {exc}", permanent=True)
-            return
+            return False
         context = JobContext(self.services, self.conn, job, payload, self)
         try:
             kind.handler(context)
         except LeaseLost as exc:
             log.warning("%s", exc)
-            return
+            return False
         except Exception as exc:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
             self._fail(job, f"{type(exc).__name__}: {exc}",
                        permanent=getattr(exc, "permanent", False))
-            return
-        if not context.completed and not jobs.complete(self.conn, job.id, self.worker_id,
-                                                       self.now_ms()):
-            log.warning("job %d (%s) finished after its lease was reclaimed; its new claimant "
-                        "owns it now", job.id, job.kind)
+            return False
+        return not context.completed
 
     def _fail(self, job: jobs.ClaimedJob, error: str, permanent: bool = False) -> None:
         status = jobs.fail(self.conn, job, self.worker_id, error, self.now_ms(), self.policy,

@@ -7,3 +7,10 @@ CREATE INDEX jobs_unclaimable ON jobs (id) WHERE status NOT IN ('queued', 'runni
 -- subject) looks jobs up by (kind, key) whatever their status; without this index each
 -- candidate scanned every job of its kind while the sweep held the write lock.
 CREATE INDEX jobs_subject ON jobs (kind, key);
+
+-- Every claim and acknowledgement rewrote these two for queries that run once an hour (prune)
+-- or when an operator looks (summary, lists); those scan a pruned table instead. The hot path
+-- keeps only the indexes it reads: live (kind, key), claimable, running lease, unclaimable.
+DROP INDEX jobs_kind_status;
+
+DROP INDEX jobs_finished;

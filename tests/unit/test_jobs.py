@@ -321,3 +321,49 @@ def test_a_handler_that_completes_in_its_own_transaction_commits_both_or_neither
     row = qconn.execute("SELECT status, claimed_by FROM jobs WHERE id = ?", (stale.id,)).fetchone()
     assert tuple(row) == ("running", "other")
     worker.close()
+
+
+def pickup_jobs(qs, conn, clock, n):
+    for entry_id in range(1, n + 1):
+        jobs.enqueue(conn, qs.job_kinds, "test_pickup", f"entry:{entry_id}",
+                     {"entry_id": entry_id}, clock.now_ms(), policy(qs))
+
+
+def test_a_batch_of_jobs_is_acknowledged_in_one_statement(qs, qconn, clock):
+    pickup_jobs(qs, qconn, clock, 5)  # test_pickup handlers leave completion to the worker
+    worker = Worker(qs)
+    statements = []
+    worker.conn.set_trace_callback(statements.append)
+    assert worker.run_jobs() == 5
+    worker.close()
+    acks = [s for s in statements if s.startswith("UPDATE jobs SET status = 'done'")]
+    assert len(acks) == 1, acks
+    assert [tuple(r) for r in qconn.execute("SELECT status, attempts FROM jobs")] == [
+        ("done", 1)] * 5
+    assert qconn.execute("SELECT count(*) FROM test_pickups").fetchone()[0] == 5
+
+
+def test_waiting_acknowledgements_are_flushed_once_the_oldest_is_due(qs, qconn, clock):
+    from kmood_lib.worker import MAX_ACK_DELAY_MS, PendingAcks
+
+    pickup_jobs(qs, qconn, clock, 3)
+    worker = Worker(qs)
+    first, second, third = jobs.claim(worker.conn, worker.worker_id, clock.now_ms(), 3, 60_000)
+    acks = PendingAcks(worker)
+    acks.add(first)
+    clock.advance((MAX_ACK_DELAY_MS - 1) / 1000)
+    acks.add(second)
+    assert qconn.execute("SELECT count(*) FROM jobs WHERE status = 'done'").fetchone()[0] == 0
+    clock.advance(0.001)
+    acks.add(third)  # the oldest has waited MAX_ACK_DELAY_MS: everything waiting is written
+    assert qconn.execute("SELECT count(*) FROM jobs WHERE status = 'done'").fetchone()[0] == 3
+    worker.close()
+
+
+def test_an_acknowledgement_for_a_reclaimed_job_is_refused(qs, qconn, clock):
+    pickup_jobs(qs, qconn, clock, 2)
+    [mine, lost] = jobs.claim(qconn, "slow", clock.now_ms(), 2, 10_000)
+    qconn.execute("UPDATE jobs SET claimed_by = 'other' WHERE id = ?", (lost.id,))
+    assert jobs.complete_many(qconn, [mine.id, lost.id], "slow", clock.now_ms()) == {mine.id}
+    rows = qconn.execute("SELECT status FROM jobs ORDER BY id").fetchall()
+    assert [r[0] for r in rows] == ["done", "running"]
