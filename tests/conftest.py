@@ -7,7 +7,18 @@ import pytest
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.config import Config
 from tests.fakes import FakeClock
-from tests.helpers import base_env
+from tests.helpers import SPAWNED, base_env
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes():
+    """Kill whatever a test spawned and left running, pass or fail."""
+    yield
+    while SPAWNED:
+        proc = SPAWNED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 @pytest.fixture

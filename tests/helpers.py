@@ -15,6 +15,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+# Every process spawn() starts; the autouse fixture in conftest.py kills what a test left
+# running (a failed assertion must not leave a worker spinning on the machine).
+SPAWNED: list[subprocess.Popen] = []
 
 
 def base_env(db_path: Path, **extra: str) -> dict[str, str]:
@@ -45,8 +48,10 @@ def free_port() -> int:
 
 def spawn(args: list[str], env: dict[str, str], log_path: Path, stdin=None) -> subprocess.Popen:
     log = open(log_path, "ab")
-    return subprocess.Popen([PYTHON, *args], cwd=ROOT, env=env, stdout=log,
+    proc = subprocess.Popen([PYTHON, *args], cwd=ROOT, env=env, stdout=log,
                             stderr=subprocess.STDOUT, stdin=stdin or subprocess.DEVNULL)
+    SPAWNED.append(proc)
+    return proc
 
 
 def run(args: list[str], env: dict[str, str], input: str | None = None,
