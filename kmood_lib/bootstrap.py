@@ -48,11 +48,13 @@ def bootstrap(
     write_lock = threading.Lock()  # this process's writers queue here, not in busy sleeps
 
     def connect() -> sqlite3.Connection:
-        return db.connect(config.db_path, config.busy_timeout_ms, write_lock)
+        return db.connect(config.db_path, config.busy_timeout_ms, write_lock,
+                          config.wal_autocheckpoint_pages)
 
     def connect_hook() -> sqlite3.Connection:
         # The post-save hook must give up quickly, so it does not wait on the process lock.
-        return db.connect(config.db_path, config.hook_busy_timeout_ms)
+        return db.connect(config.db_path, config.hook_busy_timeout_ms,
+                          autocheckpoint_pages=config.wal_autocheckpoint_pages)
 
     services = Services(
         config=config,

@@ -152,6 +152,14 @@ class Config:
     session_cleanup_interval_s: float = _setting(
         "KMOOD_SESSION_CLEANUP_INTERVAL_S", "3600", _float(0), "expired-session cleanup period"
     )
+    checkpoint_interval_s: float = _setting(
+        "KMOOD_CHECKPOINT_INTERVAL_S", "5", _float(0.001),
+        "how often the worker copies the WAL into the database file"
+    )
+    wal_autocheckpoint_pages: int = _setting(
+        "KMOOD_WAL_AUTOCHECKPOINT_PAGES", "10000", _int(0),
+        "WAL size at which a committing connection checkpoints itself (safety net)"
+    )
     user_agent: str = _setting(
         "KMOOD_USER_AGENT", DEFAULT_USER_AGENT, _nonempty, "User-Agent of outbound requests"
     )

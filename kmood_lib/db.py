@@ -39,14 +39,16 @@ class Connection(sqlite3.Connection):
     write_lock: threading.Lock | None = None
 
 
-def connect(path: str, busy_timeout_ms: int,
-            write_lock: threading.Lock | None = None) -> sqlite3.Connection:
+def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | None = None,
+            autocheckpoint_pages: int | None = None) -> sqlite3.Connection:
     """Open a connection with no implicit transactions, an explicit busy timeout, WAL and FKs.
 
     1. `busy_timeout` first, so every later statement waits for locks;
     2. `journal_mode=WAL`, retried on SQLITE_BUSY until the busy timeout has elapsed, because
        two processes opening a fresh file at once collide on it and busy_timeout does not cover it;
-    3. `foreign_keys=ON`, `synchronous=NORMAL`; rows come back as mappings (sqlite3.Row).
+    3. `foreign_keys=ON`, `synchronous=NORMAL`; rows come back as mappings (sqlite3.Row);
+    4. `wal_autocheckpoint` when given: the services raise it so that a save does not pay for
+       copying the WAL back (and its fsync) while holding the write lock; the worker checkpoints.
     """
     if path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -58,11 +60,19 @@ def connect(path: str, busy_timeout_ms: int,
         _enable_wal(conn, path, busy_timeout_ms)
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
+        if autocheckpoint_pages is not None:
+            conn.execute(f"PRAGMA wal_autocheckpoint = {int(autocheckpoint_pages)}")
     except BaseException:
         conn.close()
         raise
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def checkpoint(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """Copy committed WAL frames into the database file without blocking anyone (PASSIVE);
+    returns (busy, frames in the WAL, frames checkpointed)."""
+    return tuple(conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone())
 
 
 def _enable_wal(conn: sqlite3.Connection, path: str, busy_timeout_ms: int) -> None:

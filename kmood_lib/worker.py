@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from kmood_lib import auth as auth_store
-from kmood_lib import jobs, throttle
+from kmood_lib import db, jobs, throttle
 from kmood_lib.bootstrap import Services
 from kmood_lib.db import transaction
 
@@ -287,9 +287,18 @@ def prune_jobs(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
     return False
 
 
+def checkpoint_wal(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
+    """Copy the WAL back into the database file here, off the server's save path."""
+    busy, frames, copied = db.checkpoint(conn)
+    log.debug("WAL checkpoint: %d of %d frame(s) copied%s", copied, frames,
+              " (readers kept the rest)" if copied < frames else "")
+    return False
+
+
 def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
     """(name, interval_s, step) for the maintenance the worker owns."""
     return [
+        ("wal_checkpoint", services.config.checkpoint_interval_s, checkpoint_wal),
         ("session_cleanup", services.config.session_cleanup_interval_s, clean_up_sessions),
         ("prune_jobs", services.config.session_cleanup_interval_s, prune_jobs),
     ]

@@ -149,3 +149,29 @@ def test_connections_of_one_process_share_a_writer_lock_held_for_the_transaction
         assert not first.write_lock.locked()
     hook = services.connect_hook()
     assert hook.write_lock is None  # the post-save hook gives up fast instead of queueing
+
+
+def test_saves_leave_the_wal_to_the_worker_which_checkpoints_it(services, conn):
+    """The server's connections do not copy the WAL back on commit (that fsync would stall a
+    save while it holds the write lock); the worker's checkpoint step does."""
+    import sqlite3
+
+    from kmood_lib.users import create_user
+    from kmood_lib.worker import Worker
+
+    assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 10000
+    for i in range(20):
+        create_user(conn, f"user{i}", "long enough", now_ms=0, scrypt_n=16)
+
+    def users_in_main_file() -> int:  # immutable=1 reads the database file alone, not the WAL
+        raw = sqlite3.connect(f"file:{services.config.db_path}?immutable=1", uri=True)
+        try:
+            return raw.execute("SELECT count(*) FROM users").fetchone()[0]
+        finally:
+            raw.close()
+
+    assert users_in_main_file() == 0
+    worker = Worker(services)
+    worker.run_once()
+    worker.close()
+    assert users_in_main_file() == 20
