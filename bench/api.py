@@ -1,8 +1,10 @@
 """API benchmark: 16 concurrent clients creating and listing entries against kmood.py on
-waitress, beside a bare Bottle+waitress endpoint measured in the same run."""
+waitress (with kmood_worker.py beside it, as deployed), beside a bare Bottle+waitress endpoint
+measured in the same run."""
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -23,7 +25,7 @@ from tests.helpers import (  # noqa: E402
     wait_until,
 )
 
-THREADS = "8"
+THREADS = os.environ.get("BENCH_THREADS", "8")  # waitress threads for both servers; k-mood's default
 CLIENTS = 16
 DURATION_S = 5.0
 
@@ -41,6 +43,7 @@ def main() -> list[str]:
     assert run(["kmood.py", "create-user", "bench", "--password-stdin"], env,
                "bench-password\n").returncode == 0
     server = spawn(["kmood.py"], env, tmp / "server.log")
+    worker = spawn(["kmood_worker.py"], env, tmp / "worker.log")  # as deployed: it checkpoints
     bare = spawn([str(ROOT / "bench" / "bare_app.py"), str(bare_port), THREADS], env,
                  tmp / "bare.log")
     try:
@@ -65,6 +68,7 @@ def main() -> list[str]:
         ]
     finally:
         stop(server)
+        stop(worker)
         stop(bare)
     bare_post, create, listing = results[1], results[2], results[3]
     lines = [r.line() for r in results]
@@ -82,6 +86,7 @@ def _up(port: int) -> bool:
 
 
 if __name__ == "__main__":
-    print(f"API benchmark: {CLIENTS} clients, {DURATION_S:.0f} s each, python {PYTHON}")
+    print(f"API benchmark: {CLIENTS} clients, {DURATION_S:.0f} s each, {THREADS} waitress"
+          f" threads (BENCH_THREADS), python {PYTHON}")
     for line in main():
         print(line)
