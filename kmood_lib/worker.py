@@ -97,10 +97,13 @@ class PendingAcks:
 
     def add(self, job: jobs.ClaimedJob) -> None:
         self.jobs[job.id] = job
-        now_ms = self.worker.now_ms()
         if self.oldest_ms is None:
-            self.oldest_ms = now_ms
-        elif now_ms - self.oldest_ms >= MAX_ACK_DELAY_MS:
+            self.oldest_ms = self.worker.now_ms()
+
+    def flush_if_due(self) -> None:
+        """Before the next handler starts: write what has waited MAX_ACK_DELAY_MS or more."""
+        if self.oldest_ms is not None and \
+                self.worker.now_ms() - self.oldest_ms >= MAX_ACK_DELAY_MS:
             self.flush()
 
     def flush(self) -> None:
@@ -169,9 +172,10 @@ class Worker:
         """Claim one batch (after a read-only probe) and run it; return how many were handled.
 
         Jobs whose handlers did not complete them in their own transaction are acknowledged
-        together in one statement at the end of the batch (or sooner, once the oldest waiting
-        acknowledgement is MAX_ACK_DELAY_MS old): one write instead of one per job. A crash
-        can re-run at most those few unacknowledged jobs, as it can re-run the job in hand.
+        together in one statement at the end of the batch, or before the next handler starts
+        once the oldest waiting one is MAX_ACK_DELAY_MS old: one write instead of one per job.
+        A crash can re-run those few unacknowledged jobs, as it can re-run the job in hand;
+        like the jobs not yet started, they are covered by the batch's lease.
         """
         now_ms = self.now_ms()
         if self.stop.is_set() or not jobs.has_due_jobs(self.conn, now_ms):
@@ -187,6 +191,7 @@ class Worker:
                     released = jobs.release(self.conn, rest, self.worker_id, self.now_ms())
                     log.info("stopping: released %d claimed job(s) back to the queue", released)
                     return index
+                acks.flush_if_due()
                 if self.run_job(job):
                     acks.add(job)
         finally:

@@ -352,10 +352,14 @@ def test_waiting_acknowledgements_are_flushed_once_the_oldest_is_due(qs, qconn, 
     acks = PendingAcks(worker)
     acks.add(first)
     clock.advance((MAX_ACK_DELAY_MS - 1) / 1000)
+    acks.flush_if_due()
     acks.add(second)
     assert qconn.execute("SELECT count(*) FROM jobs WHERE status = 'done'").fetchone()[0] == 0
     clock.advance(0.001)
-    acks.add(third)  # the oldest has waited MAX_ACK_DELAY_MS: everything waiting is written
+    acks.flush_if_due()  # the oldest has waited MAX_ACK_DELAY_MS: everything waiting is written
+    assert qconn.execute("SELECT count(*) FROM jobs WHERE status = 'done'").fetchone()[0] == 2
+    acks.add(third)
+    acks.flush()
     assert qconn.execute("SELECT count(*) FROM jobs WHERE status = 'done'").fetchone()[0] == 3
     worker.close()
 
