@@ -6,13 +6,12 @@ import argparse
 import logging
 import signal
 import sys
-import threading
 
 from kmood_lib import jobs, queue_cli
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.cli import EXIT_OK, EXIT_USAGE, run_main
 from kmood_lib.config import Config
-from kmood_lib.worker import Worker
+from kmood_lib.worker import StopSignal, Worker
 
 log = logging.getLogger("kmood_worker")
 
@@ -72,7 +71,7 @@ def cmd_jobs(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
 
 def cmd_run(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
     services = bootstrap(config, **(bootstrap_kwargs or {}))
-    stop = threading.Event()
+    stop = StopSignal()  # set from signal handlers: must take no lock (see StopSignal)
     worker = Worker(services, stop)
 
     def request_stop(signum, frame):

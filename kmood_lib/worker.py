@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import os
+import select
 import socket
 import sqlite3
 import threading
@@ -25,6 +26,37 @@ from kmood_lib.bootstrap import Services
 from kmood_lib.db import transaction
 
 log = logging.getLogger(__name__)
+
+
+class StopSignal:
+    """A stop flag that a signal handler may set: `threading.Event.set()` takes the event's
+    lock, and a handler that runs while the main thread is inside `Event.wait()` already
+    holds it deadlocks the worker forever. Setting this takes no lock: a flag plus one byte
+    down a pipe that `wait()` selects on."""
+
+    def __init__(self):
+        self._flag = False
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._write, False)
+        self._poll = select.poll()
+        self._poll.register(self._read, select.POLLIN)
+
+    def is_set(self) -> bool:
+        return self._flag
+
+    def set(self) -> None:
+        self._flag = True
+        with contextlib.suppress(BlockingIOError):  # a full pipe already wakes the waiter
+            os.write(self._write, b"x")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if not self._flag:
+            self._poll.poll(None if timeout is None else max(0, int(timeout * 1000)))
+        return self._flag
+
+    def close(self) -> None:
+        os.close(self._read)
+        os.close(self._write)
 
 
 class LeaseLost(Exception):
@@ -124,7 +156,7 @@ def new_worker_id() -> str:
 class Worker:
     """One process's worker state (its id, its connection, when each periodic step last ran)."""
 
-    def __init__(self, services: Services, stop: threading.Event | None = None):
+    def __init__(self, services: Services, stop: threading.Event | StopSignal | None = None):
         self.services = services
         self.config = services.config
         self.policy = jobs.Policy.from_config(services.config)

@@ -29,6 +29,9 @@ def test_three_workers_run_every_job_exactly_once_while_another_process_enqueues
     env = queue_env(tmp_path, KMOOD_SWEEP_INTERVAL_S="1", KMOOD_JOB_LEASE_S="60")
     workers = [spawn(["tests/entry.py", "worker"], env, tmp_path / f"worker{i}.log")
                for i in range(3)]
+    for i in range(3):  # all three are looping before the work starts arriving
+        wait_until(lambda i=i: "started" in (tmp_path / f"worker{i}.log").read_text(), 60,
+                   what=f"worker{i} started")
     enqueuer = subprocess.run([PYTHON, "-c", ENQUEUER, env["KMOOD_DB"], str(TOTAL)], cwd=ROOT,
                               env=env, capture_output=True, text=True, timeout=300)
     assert enqueuer.returncode == 0, enqueuer.stderr
