@@ -237,10 +237,20 @@ def fail(conn: sqlite3.Connection, job: ClaimedJob, worker_id: str, error: objec
 def extend_lease(conn: sqlite3.Connection, job_id: int, worker_id: str, now_ms: int,
                  lease_ms: int) -> bool:
     """A long handler keeps its claim; False means it was already reclaimed."""
-    return conn.execute(
+    return bool(extend_leases(conn, [job_id], worker_id, now_ms, lease_ms))
+
+
+def extend_leases(conn: sqlite3.Connection, job_ids: list[int], worker_id: str, now_ms: int,
+                  lease_ms: int) -> set[int]:
+    """Renew the leases of jobs this worker still holds, in one statement; return those ids."""
+    if not job_ids:
+        return set()
+    rows = conn.execute(
         "UPDATE jobs SET lease_until = ?, updated_at = ?"
-        " WHERE id = ? AND status = 'running' AND claimed_by = ?",
-        (now_ms + lease_ms, now_ms, job_id, worker_id)).rowcount == 1
+        " WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running'"
+        " AND claimed_by = ? RETURNING id",
+        (now_ms + lease_ms, now_ms, json.dumps(job_ids), worker_id)).fetchall()
+    return {row[0] for row in rows}
 
 
 def release(conn: sqlite3.Connection, job_ids: list[int], worker_id: str, now_ms: int) -> int:

@@ -97,7 +97,10 @@ class JobContext:
     completed: bool = False
 
     def extend_lease(self) -> bool:
-        """Keep the claim during long work; False means another worker has reclaimed it."""
+        """Keep the claim during long work; False means another worker has reclaimed it.
+        Handlers that may run past half the lease call this; it also writes the batch's
+        waiting acknowledgements, whose leases would otherwise run out meanwhile."""
+        self.worker.flush_acks()
         return jobs.extend_lease(self.conn, self.job.id, self.worker.worker_id,
                                  self.services.clock.now_ms(), self.worker.policy.lease_ms)
 
@@ -163,6 +166,7 @@ class Worker:
         self.stop = stop or threading.Event()
         self.worker_id = new_worker_id()
         self.conn = services.connect()
+        self._acks: PendingAcks | None = None  # the batch in hand's waiting acknowledgements
         self.before: list[Periodic] = [Periodic("sweep", self.config.sweep_interval_s, run_sweeps)]
         self.after: list[Periodic] = [
             Periodic(name, interval, step) for name, interval, step in maintenance_steps(services)
@@ -206,15 +210,17 @@ class Worker:
         Jobs whose handlers did not complete them in their own transaction are acknowledged
         together in one statement at the end of the batch, or before the next handler starts
         once the oldest waiting one is MAX_ACK_DELAY_MS old: one write instead of one per job.
-        A crash can re-run those few unacknowledged jobs, as it can re-run the job in hand;
-        like the jobs not yet started, they are covered by the batch's lease.
+        A crash can re-run those few unacknowledged jobs, as it can re-run the job in hand.
+        Once half the lease has gone, waiting acknowledgements are written and the leases of
+        the jobs not yet started renewed, so a slow batch's tail is never run twice.
         """
         now_ms = self.now_ms()
         if self.stop.is_set() or not jobs.has_due_jobs(self.conn, now_ms):
             return 0
         batch = jobs.claim(self.conn, self.worker_id, now_ms, self.config.job_batch,
                            self.policy.lease_ms)
-        acks = PendingAcks(self)
+        acks = self._acks = PendingAcks(self)
+        leased_at = now_ms
         try:
             for index, job in enumerate(batch):
                 if self.stop.is_set():
@@ -224,11 +230,33 @@ class Worker:
                     log.info("stopping: released %d claimed job(s) back to the queue", released)
                     return index
                 acks.flush_if_due()
+                if self.now_ms() - leased_at >= self.policy.lease_ms // 2:
+                    acks.flush()
+                    leased_at, ours = self._renew_leases(batch[index:])
+                    if job.id not in ours:
+                        continue
                 if self.run_job(job):
                     acks.add(job)
         finally:
             acks.flush()
+            self._acks = None
         return len(batch)
+
+    def flush_acks(self) -> None:
+        if self._acks is not None:
+            self._acks.flush()
+
+    def _renew_leases(self, waiting: list[jobs.ClaimedJob]) -> tuple[int, set[int]]:
+        """Half the batch's lease is gone: renew it for the jobs not yet run, so a slow batch's
+        tail is not reclaimed (and run twice) before it even starts. Returns (now, ids kept)."""
+        now_ms = self.now_ms()
+        ours = jobs.extend_leases(self.conn, [j.id for j in waiting], self.worker_id, now_ms,
+                                  self.policy.lease_ms)
+        for job in waiting:
+            if job.id not in ours:
+                log.warning("job %d (%s) was reclaimed before it started; its new claimant "
+                            "runs it", job.id, job.kind)
+        return now_ms, ours
 
     def run_job(self, job: jobs.ClaimedJob) -> bool:
         """Run one claimed job; True when it succeeded and still needs its acknowledgement."""
