@@ -373,51 +373,50 @@ def test_an_acknowledgement_for_a_reclaimed_job_is_refused(qs, qconn, clock):
     assert [r[0] for r in rows] == ["done", "running"]
 
 
+def run_one_batch(config, clock, handler, n: int, **overrides):
+    """Services with one test kind, n jobs of it queued, one batch run by a worker; returns
+    (a second connection, the job ids). `handler(ctx, conn)` gets that second connection."""
+    conn_box = []
+    kind = jobs.JobKind("test_batch", "SELECT NULL AS key, NULL AS payload WHERE 0",
+                        lambda ctx: handler(ctx, conn_box[0]))
+    qs = bootstrap(config.with_overrides(**overrides), clock=clock, job_kinds=[kind])
+    conn = qs.connect()
+    conn_box.append(conn)
+    ids = [jobs.enqueue(conn, qs.job_kinds, "test_batch", f"s:{i}", {}, clock.now_ms(),
+                        jobs.Policy.from_config(qs.config)) for i in range(n)]
+    worker = Worker(qs)
+    assert worker.run_jobs() == n
+    worker.close()
+    return conn, ids
+
+
 def test_a_slow_batch_renews_the_lease_of_its_tail_so_nothing_runs_twice(config, clock):
     """Three handlers of 6 s each under a 10 s lease: without renewal the third job's lease
     runs out while the second runs, another worker takes it, and it runs twice."""
     ran, reclaimed = [], []
-    other = {}
 
-    def slow(ctx):
+    def slow(ctx, other):
         ran.append(ctx.job.id)
         clock.advance(6)
-        reclaimed.append(jobs.reclaim_stalled(other["conn"], clock.now_ms()))  # another worker
+        reclaimed.append(jobs.reclaim_stalled(other, clock.now_ms()))  # another worker's step
 
-    kind = jobs.JobKind("test_slow", "SELECT NULL AS key, NULL AS payload WHERE 0", slow)
-    qs = bootstrap(config.with_overrides(job_lease_s=10), clock=clock, job_kinds=[kind])
-    other["conn"] = qs.connect()
-    for i in range(3):
-        jobs.enqueue(other["conn"], qs.job_kinds, "test_slow", f"s:{i}", {}, clock.now_ms(),
-                     jobs.Policy.from_config(qs.config))
-    worker = Worker(qs)
-    assert worker.run_jobs() == 3
-    worker.close()
-    ids = [r[0] for r in other["conn"].execute("SELECT id FROM jobs ORDER BY id")]
+    conn, ids = run_one_batch(config, clock, slow, 3, job_lease_s=10)
     assert ran == ids and reclaimed == [0, 0, 0]
-    rows = other["conn"].execute("SELECT status, attempts FROM jobs").fetchall()
+    rows = conn.execute("SELECT status, attempts FROM jobs").fetchall()
     assert [tuple(r) for r in rows] == [("done", 1)] * 3
-    other["conn"].close()
+    conn.close()
 
 
 def test_a_handler_extending_its_lease_first_writes_the_batchs_waiting_acknowledgements(
         config, clock):
     seen = {}
 
-    def handler(ctx):
+    def handler(ctx, other):
         if ctx.job.key == "s:1":  # the long one: job s:0 finished just before it
             ctx.extend_lease()
-            seen["first"] = seen["conn"].execute(
-                "SELECT status FROM jobs WHERE key = 's:0'").fetchone()[0]
+            seen["first"] = other.execute("SELECT status FROM jobs WHERE key = 's:0'"
+                                          ).fetchone()[0]
 
-    kind = jobs.JobKind("test_long", "SELECT NULL AS key, NULL AS payload WHERE 0", handler)
-    qs = bootstrap(config, clock=clock, job_kinds=[kind])
-    seen["conn"] = qs.connect()
-    for i in range(2):
-        jobs.enqueue(seen["conn"], qs.job_kinds, "test_long", f"s:{i}", {}, clock.now_ms(),
-                     jobs.Policy.from_config(qs.config))
-    worker = Worker(qs)
-    assert worker.run_jobs() == 2
-    worker.close()
+    conn, _ = run_one_batch(config, clock, handler, 2)
     assert seen["first"] == "done"
-    seen["conn"].close()
+    conn.close()
