@@ -175,9 +175,7 @@ class ClaimedJob:
 
 def has_due_jobs(conn: sqlite3.Connection, now_ms: int) -> bool:
     """A read-only probe: an UPDATE that matches nothing would still take the write lock."""
-    return conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM jobs WHERE status IN ('queued', 'retrying')"
-        " AND run_after <= ?)", (now_ms,)).fetchone()[0] == 1
+    return _exists(conn, "status IN ('queued', 'retrying') AND run_after <= ?", (now_ms,))
 
 
 def claim(conn: sqlite3.Connection, worker_id: str, now_ms: int, batch: int, lease_ms: int
@@ -203,13 +201,21 @@ def complete_many(conn: sqlite3.Connection, job_ids: list[int], worker_id: str, 
                   ) -> set[int]:
     """Mark several jobs done in one statement, each only if this worker still holds it;
     return the ids that were still ours."""
+    return _update_held(conn, "status = 'done', lease_until = NULL, finished_at = ?,"
+                        " updated_at = ?", (now_ms, now_ms), job_ids, worker_id)
+
+
+def _update_held(conn: sqlite3.Connection, assignments: str, params: tuple,
+                 job_ids: list[int], worker_id: str) -> set[int]:
+    """One UPDATE of the jobs among `job_ids` that this worker still holds (running, claimed
+    by it); returns their ids. `assignments` is SQL written in this module, never input."""
     if not job_ids:
         return set()
     rows = conn.execute(
-        "UPDATE jobs SET status = 'done', lease_until = NULL, finished_at = ?, updated_at = ?"
+        f"UPDATE jobs SET {assignments}"
         " WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running'"
         " AND claimed_by = ? RETURNING id",
-        (now_ms, now_ms, json.dumps(job_ids), worker_id)).fetchall()
+        (*params, json.dumps(job_ids), worker_id)).fetchall()  # read to the end
     return {row[0] for row in rows}
 
 
@@ -243,25 +249,15 @@ def extend_lease(conn: sqlite3.Connection, job_id: int, worker_id: str, now_ms: 
 def extend_leases(conn: sqlite3.Connection, job_ids: list[int], worker_id: str, now_ms: int,
                   lease_ms: int) -> set[int]:
     """Renew the leases of jobs this worker still holds, in one statement; return those ids."""
-    if not job_ids:
-        return set()
-    rows = conn.execute(
-        "UPDATE jobs SET lease_until = ?, updated_at = ?"
-        " WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running'"
-        " AND claimed_by = ? RETURNING id",
-        (now_ms + lease_ms, now_ms, json.dumps(job_ids), worker_id)).fetchall()
-    return {row[0] for row in rows}
+    return _update_held(conn, "lease_until = ?, updated_at = ?", (now_ms + lease_ms, now_ms),
+                        job_ids, worker_id)
 
 
 def release(conn: sqlite3.Connection, job_ids: list[int], worker_id: str, now_ms: int) -> int:
     """Give back claimed jobs that were never started (shutdown): queued, the claim uncounted."""
-    if not job_ids:
-        return 0
-    return conn.execute(
-        "UPDATE jobs SET status = 'queued', claimed_by = NULL, lease_until = NULL,"
-        " attempts = attempts - 1, updated_at = ?"
-        " WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running'"
-        " AND claimed_by = ?", (now_ms, json.dumps(job_ids), worker_id)).rowcount
+    return len(_update_held(conn, "status = 'queued', claimed_by = NULL, lease_until = NULL,"
+                            " attempts = attempts - 1, updated_at = ?", (now_ms,), job_ids,
+                            worker_id))
 
 
 STALLED = "status = 'running' AND lease_until < ?"
