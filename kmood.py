@@ -45,11 +45,17 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
 
     services = bootstrap(config, **(bootstrap_kwargs or {}))
     wsgi = make_wsgi(services)
-    server = waitress.create_server(
-        wsgi, host=config.host, port=config.port, threads=config.threads,
-        max_request_body_size=max(config.max_body_bytes, config.max_upload_bytes) + 65536,
-        ident="k-mood",
-    )
+    try:
+        # waitress reads a whole body before the app runs, so its own (plain-text) 413 sits at
+        # the upload limit; every other route refuses a larger Content-Length itself (JSON 413).
+        server = waitress.create_server(
+            wsgi, host=config.host, port=config.port, threads=config.threads,
+            max_request_body_size=max(config.max_body_bytes, config.max_upload_bytes) + 65536,
+            ident="k-mood",
+        )
+    except (OSError, ValueError) as exc:  # address in use, unknown host, privileged port
+        raise UsageError(f"cannot listen on {config.host}:{config.port}: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
 
     def stop(signum, frame):
         raise SystemExit(0)
@@ -99,7 +105,7 @@ def cmd_create_user(args, config: Config) -> int:
     try:
         user = users.create_user(
             conn, args.name, password, now_ms=services.clock.now_ms(),
-            scrypt_n=config.scrypt_n, timezone=args.timezone, admin=args.admin,
+            hasher=services.hasher, timezone=args.timezone, admin=args.admin,
         )
     except users.AccountError as exc:
         raise UsageError(f"create-user: {exc}") from None

@@ -9,11 +9,18 @@ import sys
 
 from kmood_lib import jobs, queue_cli
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.cli import EXIT_OK, EXIT_USAGE, run_main
+from kmood_lib.cli import EXIT_OK, EXIT_USAGE, UsageError, run_main
 from kmood_lib.config import Config
+from kmood_lib.validation import MAX_ID
 from kmood_lib.worker import StopSignal, Worker
 
 log = logging.getLogger("kmood_worker")
+
+
+def job_id(raw: str) -> int:
+    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_ID:
+        raise argparse.ArgumentTypeError(f"a job id is a whole number from 1 to {MAX_ID}")
+    return int(raw)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--limit", type=int, default=50)
     retry = actions.add_parser("retry", help="re-run one job now, or every exhausted job of a kind")
     target = retry.add_mutually_exclusive_group(required=True)
-    target.add_argument("id", nargs="?", type=int, help="job id")
+    target.add_argument("id", nargs="?", type=job_id, help="job id")
     target.add_argument("--kind", help="retry all exhausted jobs of this kind")
     actions.add_parser("sweep", help="run every sweep once now")
     actions.add_parser("summary", help="the default: counts and the oldest waiting job")
@@ -53,11 +60,15 @@ def cmd_jobs(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
             print(queue_cli.format_list(jobs.list_jobs(conn, args.status, args.kind,
                                                        max(1, args.limit))))
         elif args.action == "retry" and args.kind:
+            if args.kind not in services.job_kinds.names():
+                raise UsageError(f"jobs retry: no job kind {args.kind!r}; known kinds: "
+                                 f"{', '.join(services.job_kinds.names()) or '(none)'}")
             print(f"re-queued {jobs.retry_exhausted(conn, args.kind, now_ms)} exhausted "
                   f"{args.kind} job(s)")
         elif args.action == "retry":
             outcome = jobs.retry(conn, args.id, now_ms)
-            print(queue_cli.RETRY_MESSAGES[outcome].format(id=args.id))
+            print(queue_cli.RETRY_MESSAGES.get(outcome, "job {id} is " + outcome).format(
+                id=args.id))
             return EXIT_USAGE if outcome == "not_found" else EXIT_OK
         elif args.action == "sweep":
             inserted = jobs.sweep_all(conn, services.job_kinds, now_ms, config.sweep_limit,

@@ -7,6 +7,7 @@ import secrets
 import sqlite3
 from dataclasses import dataclass
 
+from kmood_lib.text import problem as text_problem
 from kmood_lib.users import AccountError, User
 
 LAST_SEEN_RESOLUTION_MS = 60_000  # last-seen/last-used are written at most once a minute
@@ -85,6 +86,9 @@ def create_api_token(conn: sqlite3.Connection, user_id: int, name: object, now_m
     """A new named token; the only time the raw token is returned."""
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_TOKEN_NAME:
         raise AccountError(f"name must be 1-{MAX_TOKEN_NAME} characters", "name")
+    wrong = text_problem(name, name=True)
+    if wrong:
+        raise AccountError(f"name {wrong}", "name")
     token = API_TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = conn.execute(
         "INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?)"

@@ -13,6 +13,7 @@ from kmood_lib import db, sweeps
 from kmood_lib.clock import SystemClock
 from kmood_lib.config import Config
 from kmood_lib.jobs import JobKind, JobKinds
+from kmood_lib.passwords import PasswordHasher
 from kmood_lib.upstream.lastfm import LastFm
 from kmood_lib.upstream.listenbrainz import ListenBrainz
 
@@ -28,6 +29,7 @@ class Services:
     rng: random.Random
     connect: Callable[[], sqlite3.Connection]
     connect_hook: Callable[[], sqlite3.Connection]
+    hasher: PasswordHasher
     listenbrainz: ListenBrainz
     lastfm: LastFm
     job_kinds: JobKinds
@@ -49,12 +51,13 @@ def bootstrap(
 
     def connect() -> sqlite3.Connection:
         return db.connect(config.db_path, config.busy_timeout_ms, write_lock,
-                          config.wal_autocheckpoint_pages)
+                          config.wal_autocheckpoint_pages, config.wal_size_limit_bytes)
 
     def connect_hook() -> sqlite3.Connection:
         # The post-save hook must give up quickly, so it does not wait on the process lock.
         return db.connect(config.db_path, config.hook_busy_timeout_ms,
-                          autocheckpoint_pages=config.wal_autocheckpoint_pages)
+                          autocheckpoint_pages=config.wal_autocheckpoint_pages,
+                          journal_size_limit_bytes=config.wal_size_limit_bytes)
 
     services = Services(
         config=config,
@@ -62,6 +65,7 @@ def bootstrap(
         rng=rng or random.Random(),
         connect=connect,
         connect_hook=connect_hook,
+        hasher=PasswordHasher(config.scrypt_n),
         listenbrainz=ListenBrainz(config.listenbrainz_url, config.user_agent),
         lastfm=LastFm(config.lastfm_url, config.lastfm_api_key, config.user_agent),
         job_kinds=JobKinds([*sweeps.production_kinds(config), *job_kinds]),

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Mapping
 
 from kmood_lib.config import Config, ConfigError, configure_logging
-from kmood_lib.db import MigrationError
+from kmood_lib.db import DatabaseOpenError, MigrationError
 
 EXIT_OK, EXIT_USAGE, EXIT_DB_REFUSED = 0, 2, 3
 
@@ -38,7 +38,7 @@ def run_main(prog: str, argv, environ: Mapping[str, str] | None,
     except MigrationError as exc:
         print(f"{prog}: refusing to start: {exc}", file=sys.stderr)
         return EXIT_DB_REFUSED
-    except UsageError as exc:
+    except (UsageError, DatabaseOpenError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
 

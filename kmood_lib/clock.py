@@ -17,11 +17,12 @@ class SystemClock:
 
 
 def ms_to_iso(ms: int | None) -> str | None:
-    """A Unix-ms timestamp as ISO-8601 UTC with a Z, for JSON."""
+    """A Unix-ms timestamp as ISO-8601 UTC with seconds precision and a Z, for JSON (the one
+    format of instants: `2026-11-30T20:15:00Z`)."""
     if ms is None:
         return None
     return (
-        datetime.fromtimestamp(ms / 1000, timezone.utc)
-        .isoformat(timespec="milliseconds")
+        datetime.fromtimestamp(ms // 1000, timezone.utc)
+        .isoformat(timespec="seconds")
         .replace("+00:00", "Z")
     )

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from kmood_lib import __version__
+from kmood_lib.text import has_surrogate
 
 PROJECT_URL = "https://github.com/k-mood/k-mood"
 DEFAULT_USER_AGENT = f"k-mood/{__version__} (+{PROJECT_URL})"
@@ -20,13 +21,25 @@ class ConfigError(ValueError):
 
 def _int(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
     def parse(raw: str) -> int:
-        if not re.fullmatch(r"[+-]?\d+", raw.strip()):
+        if not re.fullmatch(r"[+-]?[0-9]+", raw.strip()):
             raise ValueError(f"expected an integer, got {raw!r}")
         value = int(raw)
         if lo is not None and value < lo:
             raise ValueError(f"must be >= {lo}, got {value}")
         if hi is not None and value > hi:
             raise ValueError(f"must be <= {hi}, got {value}")
+        return value
+
+    return parse
+
+
+def _power_of_two(lo: int, hi: int) -> Callable[[str], int]:
+    as_int = _int(lo, hi)
+
+    def parse(raw: str) -> int:
+        value = as_int(raw)
+        if value & (value - 1):
+            raise ValueError(f"must be a power of two (scrypt's rule), got {value}")
         return value
 
     return parse
@@ -99,10 +112,15 @@ class Config:
     )
     session_ttl_s: int = _setting("KMOOD_SESSION_TTL_S", "2592000", _int(60), "session lifetime")
     scrypt_n: int = _setting(
-        "KMOOD_SCRYPT_N", "16384", _int(2, 2**20), "scrypt cost for new password hashes"
+        "KMOOD_SCRYPT_N", "16384", _power_of_two(2, 2**20),
+        "scrypt cost for new password hashes (a power of two)"
     )
     login_max_failures: int = _setting(
-        "KMOOD_LOGIN_MAX_FAILURES", "5", _int(1), "failed logins allowed per window"
+        "KMOOD_LOGIN_MAX_FAILURES", "5", _int(1), "failed logins allowed per username per window"
+    )
+    login_max_failures_per_address: int = _setting(
+        "KMOOD_LOGIN_MAX_FAILURES_PER_ADDRESS", "50", _int(1),
+        "failed logins allowed per client address per window (a household or proxy shares one)"
     )
     login_window_s: int = _setting(
         "KMOOD_LOGIN_WINDOW_S", "900", _int(1), "window for counting failed logins"
@@ -160,6 +178,10 @@ class Config:
         "KMOOD_WAL_AUTOCHECKPOINT_PAGES", "10000", _int(0),
         "WAL size at which a committing connection checkpoints itself (safety net)"
     )
+    wal_size_limit_bytes: int = _setting(
+        "KMOOD_WAL_SIZE_LIMIT_BYTES", "4194304", _int(0),
+        "size the WAL file is cut back to once checkpointed (the worker truncates it when idle)"
+    )
     user_agent: str = _setting(
         "KMOOD_USER_AGENT", DEFAULT_USER_AGENT, _nonempty, "User-Agent of outbound requests"
     )
@@ -187,6 +209,8 @@ class Config:
             env = f.metadata["env"]
             raw = environ.get(env, f.metadata["default"])
             try:
+                if has_surrogate(raw):  # os.environ carries undecodable bytes as surrogates
+                    raise ValueError("is not valid UTF-8")
                 values[f.name] = f.metadata["parse"](raw)
             except ValueError as exc:
                 raise ConfigError(f"{env}: {exc}") from None

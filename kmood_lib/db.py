@@ -9,9 +9,12 @@ import re
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from kmood_lib.text import name_key
 
 log = logging.getLogger(__name__)
 
@@ -28,19 +31,57 @@ class MigrationError(Exception):
     """The database cannot be brought to this build's schema; start-up must stop (exit 3)."""
 
 
+class DatabaseOpenError(Exception):
+    """The database file cannot be opened or created (path, permissions, not a database)."""
+
+
+# SQLite primary result codes that mean "this path is not usable", not "try again".
+_CANNOT_OPEN = {3: "permission denied", 8: "read-only", 10: "I/O error", 14: "cannot open",
+                23: "not authorised", 26: "not a database"}
+
+
 class Connection(sqlite3.Connection):
-    """A sqlite3 connection that may share a process-wide writer lock with its siblings.
+    """A sqlite3 connection that may share a process-wide writer lock with its siblings, and
+    can be put back into a clean state after whatever a request did with it.
 
     Threads of one process queue on `write_lock` (a fast mutex) before BEGIN IMMEDIATE instead
     of in SQLite's busy handler, which sleeps in steps of up to 100 ms; other processes are
     still held off by SQLite's own lock and busy_timeout.
+
+    It remembers the cursors it made: a read that failed half-way (or was abandoned) leaves its
+    statement un-reset, holding an old snapshot for as long as a traceback keeps the cursor
+    alive; every later BEGIN IMMEDIATE on the connection then fails with "database is locked".
+    `reset()` closes them all.
     """
 
     write_lock: threading.Lock | None = None
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._cursors: weakref.WeakSet[sqlite3.Cursor] = weakref.WeakSet()
+
+    def execute(self, sql: str, parameters=(), /) -> sqlite3.Cursor:
+        cursor = self.cursor()
+        self._cursors.add(cursor)
+        return cursor.execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters, /) -> sqlite3.Cursor:
+        cursor = self.cursor()
+        self._cursors.add(cursor)
+        return cursor.executemany(sql, parameters)
+
+    def reset(self) -> None:
+        """Every statement reset and no transaction open: what the next user may rely on."""
+        for cursor in list(self._cursors):
+            cursor.close()
+        if self.in_transaction:
+            log.warning("rolling back a transaction left open on a pooled connection")
+            self.execute("ROLLBACK")
+
 
 def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | None = None,
-            autocheckpoint_pages: int | None = None) -> sqlite3.Connection:
+            autocheckpoint_pages: int | None = None,
+            journal_size_limit_bytes: int | None = None) -> sqlite3.Connection:
     """Open a connection with no implicit transactions, an explicit busy timeout, WAL and FKs.
 
     1. `busy_timeout` first, so every later statement waits for locks;
@@ -48,12 +89,18 @@ def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | None =
        two processes opening a fresh file at once collide on it and busy_timeout does not cover it;
     3. `foreign_keys=ON`, `synchronous=NORMAL`; rows come back as mappings (sqlite3.Row);
     4. `wal_autocheckpoint` when given: the services raise it so that a save does not pay for
-       copying the WAL back (and its fsync) while holding the write lock; the worker checkpoints.
+       copying the WAL back (and its fsync) while holding the write lock; the worker checkpoints;
+    5. `journal_size_limit` when given: the WAL file is cut back to it whenever it is reset;
+    6. `kmood_name_key(text)`, the application's name key, for migrations that fill key columns.
+    A path that cannot be opened at all raises DatabaseOpenError (a configuration problem).
     """
-    if path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True,
-                           factory=Connection)
+    try:
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True,
+                               factory=Connection)
+    except (OSError, sqlite3.Error) as exc:
+        raise DatabaseOpenError(f"cannot open the database {path}: {exc}") from None
     conn.write_lock = write_lock
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
@@ -62,11 +109,24 @@ def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | None =
         conn.execute("PRAGMA synchronous = NORMAL")
         if autocheckpoint_pages is not None:
             conn.execute(f"PRAGMA wal_autocheckpoint = {int(autocheckpoint_pages)}")
+        if journal_size_limit_bytes is not None:
+            conn.execute(f"PRAGMA journal_size_limit = {int(journal_size_limit_bytes)}")
+    except sqlite3.Error as exc:
+        conn.close()
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if code in _CANNOT_OPEN:
+            raise DatabaseOpenError(f"cannot open the database {path}: {exc}") from None
+        raise
     except BaseException:
         conn.close()
         raise
+    conn.create_function("kmood_name_key", 1, _sql_name_key, deterministic=True)
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _sql_name_key(value):
+    return name_key(value) if isinstance(value, str) else value
 
 
 def checkpoint(conn: sqlite3.Connection) -> tuple[int, int, int]:
@@ -128,6 +188,22 @@ class ConnectionPerThread:
             with self._lock:
                 self._all.append(conn)
         return conn
+
+    def release(self) -> None:
+        """Hand this thread's connection back clean (see Connection.reset); a connection that
+        cannot even be reset is closed, and the thread's next get() opens a new one."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            return
+        try:
+            conn.reset()
+        except sqlite3.Error as exc:
+            log.warning("discarding a connection that could not be reset: %s", exc)
+            self._local.conn = None
+            with self._lock:
+                self._all.remove(conn)
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
 
     def close_all(self) -> None:
         with self._lock:
@@ -206,16 +282,36 @@ def migrate(
 ) -> list[int]:
     """Bring the database to this build's schema in one BEGIN IMMEDIATE; return versions applied.
 
-    1. take the write lock, create schema_migrations if missing;
-    2. refuse (MigrationError, nothing changed) a recorded version this build does not know
+    1. turn foreign keys off on this connection (before BEGIN: inside a transaction the pragma
+       does nothing), so a table can be rebuilt without cascading deletes into its children;
+    2. take the write lock, create schema_migrations if missing;
+    3. refuse (MigrationError, nothing changed) a recorded version this build does not know
        or a recorded checksum that differs from the file's;
-    3. run each pending file statement by statement and record it; commit once at the end.
+    4. run each pending file statement by statement and record it;
+    5. `PRAGMA foreign_key_check` when anything ran: any violation rolls everything back (MigrationError);
+       commit once at the end; foreign keys are back on afterwards, whatever happened.
     The underscored arguments exist only for the test that proves the race is real.
     """
-    if _single_transaction:
-        with transaction(conn, immediate=True):
-            return _migrate_locked(conn, migrations, now_ms, _pause_after_read_s)
-    return _migrate_locked(conn, migrations, now_ms, _pause_after_read_s)
+    conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        if _single_transaction:
+            with transaction(conn, immediate=True):
+                done = _migrate_locked(conn, migrations, now_ms, _pause_after_read_s)
+                if done:
+                    _check_foreign_keys(conn)
+                return done
+        return _migrate_locked(conn, migrations, now_ms, _pause_after_read_s)
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _check_foreign_keys(conn: sqlite3.Connection) -> None:
+    broken = conn.execute("PRAGMA foreign_key_check").fetchall()
+    if broken:
+        table, rowid, parent, _ = tuple(broken[0])
+        raise MigrationError(
+            f"the migrations would leave {len(broken)} row(s) pointing at missing parents "
+            f"(first: {table} row {rowid} -> {parent}); nothing was changed")
 
 
 def _migrate_locked(conn, migrations, now_ms, pause_after_read_s) -> list[int]:

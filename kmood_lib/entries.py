@@ -15,7 +15,13 @@ from kmood_lib import vocab
 from kmood_lib.clock import ms_to_iso
 from kmood_lib.db import transaction
 from kmood_lib.entry_input import EntryInput
-from kmood_lib.validation import ValidationError, parse_local_date
+from kmood_lib.text import name_key
+from kmood_lib.validation import (
+    MalformedInput,
+    ValidationError,
+    parse_int_param,
+    parse_local_date,
+)
 
 log = logging.getLogger(__name__)
 
@@ -82,24 +88,35 @@ def _set_metrics(conn, entry_id: int, values: dict[int, float]) -> None:
 
 
 def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: EntryInput,
-                 now_ms: int) -> None:
-    """Apply the fields present in a PATCH; raise NotFound for another user's or no entry."""
-    columns: dict[str, object] = {}
+                 now_ms: int) -> bool:
+    """Apply the fields present in a PATCH; False when there were none (nothing is written, not
+    even updated_at); raise NotFound for another user's or no entry.
+
+    A new mood level without a label drops the custom label, which named the old level.
+    """
+    assignments: list[tuple[str, object]] = []  # SQL from this fixed set, never from the client
     if data.moment is not None and "occurred_at" in data.present:
         m = data.moment
-        columns.update(occurred_at=m.occurred_at_ms, utc_offset_s=m.offset_s,
-                       local_date=m.local_date, local_minute=m.local_minute)
+        assignments += [("occurred_at = ?", m.occurred_at_ms), ("utc_offset_s = ?", m.offset_s),
+                        ("local_date = ?", m.local_date), ("local_minute = ?", m.local_minute)]
+    if "mood" in data.present and "mood_label" not in data.present:
+        assignments.append(("mood_label = CASE WHEN mood = ? THEN mood_label END", data.mood))
     for name in ("mood", "mood_label", "note_title", "note"):
         if name in data.present:
-            columns[name] = getattr(data, name)
+            assignments.append((f"{name} = ?", getattr(data, name)))
     if "location" in data.present:
-        columns["lat"], columns["lon"] = data.location or (None, None)
+        lat, lon = data.location or (None, None)
+        assignments += [("lat = ?", lat), ("lon = ?", lon)]
+    if not data.present:
+        if conn.execute("SELECT 1 FROM entries WHERE id = ? AND user_id = ?",
+                        (entry_id, user_id)).fetchone() is None:
+            raise vocab.NotFound(f"entry {entry_id}")
+        return False
     with transaction(conn):
-        # Column names come from the fixed set above, never from the client.
-        assignments = "".join(f"{name} = ?, " for name in columns)
         found = conn.execute(
-            f"UPDATE entries SET {assignments}updated_at = ? WHERE id = ? AND user_id = ?",
-            (*columns.values(), now_ms, entry_id, user_id)).rowcount
+            "UPDATE entries SET " + "".join(sql + ", " for sql, _ in assignments) +
+            "updated_at = ? WHERE id = ? AND user_id = ?",
+            (*(value for _, value in assignments), now_ms, entry_id, user_id)).rowcount
         if not found:
             raise vocab.NotFound(f"entry {entry_id}")
         if "activities" in data.present:
@@ -108,6 +125,7 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
             _set_metrics(conn, entry_id, data.metrics)
         if "song" in data.present:  # only removal passes validation
             conn.execute("DELETE FROM songs WHERE entry_id = ?", (entry_id,))
+    return True
 
 
 def delete_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> None:
@@ -118,18 +136,15 @@ def delete_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> None:
 
 # --- reading ------------------------------------------------------------------------------
 
-# One row per entry carrying its activities and metrics as JSON and its song columns, so a
-# page of entries is a single query. Metric values that are not numbers are passed through as
-# null with their SQLite type, to be skipped with a warning (json_array cannot hold a BLOB).
+# One row per entry carrying its activities as JSON and its song columns. Metric values come
+# from a second query (_METRICS_SELECT) as plain columns: SQLite's JSON functions print a REAL
+# with 15 significant digits (0.30000000000000004 would come back as 0.3) and infinity as
+# `Inf`, so numbers never pass through them.
 _ENTRY_SELECT = (
     "SELECT e.*, ml.label AS level_label,"
     " (SELECT json_group_array(name) FROM (SELECT a.name FROM entry_activities ea"
     "   JOIN activities a ON a.id = ea.activity_id WHERE ea.entry_id = e.id"
-    "   ORDER BY a.name COLLATE NOCASE)) AS activities_json,"
-    " (SELECT json_group_array(json_array(m.name, typeof(em.value),"
-    "   CASE WHEN typeof(em.value) IN ('integer', 'real') THEN em.value END))"
-    "   FROM entry_metrics em JOIN metrics m ON m.id = em.metric_id"
-    "   WHERE em.entry_id = e.id) AS metrics_json,"
+    "   ORDER BY a.name_key)) AS activities_json,"
     " s.artist AS song_artist, s.title AS song_title, s.album AS song_album,"
     " s.source AS song_source"
     " FROM entries e"
@@ -138,32 +153,44 @@ _ENTRY_SELECT = (
 )
 
 
+# Values that are not numbers come back as NULL with their SQLite type, to be skipped with a
+# warning (reading a TEXT that is not UTF-8 would raise).
+_METRICS_SELECT = (
+    "SELECT em.entry_id, m.name, typeof(em.value) AS kind,"
+    " CASE WHEN typeof(em.value) IN ('integer', 'real') THEN em.value END AS value"
+    " FROM entry_metrics em JOIN metrics m ON m.id = em.metric_id"
+    " WHERE em.entry_id IN (SELECT value FROM json_each(?)) ORDER BY em.entry_id, m.name_key"
+)
+
+
 def get_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> dict:
     row = conn.execute(_ENTRY_SELECT + " WHERE e.id = ? AND e.user_id = ?",
                        (entry_id, user_id)).fetchone()
     if row is None:
         raise vocab.NotFound(f"entry {entry_id}")
-    return entry_json(row)
+    return entries_json(conn, [row])[0]
 
 
-def _metrics(entry_id: int, encoded: str) -> dict[str, float]:
-    """The readable metric values; an unreadable one is left out with a warning, never raised."""
-    out = {}
-    for name, kind, value in json.loads(encoded):
-        if isinstance(value, (int, float)) and math.isfinite(value):
-            out[name] = float(value)
-        else:
-            log.warning("entry %s: skipping unreadable value of metric %r (stored as %s)",
-                        entry_id, name, kind)
-    return out
+def entries_json(conn: sqlite3.Connection, rows: list) -> list[dict]:
+    """_ENTRY_SELECT rows -> the entries' JSON shape, with their metric values."""
+    metrics: dict[int, dict[str, float]] = {row["id"]: {} for row in rows}
+    if rows:
+        for m in conn.execute(_METRICS_SELECT, (json.dumps(list(metrics)),)).fetchall():
+            value = m["value"]
+            if isinstance(value, (int, float)) and math.isfinite(value):
+                metrics[m["entry_id"]][m["name"]] = float(value)
+            else:
+                log.warning("entry %s: skipping unreadable value of metric %r (stored as %s)",
+                            m["entry_id"], m["name"], m["kind"])
+    return [entry_json(row, metrics[row["id"]]) for row in rows]
 
 
 def _local_iso(ms: int, offset_s: int) -> str:
     tz = timezone(timedelta(seconds=offset_s))
-    return datetime.fromtimestamp(ms / 1000, tz).isoformat()
+    return datetime.fromtimestamp(ms // 1000, tz).isoformat(timespec="seconds")
 
 
-def entry_json(row) -> dict:
+def entry_json(row, metrics: dict[str, float]) -> dict:
     """One _ENTRY_SELECT row -> the entry's JSON shape (SPEC §6)."""
     location = None
     if row["lat"] is not None:
@@ -182,7 +209,7 @@ def entry_json(row) -> dict:
         "song": None if row["song_artist"] is None else {
             "artist": row["song_artist"], "title": row["song_title"], "album": row["song_album"],
             "source": row["song_source"], "metadata": None},
-        "metrics": _metrics(row["id"], row["metrics_json"]),
+        "metrics": metrics,
         "source": row["source"],
         "created_at": ms_to_iso(row["created_at"]),
         "updated_at": ms_to_iso(row["updated_at"]),
@@ -213,8 +240,9 @@ class EntryFilter:
             params.append(json.dumps(self.moods))
         for name in self.activities or ():
             sql.append("EXISTS (SELECT 1 FROM entry_activities ea JOIN activities a"
-                       " ON a.id = ea.activity_id WHERE ea.entry_id = e.id AND a.name = ?)")
-            params.append(name)
+                       " ON a.id = ea.activity_id WHERE ea.entry_id = e.id AND a.name_key = ?"
+                       " AND a.user_id = e.user_id)")
+            params.append(name_key(name))
         if self.query:
             sql.append("e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
             params.append(self.query)
@@ -238,13 +266,10 @@ def parse_filter(params) -> EntryFilter:
     if out.date_from and out.date_to and out.date_from > out.date_to:
         raise ValidationError({"from": "must not be after to"})
     if params.get("mood"):
-        try:
-            moods = [int(m) for m in params["mood"].split(",")]
-        except ValueError:
-            moods = [0]
-        if not all(1 <= m <= 5 for m in moods):
+        parts = params["mood"].split(",")
+        if not all(re.fullmatch(r"[1-5]", p.strip()) for p in parts):
             raise ValidationError({"mood": "must be levels 1-5 separated by commas, e.g. 4,5"})
-        out.moods = moods
+        out.moods = sorted({int(p) for p in parts})
     if params.get("activity"):
         names = [n.strip() for n in params["activity"].split(",") if n.strip()]
         if len(names) > 20:
@@ -257,25 +282,32 @@ def parse_filter(params) -> EntryFilter:
     return out
 
 
+# A cursor is (occurred_at, id) of the last entry on the page; occurred_at is counted from
+# 1900-01-01 UTC (the earliest an entry may be) so both numbers are plain non-negative decimals.
+_CURSOR_EPOCH_MS = -2208988800000
+_CURSOR = re.compile(r"(0|[1-9][0-9]{0,17}):([1-9][0-9]{0,17})")
+
+
 def encode_cursor(occurred_at: int, entry_id: int) -> str:
-    return base64.urlsafe_b64encode(f"{occurred_at}:{entry_id}".encode()).decode().rstrip("=")
+    raw = f"{occurred_at - _CURSOR_EPOCH_MS}:{entry_id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
 def decode_cursor(cursor: str) -> tuple[int, int]:
+    """The cursor's (occurred_at, id); anything this server could not have handed out is a
+    MalformedInput (400 at the API)."""
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        occurred_at, entry_id = (int(x) for x in raw.split(":"))
-        return occurred_at, entry_id
-    except (ValueError, UnicodeDecodeError):
-        raise ValidationError({"cursor": "not a cursor this server handed out"}) from None
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
+    except (ValueError, UnicodeError):
+        raw = ""
+    match = _CURSOR.fullmatch(raw)
+    if not match or len(cursor) > 64:
+        raise MalformedInput({"cursor": "not a cursor this server handed out"})
+    return int(match.group(1)) + _CURSOR_EPOCH_MS, int(match.group(2))
 
 
 def parse_limit(raw: str | None) -> int:
-    if raw in (None, ""):
-        return DEFAULT_LIMIT
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
-        raise ValidationError({"limit": f"must be an integer from 1 to {MAX_LIMIT}"})
-    return int(raw)
+    return parse_int_param(raw, "limit", 1, MAX_LIMIT, default=DEFAULT_LIMIT)
 
 
 def list_entries(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, limit: int,
@@ -293,4 +325,4 @@ def list_entries(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, limit
     if len(rows) > limit:
         rows = rows[:limit]
         next_cursor = encode_cursor(rows[-1]["occurred_at"], rows[-1]["id"])
-    return [entry_json(row) for row in rows], next_cursor
+    return entries_json(conn, rows), next_cursor

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
+from kmood_lib.text import name_key
+from kmood_lib.text import problem as text_problem
 from kmood_lib.validation import Fields, is_uuid, parse_occurred_at
 
 MAX_NOTE = 20_000
@@ -34,8 +36,10 @@ class Moment:
 
     @classmethod
     def of(cls, when: datetime) -> Moment:
+        """Whole seconds: the precision entries are stored and shown with."""
+        when = when.replace(microsecond=0)
         offset = when.utcoffset()
-        return cls(int(when.timestamp() * 1000), int(offset.total_seconds()),
+        return cls(int(when.timestamp()) * 1000, int(offset.total_seconds()),
                    when.date().isoformat(), when.hour * 60 + when.minute)
 
 
@@ -68,7 +72,7 @@ def parse_entry(body: dict, *, tz: ZoneInfo, now: datetime, metric_defs: dict, p
                 ) -> EntryInput:
     """Check a POST (patch=False) or PATCH body; raise ValidationError naming every bad field.
 
-    `metric_defs` maps a lower-cased metric name to (id, name, min, max) for this user.
+    `metric_defs` maps a metric's name key (text.name_key) to (id, name, min, max) for this user.
     """
     f = Fields()
     f.reject_fields(body, WRITABLE - ({"client_id"} if patch else set()),
@@ -95,7 +99,7 @@ def parse_entry(body: dict, *, tz: ZoneInfo, now: datetime, metric_defs: dict, p
     if "mood" in body:
         out.mood = f.integer(body["mood"], "mood", 1, 5)
     if "mood_label" in body:
-        out.mood_label = f.text(body, "mood_label", MAX_LABEL, nullable=True) or None
+        out.mood_label = f.text(body, "mood_label", MAX_LABEL, nullable=True, is_name=True) or None
     if "note_title" in body:
         out.note_title = f.text(body, "note_title", MAX_NOTE_TITLE) or ""
     if "note" in body:
@@ -120,11 +124,15 @@ def _activities(f: Fields, value) -> list[str]:
         f.fail("activities", f"at most {MAX_ACTIVITIES} activities")
         return []
     names: dict[str, str] = {}
-    for item in value:
+    for i, item in enumerate(value):
         if not isinstance(item, str) or not 1 <= len(item.strip()) <= MAX_ACTIVITY_NAME:
             f.fail("activities", f"each activity must be a name of 1-{MAX_ACTIVITY_NAME} characters")
             return []
-        names.setdefault(item.strip().casefold(), item.strip())
+        wrong = text_problem(item, name=True)
+        if wrong:
+            f.fail(f"activities[{i}]", wrong)
+            return []
+        names.setdefault(name_key(item.strip()), item.strip())
     return list(names.values())
 
 
@@ -154,9 +162,9 @@ def _song(f: Fields, value, patch: bool) -> Song | None:
         f.fail("song", "must be an object with artist and title, or null")
         return None
     f.reject_fields(value, {"artist", "title", "album", "source"}, {"metadata"}, prefix="song.")
-    artist = f.text(value, "artist", MAX_SONG_FIELD, required=True, min_len=1)
-    title = f.text(value, "title", MAX_SONG_FIELD, required=True, min_len=1)
-    album = f.text(value, "album", MAX_SONG_FIELD, nullable=True)
+    artist = f.text(value, "artist", MAX_SONG_FIELD, required=True, min_len=1, is_name=True)
+    title = f.text(value, "title", MAX_SONG_FIELD, required=True, min_len=1, is_name=True)
+    album = f.text(value, "album", MAX_SONG_FIELD, nullable=True, is_name=True)
     source = value.get("source", "manual")
     if source not in SONG_SOURCES:
         f.fail("song.source", f"must be one of {', '.join(SONG_SOURCES)}")
@@ -174,7 +182,7 @@ def _metrics(f: Fields, value, metric_defs: dict) -> dict[int, float]:
         return {}
     out = {}
     for name, raw in value.items():
-        definition = metric_defs.get(name.casefold()) if isinstance(name, str) else None
+        definition = metric_defs.get(name_key(name))
         key = f"metrics.{name}"
         if definition is None:
             f.fail(key, "no such metric; create it with POST /api/metrics first")

@@ -326,8 +326,9 @@ def _exists(conn: sqlite3.Connection, where: str, params: tuple = ()) -> bool:
 # --- operator actions ---------------------------------------------------------------------
 
 def retry(conn: sqlite3.Connection, job_id: int, now_ms: int) -> str:
-    """Deliberately re-run a job now: 'retried', 'not_found', 'running', or 'conflict' when a
-    live twin with the same (kind, key) exists (then nothing changes)."""
+    """Deliberately re-run a job now: 'retried'; 'not_found'; 'running' or 'queued' when it is
+    already under way or waiting (nothing to do); 'conflict' when a live twin with the same
+    (kind, key) exists (then nothing changes)."""
     try:
         changed = conn.execute(
             "UPDATE jobs SET status = 'queued', attempts = 0, run_after = ?, claimed_by = NULL,"
@@ -339,7 +340,7 @@ def retry(conn: sqlite3.Connection, job_id: int, now_ms: int) -> str:
     if changed:
         return "retried"
     row = conn.execute("SELECT status FROM jobs WHERE id = ?", (job_id,)).fetchone()
-    return "not_found" if row is None else "running"
+    return "not_found" if row is None else row["status"]
 
 
 def retry_exhausted(conn: sqlite3.Connection, kind: str, now_ms: int) -> int:

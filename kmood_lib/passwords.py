@@ -1,4 +1,5 @@
-"""Password hashing with hashlib.scrypt: per-password salt, parameters stored with the hash."""
+"""Password hashing with hashlib.scrypt: per-password salt, parameters stored with the hash,
+run on a small fixed pool of threads so parallel logins cannot pin the server's memory."""
 
 from __future__ import annotations
 
@@ -6,8 +7,18 @@ import base64
 import hashlib
 import hmac
 import secrets
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 _R, _P, _DKLEN = 8, 1, 32
+HASH_THREADS = 2  # scrypt needs 128*n*r bytes (16 MiB at n=2**14) per hash in flight
+MAX_PENDING = 8  # hashes running or waiting; past that a login is answered 503 at once
+
+
+class HasherBusy(Exception):
+    """Every hashing slot is taken: answer 503 with Retry-After instead of queueing forever."""
+
+    retry_after_s = 1
 
 
 def _b64(data: bytes) -> str:
@@ -21,15 +32,13 @@ def _scrypt(password: str, salt: bytes, n: int, r: int, p: int, dklen: int) -> b
     )
 
 
-def hash_password(password: str, n: int) -> str:
-    """`scrypt$n$r$p$salt$hash` so the cost can be raised later without breaking old hashes."""
+def _hash(password: str, n: int) -> str:
     salt = secrets.token_bytes(16)
     digest = _scrypt(password, salt, n, _R, _P, _DKLEN)
     return f"scrypt${n}${_R}${_P}${_b64(salt)}${_b64(digest)}"
 
 
-def verify_password(password: str, stored: str) -> bool:
-    """Constant-time check of a password against a stored hash; a malformed hash never matches."""
+def _verify(password: str, stored: str) -> bool:
     try:
         scheme, n, r, p, salt, digest = stored.split("$")
         if scheme != "scrypt":
@@ -42,16 +51,50 @@ def verify_password(password: str, stored: str) -> bool:
     return hmac.compare_digest(actual, expected)
 
 
-_DUMMY_HASH_CACHE: dict[int, str] = {}
+class PasswordHasher:
+    """scrypt at cost `n` on HASH_THREADS threads.
 
+    Each hash allocates 16 MiB at the default cost and glibc keeps every thread's arena once
+    used, so hashing inside eight request threads left ~160 MB resident for good; two hashing
+    threads bound that. When MAX_PENDING hashes are already running or waiting, HasherBusy
+    is raised at once, so request threads never pile up behind an unauthenticated flood.
+    """
 
-def burn_equivalent_time(password: str, n: int) -> None:
-    """Spend one verification's worth of work, so an unknown user answers like a wrong password."""
-    if n not in _DUMMY_HASH_CACHE:
-        _DUMMY_HASH_CACHE[n] = hash_password(secrets.token_hex(8), n)
-    verify_password(password, _DUMMY_HASH_CACHE[n])
+    def __init__(self, n: int, threads: int = HASH_THREADS, max_pending: int = MAX_PENDING):
+        self.n = n
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="scrypt")
+        self._slots = threading.BoundedSemaphore(max_pending)
+        self._dummy: str | None = None
 
+    def _run(self, fn, *args):
+        if not self._slots.acquire(blocking=False):
+            raise HasherBusy()
+        try:
+            future = self._pool.submit(fn, *args)
+        except BaseException:
+            self._slots.release()
+            raise
+        future.add_done_callback(lambda _: self._slots.release())
+        return future.result()
 
-def needs_rehash(stored: str, n: int) -> bool:
-    parts = stored.split("$")
-    return len(parts) != 6 or parts[0] != "scrypt" or parts[1] != str(n)
+    def hash(self, password: str) -> str:
+        """`scrypt$n$r$p$salt$hash` so the cost can be raised later without breaking old hashes."""
+        return self._run(_hash, password, self.n)
+
+    def verify(self, password: str, stored: str) -> bool:
+        """Constant-time check against a stored hash; a malformed hash never matches."""
+        return self._run(_verify, password, stored)
+
+    def burn(self, password: str) -> None:
+        """Spend one verification's worth of work, so an unknown user answers like a wrong
+        password."""
+        if self._dummy is None:
+            self._dummy = self.hash(secrets.token_hex(8))
+        self.verify(password, self._dummy)
+
+    def needs_rehash(self, stored: str) -> bool:
+        parts = stored.split("$")
+        return len(parts) != 6 or parts[0] != "scrypt" or parts[1] != str(self.n)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False)

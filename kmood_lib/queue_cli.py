@@ -8,6 +8,7 @@ RETRY_MESSAGES = {
     "retried": "job {id} re-queued to run now",
     "not_found": "no job {id}",
     "running": "job {id} is running; it cannot be retried now",
+    "queued": "job {id} is already queued; it runs as soon as a worker is free",
     "conflict": "job {id} not retried: a live job with the same kind and key exists",
 }
 

@@ -97,7 +97,7 @@ def activity_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) ->
         "      / (totals.n - count(s.id)) END AS avg_without"
         " FROM activities a JOIN entry_activities ea ON ea.activity_id = a.id"
         " JOIN scope s ON s.id = ea.entry_id, totals"
-        " WHERE a.user_id = ? GROUP BY a.id ORDER BY a.name COLLATE NOCASE",
+        " WHERE a.user_id = ? GROUP BY a.id ORDER BY a.name_key",
         (user_id, *params, user_id)).fetchall()
     out = []
     for r in rows:

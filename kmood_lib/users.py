@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from kmood_lib.db import transaction
-from kmood_lib.passwords import hash_password
+from kmood_lib.passwords import PasswordHasher
+from kmood_lib.text import has_surrogate, name_key
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+MAX_USERNAME_LENGTH = 64
 MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 1024
 
@@ -52,11 +54,14 @@ def validate_password(password: object, field: str = "password") -> str:
         raise AccountError(
             f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters", field
         )
+    if has_surrogate(password):
+        raise AccountError("password must be valid Unicode", field)
     return password
 
 
 def validate_timezone(name: object, field: str = "timezone") -> str:
-    if not isinstance(name, str) or not name or len(name) > 64 or name.startswith(("/", ".")):
+    if (not isinstance(name, str) or not name or len(name) > 64 or not name.isascii()
+            or not name.isprintable() or name.startswith(("/", "."))):
         raise AccountError("timezone must be an IANA name such as Europe/Berlin", field)
     try:
         ZoneInfo(name)
@@ -72,7 +77,7 @@ def create_user(
     password: str,
     *,
     now_ms: int,
-    scrypt_n: int,
+    hasher: PasswordHasher,
     timezone: str = "UTC",
     admin: bool = False,
     only_if_no_users: bool = False,
@@ -81,17 +86,18 @@ def create_user(
     validate_username(username)
     validate_password(password)
     validate_timezone(timezone)
-    password_hash = hash_password(password, scrypt_n)  # slow: outside the write lock
+    password_hash = hasher.hash(password)  # slow: outside the write lock
     with transaction(conn):
         has_users = conn.execute("SELECT EXISTS (SELECT 1 FROM users)").fetchone()[0]
         if has_users and only_if_no_users:
             raise AccountError("setup is finished: a user already exists", None, status=404)
         try:
             row = conn.execute(
-                "INSERT INTO users (username, password_hash, timezone, is_admin, created_at,"
-                " updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+                "INSERT INTO users (username, username_key, password_hash, timezone, is_admin,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " RETURNING id, username, timezone, is_admin",
-                (username, password_hash, timezone, int(admin or not has_users), now_ms, now_ms),
+                (username, name_key(username), password_hash, timezone,
+                 int(admin or not has_users), now_ms, now_ms),
             ).fetchall()[0]
         except sqlite3.IntegrityError:
             raise AccountError(f"username {username!r} is taken", "username", 409) from None
@@ -109,23 +115,22 @@ def get_user(conn: sqlite3.Connection, user_id: int) -> User | None:
     return User.from_row(row) if row else None
 
 
-def authenticate(conn: sqlite3.Connection, username: str, password: str, scrypt_n: int
-                 ) -> User | None:
-    """The user if the password matches; an unknown user costs the same time as a wrong password."""
-    from kmood_lib.passwords import burn_equivalent_time, needs_rehash, verify_password
-
+def authenticate(conn: sqlite3.Connection, username: str, password: str,
+                 hasher: PasswordHasher) -> User | None:
+    """The user if the password matches; an unknown user costs the same time as a wrong password.
+    HasherBusy escapes when every hashing slot is taken."""
     row = conn.execute(
-        "SELECT id, username, timezone, is_admin, password_hash FROM users WHERE username = ?",
-        (username,),
+        "SELECT id, username, timezone, is_admin, password_hash FROM users"
+        " WHERE username_key = ?", (name_key(username),),
     ).fetchone()
     if row is None:
-        burn_equivalent_time(password, scrypt_n)
+        hasher.burn(password)
         return None
-    if not verify_password(password, row["password_hash"]):
+    if not hasher.verify(password, row["password_hash"]):
         return None
-    if needs_rehash(row["password_hash"], scrypt_n):  # cost raised since: upgrade quietly
+    if hasher.needs_rehash(row["password_hash"]):  # cost raised since: upgrade quietly
         conn.execute("UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?",
-                     (hash_password(password, scrypt_n), row["id"], row["password_hash"]))
+                     (hasher.hash(password), row["id"], row["password_hash"]))
     return User.from_row(row)
 
 
@@ -181,8 +186,8 @@ def update_settings(conn: sqlite3.Connection, user_id: int, clean: dict, now_ms:
                  (*clean.values(), now_ms, user_id))
 
 
-def set_password(conn: sqlite3.Connection, user_id: int, new_password: str, scrypt_n: int,
-                 now_ms: int) -> None:
-    validate_password(new_password, "new_password")
+def set_password_hash(conn: sqlite3.Connection, user_id: int, password_hash: str,
+                      now_ms: int) -> None:
+    """Store a hash made beforehand with PasswordHasher.hash (slow: never under the write lock)."""
     conn.execute("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?",
-                 (hash_password(new_password, scrypt_n), now_ms, user_id))
+                 (password_hash, now_ms, user_id))

@@ -7,6 +7,12 @@ import re
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
+from kmood_lib.text import problem as text_problem
+
+MAX_EXACT_INT = 2**53
+MAX_ID = 2**63 - 1  # SQLite's largest rowid
+MIN_YEAR, MAX_YEAR = 1900, 2200
+
 
 class ValidationError(ValueError):
     """Input that cannot be accepted; `fields` maps each bad field to what is wrong with it."""
@@ -14,6 +20,10 @@ class ValidationError(ValueError):
     def __init__(self, fields: dict[str, str], message: str = "invalid input"):
         super().__init__(message)
         self.fields = fields
+
+
+class MalformedInput(ValidationError):
+    """Input that is not even of the right form (a cursor this server never handed out): 400."""
 
 
 class Fields:
@@ -39,7 +49,9 @@ class Fields:
             raise ValidationError(self.errors)
 
     def text(self, body: dict, name: str, max_len: int, *, required: bool = False,
-             nullable: bool = False, min_len: int = 0) -> str | None:
+             nullable: bool = False, min_len: int = 0, is_name: bool = False) -> str | None:
+        """A string field; `is_name` refuses every control character (prose keeps tab and
+        line breaks); `min_len` > 0 also strips surrounding whitespace."""
         value = body.get(name)
         if value is None:
             if required or (name in body and not nullable):
@@ -48,20 +60,26 @@ class Fields:
         if not isinstance(value, str):
             self.fail(name, "must be a string")
             return None
+        wrong = text_problem(value, name=is_name)  # before stripping: U+0085 is whitespace
+        if wrong:
+            self.fail(name, wrong)
+            return None
         value = value.strip() if min_len else value
         if len(value) < min_len or len(value) > max_len:
             self.fail(name, f"must be {min_len}-{max_len} characters")
-            return None
-        if "\x00" in value:
-            self.fail(name, "must not contain NUL characters")
             return None
         return value
 
     def number(self, value, name: str, lo: float | None = None, hi: float | None = None
                ) -> float | None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(
-                value):
+        """A finite number; an integer beyond 2**53 is refused, as a float could not hold it
+        exactly."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and not math.isfinite(value)):
             self.fail(name, "must be a number")
+            return None
+        if isinstance(value, int) and abs(value) > MAX_EXACT_INT:
+            self.fail(name, f"must be a number between -{MAX_EXACT_INT} and {MAX_EXACT_INT}")
             return None
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             bounds = f"between {lo} and {hi}" if lo is not None and hi is not None else (
@@ -77,6 +95,17 @@ class Fields:
         return value
 
 
+def parse_int_param(raw: str | None, name: str, lo: int, hi: int, default: int | None = None
+                    ) -> int | None:
+    """A query parameter holding a plain decimal integer (ASCII digits only: `str.isdigit()`
+    also accepts '²' and other digits that int() refuses)."""
+    if raw is None or raw == "":
+        return default
+    if not re.fullmatch(r"[0-9]{1,19}", raw) or not lo <= int(raw) <= hi:
+        raise ValidationError({name: f"must be an integer from {lo} to {hi}"})
+    return int(raw)
+
+
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
@@ -86,7 +115,7 @@ def is_uuid(value: object) -> bool:
 
 def parse_local_date(value: str, name: str) -> str:
     """A YYYY-MM-DD string, checked to be a real date."""
-    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
         raise ValidationError({name: "must be a date YYYY-MM-DD"})
     try:
         date.fromisoformat(value)
@@ -104,18 +133,23 @@ def resolve_local_time(naive: datetime, tz: ZoneInfo) -> datetime:
 
 def parse_occurred_at(value: object, tz: ZoneInfo) -> datetime:
     """ISO-8601 with an offset, or naive meaning the user's timezone; returns an aware datetime
-    carrying the offset the moment was lived in."""
-    if not isinstance(value, str) or not (10 <= len(value) <= 40):
-        raise ValueError("must be an ISO-8601 date-time such as 2026-11-30T21:15:00+01:00")
+    carrying the offset the moment was lived in, truncated to whole seconds (the precision
+    entries are stored and shown with)."""
+    message = "must be an ISO-8601 date-time such as 2026-11-30T21:15:00+01:00"
+    if not isinstance(value, str) or not (10 <= len(value) <= 40) or not value.isascii():
+        raise ValueError(message)
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        raise ValueError("must be an ISO-8601 date-time such as 2026-11-30T21:15:00+01:00") from None
+        raise ValueError(message) from None
+    # Checked on the wall clock first: converting year 1 or 9999 across an offset overflows.
+    if not MIN_YEAR <= parsed.year <= MAX_YEAR:
+        raise ValueError(f"must be between the years {MIN_YEAR} and {MAX_YEAR}")
     if parsed.tzinfo is None:
         parsed = resolve_local_time(parsed, tz)
     offset = parsed.utcoffset()
     if offset is None or abs(offset) > timedelta(hours=18):
         raise ValueError("has an impossible UTC offset")
-    if not 1900 <= parsed.astimezone(timezone.utc).year <= 2200:
-        raise ValueError("must be between the years 1900 and 2200")
-    return parsed
+    if not MIN_YEAR <= parsed.astimezone(timezone.utc).year <= MAX_YEAR:
+        raise ValueError(f"must be between the years {MIN_YEAR} and {MAX_YEAR}")
+    return parsed.replace(microsecond=0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from kmood_lib.text import name_key
 from kmood_lib.validation import Fields, ValidationError
 
 MAX_NAME = 64
@@ -23,7 +24,7 @@ def mood_labels(conn: sqlite3.Connection, user_id: int) -> dict[int, str]:
 def set_mood_label(conn: sqlite3.Connection, user_id: int, level: int, body: dict) -> None:
     f = Fields()
     f.reject_fields(body, {"label"}, {"level"})
-    label = f.text(body, "label", 32, required=True, min_len=1)
+    label = f.text(body, "label", 32, required=True, min_len=1, is_name=True)
     f.raise_if_any()
     if not 1 <= level <= 5:
         raise NotFound(f"mood level {level}")
@@ -36,22 +37,25 @@ def set_mood_label(conn: sqlite3.Connection, user_id: int, level: int, body: dic
 def _group_id(conn, user_id: int, group: str | None) -> int | None:
     if group is None:
         return None
-    conn.execute("INSERT INTO activity_groups (user_id, name) VALUES (?, ?)"
-                 " ON CONFLICT (user_id, name) DO NOTHING", (user_id, group))
-    return conn.execute("SELECT id FROM activity_groups WHERE user_id = ? AND name = ?",
-                        (user_id, group)).fetchone()[0]
+    key = name_key(group)
+    conn.execute("INSERT INTO activity_groups (user_id, name, name_key) VALUES (?, ?, ?)"
+                 " ON CONFLICT (user_id, name_key) DO NOTHING", (user_id, group, key))
+    return conn.execute("SELECT id FROM activity_groups WHERE user_id = ? AND name_key = ?",
+                        (user_id, key)).fetchone()[0]
 
 
 def ensure_activities(conn: sqlite3.Connection, user_id: int, names: list[str], now_ms: int,
                       entry_id: int) -> None:
-    """Link the entry to these activities, creating unknown names (inside the entry's transaction)."""
-    encoded = json.dumps(names)
-    conn.execute("INSERT INTO activities (user_id, name, created_at)"
-                 " SELECT ?, value, ? FROM json_each(?) WHERE true"
-                 " ON CONFLICT (user_id, name) DO NOTHING", (user_id, now_ms, encoded))
+    """Link the entry to these activities, creating unknown names (inside the entry's
+    transaction); a name matches an existing activity by its name key."""
+    encoded = json.dumps([[name, name_key(name)] for name in names])
+    conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                 " SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?"
+                 " FROM json_each(?) WHERE true"
+                 " ON CONFLICT (user_id, name_key) DO NOTHING", (user_id, now_ms, encoded))
     conn.execute("INSERT INTO entry_activities (entry_id, activity_id)"
-                 " SELECT ?, id FROM activities"
-                 " WHERE user_id = ? AND name IN (SELECT value FROM json_each(?))",
+                 " SELECT ?, id FROM activities WHERE user_id = ? AND name_key IN"
+                 " (SELECT json_extract(value, '$[1]') FROM json_each(?))",
                  (entry_id, user_id, encoded))
 
 
@@ -68,7 +72,7 @@ def activity_json(row) -> dict:
 
 def list_activities(conn: sqlite3.Connection, user_id: int) -> list[dict]:
     rows = conn.execute(_ACTIVITY_SELECT + " WHERE a.user_id = ? ORDER BY g.name IS NULL,"
-                        " g.name, a.name", (user_id,))
+                        " g.name_key, a.name_key", (user_id,))
     return [activity_json(r) for r in rows]
 
 
@@ -83,8 +87,8 @@ def get_activity(conn, user_id: int, activity_id: int) -> dict:
 def _check_activity(body: dict, create: bool) -> tuple[str | None, str | None, bool]:
     f = Fields()
     f.reject_fields(body, {"name", "group"}, {"id", "entries"})
-    name = f.text(body, "name", MAX_NAME, required=create, min_len=1)
-    group = f.text(body, "group", MAX_NAME, nullable=True, min_len=1) if body.get(
+    name = f.text(body, "name", MAX_NAME, required=create, min_len=1, is_name=True)
+    group = f.text(body, "group", MAX_NAME, nullable=True, min_len=1, is_name=True) if body.get(
         "group") is not None else None
     f.raise_if_any()
     return name, group, "group" in body
@@ -94,8 +98,9 @@ def create_activity(conn, user_id: int, body: dict, now_ms: int) -> dict:
     name, group, _ = _check_activity(body, create=True)
     try:
         row = conn.execute(
-            "INSERT INTO activities (user_id, name, group_id, created_at) VALUES (?, ?, ?, ?)"
-            " RETURNING id", (user_id, name, _group_id(conn, user_id, group), now_ms)).fetchall()
+            "INSERT INTO activities (user_id, name, name_key, group_id, created_at)"
+            " VALUES (?, ?, ?, ?, ?) RETURNING id",
+            (user_id, name, name_key(name), _group_id(conn, user_id, group), now_ms)).fetchall()
     except sqlite3.IntegrityError:
         raise ValidationError({"name": "an activity with this name exists"}) from None
     return get_activity(conn, user_id, row[0]["id"])
@@ -106,8 +111,8 @@ def update_activity(conn, user_id: int, activity_id: int, body: dict) -> dict:
     get_activity(conn, user_id, activity_id)
     try:
         if name is not None:
-            conn.execute("UPDATE activities SET name = ? WHERE id = ? AND user_id = ?",
-                         (name, activity_id, user_id))
+            conn.execute("UPDATE activities SET name = ?, name_key = ? WHERE id = ? AND user_id = ?",
+                         (name, name_key(name), activity_id, user_id))
         if group_given:
             conn.execute("UPDATE activities SET group_id = ? WHERE id = ? AND user_id = ?",
                          (_group_id(conn, user_id, group), activity_id, user_id))
@@ -130,16 +135,15 @@ def metric_json(row) -> dict:
 
 
 def list_metrics(conn, user_id: int) -> list[dict]:
-    rows = conn.execute("SELECT * FROM metrics WHERE user_id = ? ORDER BY name", (user_id,))
+    rows = conn.execute("SELECT * FROM metrics WHERE user_id = ? ORDER BY name_key", (user_id,))
     return [metric_json(r) for r in rows]
 
 
 def metric_defs(conn, user_id: int) -> dict[str, tuple]:
-    """lower-cased name -> (id, name, min, max), for checking entry input."""
-    rows = conn.execute("SELECT id, name, min_value, max_value FROM metrics WHERE user_id = ?",
-                        (user_id,))
-    return {r["name"].casefold(): (r["id"], r["name"], r["min_value"], r["max_value"])
-            for r in rows}
+    """name key -> (id, name, min, max), for checking entry input."""
+    rows = conn.execute("SELECT id, name, name_key, min_value, max_value FROM metrics"
+                        " WHERE user_id = ?", (user_id,))
+    return {r["name_key"]: (r["id"], r["name"], r["min_value"], r["max_value"]) for r in rows}
 
 
 def get_metric(conn, user_id: int, metric_id: int) -> dict:
@@ -155,9 +159,9 @@ def _check_metric(body: dict, current: dict | None) -> dict:
     f.reject_fields(body, {"name", "unit", "min", "max"}, {"id"})
     out = {}
     if "name" in body or current is None:
-        out["name"] = f.text(body, "name", MAX_NAME, required=True, min_len=1)
+        out["name"] = f.text(body, "name", MAX_NAME, required=True, min_len=1, is_name=True)
     if "unit" in body:
-        out["unit"] = f.text(body, "unit", MAX_UNIT) or ""
+        out["unit"] = f.text(body, "unit", MAX_UNIT, is_name=True) or ""
     for bound in ("min", "max"):
         if bound in body:
             out[bound] = None if body[bound] is None else f.number(body[bound], bound)
@@ -173,21 +177,24 @@ def create_metric(conn, user_id: int, body: dict, now_ms: int) -> dict:
     values = _check_metric(body, None)
     try:
         row = conn.execute(
-            "INSERT INTO metrics (user_id, name, unit, min_value, max_value, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-            (user_id, values["name"], values.get("unit", ""), values.get("min"),
-             values.get("max"), now_ms)).fetchall()
+            "INSERT INTO metrics (user_id, name, name_key, unit, min_value, max_value,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (user_id, values["name"], name_key(values["name"]), values.get("unit", ""),
+             values.get("min"), values.get("max"), now_ms)).fetchall()
     except sqlite3.IntegrityError:
         raise ValidationError({"name": "a metric with this name exists"}) from None
     return get_metric(conn, user_id, row[0]["id"])
 
 
-_METRIC_COLUMNS = {"name": "name", "unit": "unit", "min": "min_value", "max": "max_value"}
+_METRIC_COLUMNS = {"name": "name", "name_key": "name_key", "unit": "unit", "min": "min_value",
+                   "max": "max_value"}
 
 
 def update_metric(conn, user_id: int, metric_id: int, body: dict) -> dict:
     values = _check_metric(body, get_metric(conn, user_id, metric_id))
     try:
+        if "name" in values:
+            values["name_key"] = name_key(values["name"])
         for key, value in values.items():
             conn.execute(f"UPDATE metrics SET {_METRIC_COLUMNS[key]} = ?"  # column from a fixed map
                          " WHERE id = ? AND user_id = ?", (value, metric_id, user_id))

@@ -64,11 +64,11 @@ def wsgi(services):
 
 
 @pytest.fixture
-def make_user(conn, clock, config):
+def make_user(conn, clock, services):
     from kmood_lib.users import create_user
 
     def make(name: str, admin: bool = False, timezone: str = "UTC"):
-        return create_user(conn, name, PASSWORD, now_ms=clock.now_ms(), scrypt_n=config.scrypt_n,
+        return create_user(conn, name, PASSWORD, now_ms=clock.now_ms(), hasher=services.hasher,
                            admin=admin, timezone=timezone)
 
     return make

@@ -24,6 +24,9 @@ def make_app(services: Services) -> bottle.Bottle:
     pool = ConnectionPerThread(services.connect)
     app.config["kmood.pool"] = pool
     app.default_error_handler = http.error_page
+    # `<name:id>`: an object id as SQLite stores it; anything longer or not ASCII digits is no
+    # route (404), never an int too big to bind (Bottle's own `int` also takes '-5' and '٣').
+    app.router.add_filter("id", lambda conf: (r"[0-9]{1,18}", int, str))
     app.install(AuthPlugin(services, pool))
 
     @app.get("/healthz", auth="public")

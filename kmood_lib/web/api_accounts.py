@@ -28,17 +28,24 @@ def log_in(conn, services, username: object, password: object) -> tuple[users.Us
     if not isinstance(username, str) or not isinstance(password, str) or not username:
         raise ApiError(422, "username and password are required",
                        {"username": "required", "password": "required"})
+    too_long = {}
+    if len(username) > users.MAX_USERNAME_LENGTH:
+        too_long["username"] = f"at most {users.MAX_USERNAME_LENGTH} characters"
+    if len(password) > users.MAX_PASSWORD_LENGTH:
+        too_long["password"] = f"at most {users.MAX_PASSWORD_LENGTH} characters"
+    if too_long:  # refused, never truncated: no such account or password can exist
+        raise ApiError(422, "username or password too long", too_long)
     request = bottle.request
     now_ms = services.clock.now_ms()
     address = client_address(request, config.trust_proxy)
     try:
         reserved = throttle.reserve_attempt(conn, username, address, now_ms,
-                                            config.login_max_failures, config.login_window_s)
+                                            config.login_max_failures, config.login_window_s,
+                                            config.login_max_failures_per_address)
     except throttle.Throttled as exc:
         raise ApiError(429, "too many failed logins; try again later",
                        headers={"Retry-After": str(exc.retry_after_s)}) from None
-    user = users.authenticate(conn, username[:256], password[:users.MAX_PASSWORD_LENGTH],
-                              config.scrypt_n)
+    user = users.authenticate(conn, username, password, services.hasher)
     if user is None:
         raise ApiError(401, "wrong username or password")
     throttle.login_succeeded(conn, username, reserved)
@@ -89,15 +96,16 @@ def register(app: bottle.Bottle, services) -> None:
         unknown = sorted(set(body) - {"old_password", "new_password"})
         if unknown:
             raise ApiError(422, "unknown fields", {n: "unknown field" for n in unknown})
-        if not isinstance(old, str) or users.authenticate(
-                conn, auth.user.username, old, config.scrypt_n) is None:
+        if not isinstance(old, str) or len(old) > users.MAX_PASSWORD_LENGTH or users.authenticate(
+                conn, auth.user.username, old, services.hasher) is None:
             raise ApiError(422, "the old password is wrong", {"old_password": "wrong password"})
         try:
             users.validate_password(new, "new_password")
         except users.AccountError as exc:
             raise account_error(exc) from None
+        new_hash = services.hasher.hash(new)
         with transaction(conn):
-            users.set_password(conn, auth.user.id, new, config.scrypt_n, services.clock.now_ms())
+            users.set_password_hash(conn, auth.user.id, new_hash, services.clock.now_ms())
             ended = auth_store.delete_other_sessions(
                 conn, auth.user.id, auth.session.id if auth.session else None)
         return json_response({"status": "ok", "other_sessions_ended": ended})
@@ -123,7 +131,7 @@ def register(app: bottle.Bottle, services) -> None:
             raise account_error(exc) from None
         return json_response(created, 201)
 
-    @app.delete("/api/tokens/<token_id:int>")
+    @app.delete("/api/tokens/<token_id:id>")
     def revoke_token(conn, auth: Auth, token_id: int):
         if not auth_store.revoke_api_token(conn, auth.user.id, token_id, services.clock.now_ms()):
             raise ApiError(404, "no such token")

@@ -13,15 +13,22 @@ from kmood_lib import entries, stats, users, vocab
 from kmood_lib.db import ConnectionPerThread, transaction
 from kmood_lib.entry_input import parse_entry, utc_now
 from kmood_lib.nowplaying import now_playing
-from kmood_lib.validation import ValidationError
+from kmood_lib.validation import (
+    MAX_YEAR,
+    MIN_YEAR,
+    MalformedInput,
+    ValidationError,
+    parse_int_param,
+)
 from kmood_lib.web.auth import Auth
-from kmood_lib.web.http import ApiError, json_response, read_json_object
+from kmood_lib.web.http import ApiError, json_response, query_params, read_json_object
 
 log = logging.getLogger(__name__)
 
 
 def invalid(exc: ValidationError) -> ApiError:
-    return ApiError(422, "invalid input: " + ", ".join(sorted(exc.fields)), exc.fields)
+    status = 400 if isinstance(exc, MalformedInput) else 422
+    return ApiError(status, "invalid input: " + ", ".join(sorted(exc.fields)), exc.fields)
 
 
 def not_found(exc: vocab.NotFound) -> ApiError:
@@ -52,6 +59,8 @@ def run_after_save_hooks(services, hook_pool: ConnectionPerThread, user_id: int,
         except Exception as exc:  # the save already succeeded; the sweep will find the work
             log.warning("post-save hook %s gave up for entry %d: %s",
                         getattr(hook, "__name__", hook), entry_id, exc)
+        finally:
+            hook_pool.release()
 
 
 def register(app: bottle.Bottle, services) -> None:
@@ -73,7 +82,7 @@ def register(app: bottle.Bottle, services) -> None:
     @app.get("/api/entries")
     @guarded
     def list_entries(conn, auth: Auth):
-        query = bottle.request.query
+        query = query_params(bottle.request)
         flt = entries.parse_filter(query)
         limit = entries.parse_limit(query.get("limit"))
         found, cursor = entries.list_entries(conn, auth.user.id, flt, limit,
@@ -92,20 +101,20 @@ def register(app: bottle.Bottle, services) -> None:
         return json_response(entry, 201 if saved.created else 200,
                              {"Location": f"/api/entries/{saved.entry_id}"})
 
-    @app.get("/api/entries/<entry_id:int>")
+    @app.get("/api/entries/<entry_id:id>")
     @guarded
     def get_entry(conn, auth: Auth, entry_id: int):
         return json_response(entries.get_entry(conn, auth.user.id, entry_id))
 
-    @app.patch("/api/entries/<entry_id:int>")
+    @app.patch("/api/entries/<entry_id:id>")
     @guarded
     def patch_entry(conn, auth: Auth, entry_id: int):
         data = entry_input(conn, auth, body(), patch=True)
-        entries.update_entry(conn, auth.user.id, entry_id, data, services.clock.now_ms())
-        run_after_save_hooks(services, hook_pool, auth.user.id, entry_id)
+        if entries.update_entry(conn, auth.user.id, entry_id, data, services.clock.now_ms()):
+            run_after_save_hooks(services, hook_pool, auth.user.id, entry_id)
         return json_response(entries.get_entry(conn, auth.user.id, entry_id))
 
-    @app.delete("/api/entries/<entry_id:int>")
+    @app.delete("/api/entries/<entry_id:id>")
     @guarded
     def delete_entry(conn, auth: Auth, entry_id: int):
         entries.delete_entry(conn, auth.user.id, entry_id)
@@ -121,7 +130,7 @@ def register(app: bottle.Bottle, services) -> None:
     def get_moods(conn, auth: Auth):
         return json_response(moods_json(conn, auth.user.id))
 
-    @app.patch("/api/moods/<level:int>")
+    @app.patch("/api/moods/<level:id>")
     @guarded
     def patch_mood(conn, auth: Auth, level: int):
         vocab.set_mood_label(conn, auth.user.id, level, body())
@@ -142,7 +151,7 @@ def register(app: bottle.Bottle, services) -> None:
                 created = creator(conn, auth.user.id, data, services.clock.now_ms())
             return json_response(created, 201)
 
-        @app.patch(f"/api/{plural}/<item_id:int>", name=f"patch_{plural}")
+        @app.patch(f"/api/{plural}/<item_id:id>", name=f"patch_{plural}")
         @guarded
         def patch(conn, auth: Auth, item_id: int):
             data = body()
@@ -150,7 +159,7 @@ def register(app: bottle.Bottle, services) -> None:
                 updated = updater(conn, auth.user.id, item_id, data)
             return json_response(updated)
 
-        @app.delete(f"/api/{plural}/<item_id:int>", name=f"delete_{plural}")
+        @app.delete(f"/api/{plural}/<item_id:id>", name=f"delete_{plural}")
         @guarded
         def delete(conn, auth: Auth, item_id: int):
             deleter(conn, auth.user.id, item_id)
@@ -178,25 +187,24 @@ def register(app: bottle.Bottle, services) -> None:
     @app.get("/api/stats/summary")
     @guarded
     def stats_summary(conn, auth: Auth):
-        flt = entries.parse_filter(bottle.request.query)
+        flt = entries.parse_filter(query_params(bottle.request))
         return json_response(stats.summary(conn, auth.user.id, today_for(auth.user), flt))
 
     @app.get("/api/stats/calendar")
     @guarded
     def stats_calendar(conn, auth: Auth):
-        raw = bottle.request.query.get("year") or str(today_for(auth.user).year)
-        if not raw.isdigit() or not 1900 <= int(raw) <= 2200:
-            raise ValidationError({"year": "must be a year from 1900 to 2200"})
-        return json_response(stats.calendar(conn, auth.user.id, int(raw)))
+        year = parse_int_param(query_params(bottle.request).get("year"), "year", MIN_YEAR,
+                               MAX_YEAR, default=today_for(auth.user).year)
+        return json_response(stats.calendar(conn, auth.user.id, year))
 
     @app.get("/api/stats/weekday")
     @guarded
     def stats_weekday(conn, auth: Auth):
-        flt = entries.parse_filter(bottle.request.query)
+        flt = entries.parse_filter(query_params(bottle.request))
         return json_response(stats.by_weekday_and_hour(conn, auth.user.id, flt))
 
     @app.get("/api/stats/activities")
     @guarded
     def stats_activities(conn, auth: Auth):
-        flt = entries.parse_filter(bottle.request.query)
+        flt = entries.parse_filter(query_params(bottle.request))
         return json_response(stats.activity_impact(conn, auth.user.id, flt))

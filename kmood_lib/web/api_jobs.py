@@ -8,11 +8,13 @@ import bottle
 
 from kmood_lib import jobs
 from kmood_lib.clock import ms_to_iso
-from kmood_lib.web.http import ApiError, json_response
+from kmood_lib.validation import MAX_ID, ValidationError, parse_int_param
+from kmood_lib.web.http import ApiError, json_response, query_params
 
 RETRY_ERRORS = {
     "not_found": (404, "no such job"),
     "running": (409, "the job is running; it cannot be retried now"),
+    "queued": (409, "the job is already queued; it runs as soon as a worker is free"),
     "conflict": (409, "a live job with the same kind and key exists; nothing changed"),
 }
 
@@ -58,17 +60,16 @@ def register(app: bottle.Bottle, services) -> None:
 
     @app.get("/api/jobs", auth="admin")
     def list_jobs(conn):
-        query = bottle.request.query
+        query = query_params(bottle.request)
         status, kind = query.get("status") or None, query.get("kind") or None
         if status and status not in jobs.STATUSES:
             raise ApiError(422, "unknown status", {"status": f"one of {', '.join(jobs.STATUSES)}"})
-        limit_raw, cursor = query.get("limit") or "100", query.get("cursor") or None
-        if not limit_raw.isdigit() or not 1 <= int(limit_raw) <= 500:
-            raise ApiError(422, "bad limit", {"limit": "an integer from 1 to 500"})
-        if cursor is not None and not cursor.isdigit():
-            raise ApiError(422, "bad cursor", {"cursor": "not a cursor this server handed out"})
-        limit = int(limit_raw)
-        rows = jobs.list_jobs(conn, status, kind, limit + 1, int(cursor) if cursor else None)
+        try:
+            limit = parse_int_param(query.get("limit"), "limit", 1, 500, default=100)
+            cursor = parse_int_param(query.get("cursor"), "cursor", 1, MAX_ID)
+        except ValidationError as exc:
+            raise ApiError(422, "invalid input: " + ", ".join(exc.fields), exc.fields) from None
+        rows = jobs.list_jobs(conn, status, kind, limit + 1, cursor)
         next_cursor = str(rows[limit - 1]["id"]) if len(rows) > limit else None
         return json_response({"jobs": [job_json(r) for r in rows[:limit]],
                               "next_cursor": next_cursor})
@@ -78,19 +79,22 @@ def register(app: bottle.Bottle, services) -> None:
         return json_response({**jobs.summary(conn, clock.now_ms()),
                               "kinds": services.job_kinds.names()})
 
-    @app.post("/api/jobs/<job_id:int>/retry", auth="admin")
+    @app.post("/api/jobs/<job_id:id>/retry", auth="admin")
     def retry_one(conn, job_id: int):
         outcome = jobs.retry(conn, job_id, clock.now_ms())
         if outcome != "retried":
-            status, message = RETRY_ERRORS[outcome]
+            status, message = RETRY_ERRORS.get(outcome, (409, f"the job is {outcome}"))
             raise ApiError(status, message)
         return json_response(job_json(jobs.list_jobs(conn, before_id=job_id + 1, limit=1)[0]))
 
     @app.post("/api/jobs/retry", auth="admin")
     def retry_kind(conn):
-        kind = bottle.request.query.get("kind")
+        kind = query_params(bottle.request).get("kind")
         if not kind:
             raise ApiError(422, "say which kind", {"kind": "required"})
+        if kind not in services.job_kinds.names():
+            raise ApiError(422, f"no job kind {kind!r}",
+                           {"kind": f"one of {', '.join(services.job_kinds.names()) or '(none)'}"})
         return json_response({"kind": kind,
                               "retried": jobs.retry_exhausted(conn, kind, clock.now_ms())})
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import bottle
 
 from kmood_lib import auth as auth_store
+from kmood_lib.passwords import HasherBusy
 from kmood_lib.users import User
-from kmood_lib.web.http import ApiError, is_json_path
+from kmood_lib.web.http import ApiError, form_params, is_json_path
 
 SESSION_COOKIE = "kmood_session"
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -75,26 +76,41 @@ def identify(conn, request: bottle.BaseRequest, services) -> Auth:
     return Auth(None)
 
 
-def csrf_ok(request: bottle.BaseRequest, expected: str) -> bool:
+def csrf_ok(request: bottle.BaseRequest, expected: str, max_body: int) -> bool:
     sent = request.get_header("X-CSRF-Token") or ""
-    if not sent and _is_form(request):
-        sent = request.forms.get("csrf_token") or ""
+    if not sent:
+        sent = form_params(request, max_body).get("csrf_token") or ""
     return bool(sent) and hmac.compare_digest(sent.encode(), expected.encode())
 
 
-def _is_form(request: bottle.BaseRequest) -> bool:
-    content_type = (request.content_type or "").split(";")[0].strip().lower()
-    return content_type in ("application/x-www-form-urlencoded", "multipart/form-data")
-
-
 def login_redirect(request: bottle.BaseRequest) -> bottle.HTTPResponse:
-    target = request.fullpath + (("?" + request.query_string) if request.query_string else "")
+    """To /login, with the page asked for (still percent-encoded) as `next`."""
+    target = urllib.parse.quote(request.path) + (
+        ("?" + request.query_string) if request.query_string else "")
     return bottle.HTTPResponse(status=303, headers={
         "Location": "/login?" + urllib.parse.urlencode({"next": target})})
 
 
+def _too_large(request: bottle.BaseRequest, limit: int) -> bottle.HTTPResponse:
+    message = f"body larger than {limit} bytes"
+    return ApiError(413, message) if is_json_path(request.path) else bottle.HTTPError(413, message)
+
+
+def _busy(request: bottle.BaseRequest, retry_after_s: int) -> bottle.HTTPResponse:
+    headers = {"Retry-After": str(retry_after_s)}
+    message = "the server is busy checking other passwords; try again in a moment"
+    if is_json_path(request.path):
+        return ApiError(503, message, headers=headers)
+    return bottle.HTTPError(503, message, headers=headers)
+
+
 class AuthPlugin:
-    """Injects `conn` (this thread's connection) and `auth` into callbacks that ask for them."""
+    """Around every route: refuse an oversized body before anything reads it, inject `conn`
+    (this thread's connection) and `auth`, and hand the connection back clean afterwards.
+
+    Routes say `max_body="upload"` to get KMOOD_MAX_UPLOAD_BYTES instead of
+    KMOOD_MAX_BODY_BYTES; waitress itself only stops bodies past the larger of the two.
+    """
 
     name = "kmood_auth"
     api = 2
@@ -108,11 +124,25 @@ class AuthPlugin:
         if level not in ("public", "user", "admin"):
             raise ValueError(f"route {route.rule}: auth must be public, user or admin")
         check_csrf = route.config.get("csrf", True)
+        config = self.services.config
+        body_limit = (config.max_upload_bytes if route.config.get("max_body") == "upload"
+                      else config.max_body_bytes)
         params = inspect.signature(callback).parameters
         wants_conn, wants_auth = "conn" in params, "auth" in params
         services, pool = self.services, self.pool
 
         def wrapper(*args, **kwargs):
+            request = bottle.request
+            if request.content_length > body_limit:  # first: before anything reads the body
+                raise _too_large(request, body_limit)
+            try:
+                return authenticated(*args, **kwargs)
+            except HasherBusy as exc:
+                raise _busy(request, exc.retry_after_s) from None
+            finally:
+                pool.release()
+
+        def authenticated(*args, **kwargs):
             request = bottle.request
             conn = pool.get()
             who = identify(conn, request, services) if level != "public" or wants_auth else (
@@ -126,7 +156,7 @@ class AuthPlugin:
                     raise ApiError(403, "this needs an admin") if is_json_path(
                         request.path) else bottle.HTTPError(403, "this needs an admin")
             if (check_csrf and who.via == "session" and request.method in UNSAFE_METHODS
-                    and not csrf_ok(request, who.session.csrf_token)):
+                    and not csrf_ok(request, who.session.csrf_token, body_limit)):
                 if is_json_path(request.path):
                     raise ApiError(403, "missing or wrong CSRF token (X-CSRF-Token header)",
                                    code="csrf")

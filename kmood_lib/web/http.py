@@ -5,8 +5,12 @@ from __future__ import annotations
 import html
 import json
 import logging
+import math
+import urllib.parse
 
 import bottle
+
+from kmood_lib.text import TextError, decode_utf8, has_surrogate
 
 log = logging.getLogger(__name__)
 
@@ -51,21 +55,88 @@ def is_json_path(path: str) -> bool:
     return path == "/api" or path.startswith("/api/") or path == "/metrics"
 
 
+MAX_JSON_DEPTH = 32
+_INT64 = 2**63
+
+
+def read_body(request: bottle.BaseRequest, max_bytes: int) -> bytes:
+    """The raw request body, read once and kept in the environ: 413 past `max_bytes`."""
+    environ = request.environ
+    if "kmood.body" not in environ:
+        length = request.content_length  # -1 when unknown: read up to the limit
+        if length > max_bytes:
+            raise ApiError(413, f"body larger than {max_bytes} bytes")
+        raw = environ["wsgi.input"].read(max_bytes + 1 if length < 0 else length)
+        if len(raw) > max_bytes:
+            raise ApiError(413, f"body larger than {max_bytes} bytes")
+        environ["kmood.body"] = raw
+    return environ["kmood.body"]
+
+
 def read_json(request: bottle.BaseRequest, max_bytes: int):
-    """The request's JSON body: 415 without a JSON Content-Type, 413 if too large, 400 if malformed."""
+    """The request's JSON body: 415 without a JSON Content-Type, 413 if too large, 400 if
+    malformed (duplicate keys and nesting deeper than MAX_JSON_DEPTH included), 422 naming the
+    field for text that is not valid Unicode or a number that is not finite or out of range."""
     content_type = (request.content_type or "").split(";")[0].strip().lower()
     if content_type != "application/json":
         raise ApiError(415, "send the body as JSON with Content-Type: application/json")
-    length = request.content_length  # -1 when unknown (chunked): read up to the limit
-    if length > max_bytes:
-        raise ApiError(413, f"body larger than {max_bytes} bytes")
-    raw = request.environ["wsgi.input"].read(max_bytes + 1 if length < 0 else length)
-    if len(raw) > max_bytes:
-        raise ApiError(413, f"body larger than {max_bytes} bytes")
+    return parse_json(read_body(request, max_bytes))
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"duplicate key {_printable(duplicate)!r}")
+    return obj
+
+
+def _printable(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def parse_json(raw: bytes):
+    """Bytes -> JSON value under the rules of read_json."""
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        text = decode_utf8(raw, "the body")
+        data = json.loads(text, object_pairs_hook=_object, parse_constant=float)
+    except RecursionError:
+        raise ApiError(400, f"malformed JSON: nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError as exc:  # TextError, JSONDecodeError, duplicate keys, huge int literals
         raise ApiError(400, f"malformed JSON: {exc}") from None
+    check_json_values(data)
+    return data
+
+
+def check_json_values(data) -> None:
+    """Walk the parsed body without recursion; refuse what could never be stored and read back."""
+    fields: dict[str, str] = {}
+    stack = [(data, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, dict) or isinstance(value, list):
+            if depth >= MAX_JSON_DEPTH:
+                raise ApiError(400, f"malformed JSON: nested deeper than {MAX_JSON_DEPTH} levels")
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    where = f"{path}.{_printable(key)}" if path else _printable(key)
+                    if has_surrogate(key):
+                        fields.setdefault(where, "field name must be valid Unicode")
+                    stack.append((item, where, depth + 1))
+            else:
+                stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value))
+        elif isinstance(value, str):
+            if has_surrogate(value):
+                fields.setdefault(path or "body", "must be valid Unicode (it holds a lone surrogate)")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                fields.setdefault(path or "body", "must be a finite number")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if not -_INT64 <= value < _INT64:
+                fields.setdefault(path or "body", "number out of range")
+    if fields:
+        raise ApiError(422, "invalid input: " + ", ".join(sorted(fields)), fields)
 
 
 def read_json_object(request: bottle.BaseRequest, max_bytes: int) -> dict:
@@ -73,6 +144,76 @@ def read_json_object(request: bottle.BaseRequest, max_bytes: int) -> dict:
     if not isinstance(data, dict):
         raise ApiError(400, "the JSON body must be an object")
     return data
+
+
+class Params(dict):
+    """Decoded query or form parameters: `params[name]` is the last value sent, `getall` all."""
+
+    def __init__(self, pairs: list[tuple[str, str]]):
+        super().__init__(pairs)
+        self._all: dict[str, list[str]] = {}
+        for name, value in pairs:
+            self._all.setdefault(name, []).append(value)
+
+    def getall(self, name: str) -> list[str]:
+        return list(self._all.get(name, ()))
+
+
+def parse_urlencoded(raw: bytes, what: str) -> Params:
+    """`a=1&b=caf%C3%A9` -> Params, decoding every name and value as UTF-8 (never Latin-1);
+    a value that is not valid UTF-8 is a 400 naming it."""
+    pairs, errors = [], {}
+    for part in raw.split(b"&"):
+        if not part:
+            continue
+        name_raw, _, value_raw = part.partition(b"=")
+        name_bytes = urllib.parse.unquote_to_bytes(name_raw.replace(b"+", b" "))
+        value_bytes = urllib.parse.unquote_to_bytes(value_raw.replace(b"+", b" "))
+        try:
+            name = decode_utf8(name_bytes, f"a {what} name")
+        except TextError as exc:
+            errors[name_bytes.decode("utf-8", "replace")] = str(exc)
+            continue
+        try:
+            pairs.append((name, decode_utf8(value_bytes, f"{what} {name}")))
+        except TextError as exc:
+            errors[name] = str(exc)
+    if errors:
+        raise ApiError(400, f"{what}s must be UTF-8: " + ", ".join(sorted(errors)), errors)
+    return Params(pairs)
+
+
+def query_params(request: bottle.BaseRequest) -> Params:
+    """The query string decoded as UTF-8 (Bottle's own `request.query` decodes it as Latin-1)."""
+    environ = request.environ
+    if "kmood.query" not in environ:
+        try:
+            raw = environ.get("QUERY_STRING", "").encode("latin-1")
+        except UnicodeEncodeError:
+            raise ApiError(400, "the query string must be percent-encoded UTF-8") from None
+        environ["kmood.query"] = parse_urlencoded(raw, "query parameter")
+    return environ["kmood.query"]
+
+
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def form_params(request: bottle.BaseRequest, max_bytes: int) -> Params:
+    """A posted form's fields decoded as UTF-8 (url-encoded or multipart, files left out)."""
+    environ = request.environ
+    if "kmood.form" not in environ:
+        content_type = (request.content_type or "").split(";")[0].strip().lower()
+        if content_type == "application/x-www-form-urlencoded":
+            environ["kmood.form"] = parse_urlencoded(read_body(request, max_bytes), "form field")
+        elif content_type == "multipart/form-data":
+            try:
+                environ["kmood.form"] = Params([
+                    (name, value) for name, value in request.forms.allitems()])
+            except (UnicodeError, bottle.MultipartError) as exc:
+                raise ApiError(400, f"unreadable multipart form: {exc}") from None
+        else:
+            environ["kmood.form"] = Params([])
+    return environ["kmood.form"]
 
 
 def error_page(res: bottle.HTTPError) -> str:

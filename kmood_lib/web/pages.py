@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
+import urllib.parse
 from pathlib import Path
 
 import bottle
@@ -12,7 +14,7 @@ from kmood_lib import auth as auth_store
 from kmood_lib import users
 from kmood_lib.web.api_accounts import log_in
 from kmood_lib.web.auth import Auth, clear_session_cookie, set_session_cookie
-from kmood_lib.web.http import ApiError
+from kmood_lib.web.http import ApiError, Params, form_params, query_params
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = [str(HERE / "templates")]
@@ -29,11 +31,28 @@ def render(name: str, status: int = 200, headers: dict | None = None, **values) 
     return response
 
 
+_SAFE_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*")
+
+
 def safe_next(target: str | None) -> str:
-    """Only same-site paths: '/x' yes, '//evil' or 'http://evil' no."""
-    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
-        return target
-    return "/"
+    """Where to go after logging in: only a path on this site, else '/'.
+
+    The target must be printable ASCII of the characters a URL path and query may hold (so no
+    tab, newline or backslash, which browsers drop or read as '/'), start with exactly one
+    '/', and stay a plain path however often it is percent-decoded ('/%2F/evil.com' decodes
+    to '//evil.com', which a later hop could resolve to another host).
+    """
+    if not target or len(target) > 2000 or not _SAFE_PATH.fullmatch(target):
+        return "/"
+    decoded = target
+    for _ in range(3):
+        decoded = urllib.parse.unquote(decoded)
+        parts = urllib.parse.urlsplit(decoded)
+        if (parts.scheme or parts.netloc or not decoded.startswith("/")
+                or decoded.startswith(("//", "/\\")) or "\\" in decoded
+                or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in decoded)):
+            return "/"
+    return target
 
 
 def form_token(request: bottle.BaseRequest) -> str:
@@ -46,9 +65,9 @@ def with_form_cookie(response: bottle.HTTPResponse, token: str, config) -> bottl
     return response
 
 
-def form_token_ok(request: bottle.BaseRequest) -> bool:
+def form_token_ok(request: bottle.BaseRequest, form: Params) -> bool:
     cookie = request.get_cookie(FORM_COOKIE) or ""
-    sent = request.forms.get("csrf_token") or ""
+    sent = form.get("csrf_token") or ""
     return bool(cookie) and hmac.compare_digest(cookie.encode(), sent.encode())
 
 
@@ -58,6 +77,9 @@ def redirect(location: str) -> bottle.HTTPResponse:
 
 def register(app: bottle.Bottle, services) -> None:
     config = services.config
+
+    def form(request) -> Params:
+        return form_params(request, config.max_body_bytes)
 
     @app.get("/")
     def home(auth: Auth):
@@ -70,10 +92,11 @@ def register(app: bottle.Bottle, services) -> None:
             response.set_header("Cache-Control", "public, max-age=3600")
         return response
 
-    def login_page(request, error="", status=200, username="", headers=None):
+    def login_page(request, error="", status=200, username="", headers=None, next_=None):
         token = form_token(request)
+        target = next_ if next_ is not None else query_params(request).get("next")
         page = render("login.tpl", status, headers, error=error, form_token=token,
-                      next=safe_next(request.params.get("next")), username=username)
+                      next=safe_next(target), username=username)
         return with_form_cookie(page, token, config)
 
     @app.get("/login", auth="public")
@@ -81,26 +104,28 @@ def register(app: bottle.Bottle, services) -> None:
         if users.count_users(conn) == 0:
             return redirect("/setup")
         if auth.user is not None:
-            return redirect(safe_next(bottle.request.query.get("next")))
+            return redirect(safe_next(query_params(bottle.request).get("next")))
         return login_page(bottle.request)
 
     @app.post("/login", auth="public")
     def login_submit(conn):
         request = bottle.request
-        if not form_token_ok(request):
-            return login_page(request, "The form expired; please try again.", 403)
-        username = request.forms.getunicode("username") or ""
+        fields = form(request)
+        if not form_token_ok(request, fields):
+            return login_page(request, "The form expired; please try again.", 403,
+                              next_=fields.get("next"))
+        username = fields.get("username") or ""
         try:
-            user, session = log_in(conn, services, username,
-                                   request.forms.getunicode("password") or "")
+            user, session = log_in(conn, services, username, fields.get("password") or "")
         except ApiError as exc:
             message = {401: "Wrong username or password.",
+                       422: "Enter your username and password.",
                        429: "Too many failed logins; wait a while and try again."}.get(
                 exc.status_code, "Enter your username and password.")
             retry = exc.headers.get("Retry-After")
-            return login_page(request, message, exc.status_code, username,
-                              {"Retry-After": retry} if retry else None)
-        response = redirect(safe_next(request.forms.get("next")))
+            return login_page(request, message, exc.status_code, username[:64],
+                              {"Retry-After": retry} if retry else None, fields.get("next"))
+        response = redirect(safe_next(fields.get("next")))
         set_session_cookie(response, session.token, config)
         return response
 
@@ -121,14 +146,15 @@ def register(app: bottle.Bottle, services) -> None:
         request = bottle.request
         if users.count_users(conn) > 0:
             raise bottle.HTTPError(404, "Not found: setup is finished")
-        username = request.forms.getunicode("username") or ""
-        timezone = request.forms.getunicode("timezone") or "UTC"
-        if not form_token_ok(request):
+        fields = form(request)
+        username = fields.get("username") or ""
+        timezone = fields.get("timezone") or "UTC"
+        if not form_token_ok(request, fields):
             return setup_page(request, "The form expired; please try again.", 403, username,
                               timezone)
         try:
-            user = users.create_user(conn, username, request.forms.getunicode("password") or "",
-                                     now_ms=services.clock.now_ms(), scrypt_n=config.scrypt_n,
+            user = users.create_user(conn, username, fields.get("password") or "",
+                                     now_ms=services.clock.now_ms(), hasher=services.hasher,
                                      timezone=timezone, only_if_no_users=True)
         except users.AccountError as exc:
             if exc.status == 404:

@@ -97,12 +97,14 @@ def test_the_database_holds_no_raw_session_or_api_token(wsgi, client_for, db_pat
     assert api_token.encode() not in raw
 
 
-def throttled_client(config, clock, max_failures=3, window_s=60, trust_proxy=False):
+def throttled_client(config, clock, max_failures=3, window_s=60, trust_proxy=False,
+                     per_address=50):
     from kmood_lib.bootstrap import bootstrap
     from kmood_lib.web import make_wsgi
 
     services = bootstrap(config.with_overrides(login_max_failures=max_failures,
-                                               login_window_s=window_s, trust_proxy=trust_proxy),
+                                               login_window_s=window_s, trust_proxy=trust_proxy,
+                                               login_max_failures_per_address=per_address),
                          clock=clock)
     return make_wsgi(services)
 
@@ -123,17 +125,55 @@ def test_failed_logins_per_username_are_throttled_then_allowed_after_the_window(
 
 def test_failed_logins_per_address_are_throttled_across_usernames(config, clock, make_user):
     make_user("alice")
-    wsgi = throttled_client(config, clock)
+    wsgi = throttled_client(config, clock, max_failures=10, per_address=3)
     for name in ("bob", "carol", "dave"):
         assert Client(wsgi, remote_addr="192.0.2.7").login(name, "wrong").status == 401
     assert Client(wsgi, remote_addr="192.0.2.7").login("alice", PASSWORD).status == 429
     assert Client(wsgi, remote_addr="192.0.2.8").login("alice", PASSWORD).status == 201
 
 
+def test_one_address_gets_its_own_higher_limit_so_a_household_is_not_locked_out(
+        config, clock, make_user):
+    """Behind NAT (or a proxy without KMOOD_TRUST_PROXY) everyone shares one address: one
+    member's five wrong guesses lock out their own name, not the others."""
+    assert config.login_max_failures_per_address == 50
+    make_user("alice")
+    make_user("bob")
+    wsgi = throttled_client(config, clock, max_failures=5, per_address=50)
+    for _ in range(5):
+        assert Client(wsgi).login("bob", "wrong").status == 401
+    assert Client(wsgi).login("bob", PASSWORD).status == 429
+    assert Client(wsgi).login("alice", PASSWORD).status == 201
+
+
+def test_the_throttle_stores_a_short_hash_never_the_username_sent(config, clock, conn):
+    wsgi = throttled_client(config, clock)
+    huge = "x" * 60 + "ü" * 4
+    for name in (huge, "Alice", "ALICE"):
+        Client(wsgi).login(name, "wrong password")
+    subjects = [r[0] for r in conn.execute("SELECT subject FROM login_failures WHERE scope = 'user'")]
+    assert all(len(s) == 32 for s in subjects)
+    assert "x" * 60 not in "".join(subjects) and "alice" not in "".join(subjects)
+    assert len(set(subjects)) == 2  # Alice and ALICE are one name
+
+
+def test_an_over_long_password_or_username_is_refused_not_truncated(config, clock, conn,
+                                                                    services):
+    from kmood_lib.users import create_user
+
+    long_password = "y" * 1024
+    create_user(conn, "alice", long_password, now_ms=0, hasher=services.hasher)
+    wsgi = throttled_client(config, clock)
+    assert Client(wsgi).login("alice", long_password).status == 201
+    refused = Client(wsgi).login("alice", long_password + "suffix")
+    assert refused.status == 422 and "password" in refused.json["error"]["fields"]
+    assert Client(wsgi).login("a" * 65, "whatever password").status == 422
+
+
 def test_forwarded_for_counts_only_behind_a_trusted_proxy(config, clock, make_user):
     make_user("alice")
     for trust, expected in ((False, 429), (True, 201)):
-        wsgi = throttled_client(config, clock, trust_proxy=trust)
+        wsgi = throttled_client(config, clock, trust_proxy=trust, max_failures=10, per_address=3)
         for i in range(3):
             Client(wsgi).request(
                 "POST", "/api/session", json_body={"username": f"nobody{i}", "password": "w"},

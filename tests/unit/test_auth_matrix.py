@@ -20,7 +20,7 @@ PUBLIC = {
 
 
 def concrete(rule: str) -> str:
-    rule = re.sub(r"<[^>]*:int>", "1", rule)
+    rule = re.sub(r"<[^>]*:id>", "1", rule)
     rule = re.sub(r"<[^>]*:path>", "style.css", rule)
     return re.sub(r"<[^>]*>", "x", rule)
 

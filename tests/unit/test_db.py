@@ -161,7 +161,7 @@ def test_saves_leave_the_wal_to_the_worker_which_checkpoints_it(services, conn):
 
     assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 10000
     for i in range(20):
-        create_user(conn, f"user{i}", "long enough", now_ms=0, scrypt_n=16)
+        create_user(conn, f"user{i}", "long enough", now_ms=0, hasher=services.hasher)
 
     def users_in_main_file() -> int:  # immutable=1 reads the database file alone, not the WAL
         raw = sqlite3.connect(f"file:{services.config.db_path}?immutable=1", uri=True)

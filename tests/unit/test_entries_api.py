@@ -253,7 +253,7 @@ def test_hostile_search_strings_never_cause_a_500(alice, query):
 @pytest.mark.parametrize("query,field", [
     ("from=2026-13-01", "from"), ("to=yesterday", "to"), ("from=2026-02-01&to=2026-01-01", "from"),
     ("mood=0", "mood"), ("mood=a", "mood"), ("limit=0", "limit"), ("limit=501", "limit"),
-    ("limit=ten", "limit"), ("cursor=%%%", "cursor"), ("q=" + "x" * 501, "q"),
+    ("limit=ten", "limit"), ("q=" + "x" * 501, "q"),
 ])
 def test_bad_query_parameters_are_422_naming_them(alice, query, field):
     response = alice.get("/api/entries?" + query)
