@@ -1,4 +1,5 @@
 # k-mood: `make run` serves the app and runs the worker; `make test` runs the whole suite.
+SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -12,13 +13,19 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $(STAMP)
 
-# Server and worker together; Ctrl-C (or SIGTERM to make) stops both, leaving no orphan.
+# Server and worker together. Ctrl-C stops both, leaving no orphan; when
+# either one exits by itself (a port already taken, a database refused) the other is stopped
+# too and make fails with that exit code.
 run: $(STAMP)
 	$(PY) kmood.py migrate
-	@trap 'kill -TERM $$server $$worker 2>/dev/null; wait $$server $$worker' INT TERM EXIT; \
-	$(PY) kmood_worker.py & worker=$$!; \
+	@$(PY) kmood_worker.py & worker=$$!; \
 	$(PY) kmood.py serve & server=$$!; \
-	wait $$server $$worker
+	stopping=0; trap 'stopping=1; kill -TERM $$server $$worker 2>/dev/null' INT TERM; \
+	wait -n $$server $$worker; status=$$?; \
+	kill -TERM $$server $$worker 2>/dev/null; wait $$server $$worker 2>/dev/null; \
+	if [ $$stopping = 1 ]; then exit 0; fi; \
+	echo "make run: a process exited with status $$status; stopped the other" >&2; \
+	exit $$(( status == 0 ? 1 : status ))
 
 migrate: $(STAMP)
 	$(PY) kmood.py migrate

@@ -86,3 +86,14 @@ def client_for(wsgi, make_user):
         return client
 
     return make
+
+
+@pytest.fixture
+def alice_and_raw(client_for, db_path):
+    """A logged-in client and a plain sqlite3 connection to the same file (another tool)."""
+    import sqlite3
+
+    client = client_for("alice")
+    raw = sqlite3.connect(db_path, isolation_level=None)
+    yield client, raw
+    raw.close()

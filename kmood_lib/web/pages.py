@@ -31,7 +31,7 @@ def render(name: str, status: int = 200, headers: dict | None = None, **values) 
     return response
 
 
-_SAFE_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*")
+_SAFE_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?#]*")
 
 
 def safe_next(target: str | None) -> str:

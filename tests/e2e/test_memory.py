@@ -1,0 +1,101 @@
+"""Unauthenticated clients cannot grow the server's memory for good (issue #9, defect 7):
+parallel logins at the real scrypt cost, and a 40 MB body to a route that takes 1 MB."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+
+import pytest
+
+from kmood_lib.web.http import SECURITY_HEADERS
+from tests.helpers import http, run
+
+RSS_BOUND_MB = 80  # documented in the README (Security)
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.slow
+def test_sixteen_parallel_logins_at_full_scrypt_cost_leave_rss_bounded(stack_factory):
+    stack = stack_factory(KMOOD_SCRYPT_N="16384", KMOOD_LOGIN_MAX_FAILURES="100",
+                          KMOOD_LOGIN_MAX_FAILURES_PER_ADDRESS="1000")
+    assert run(["kmood.py", "create-user", "alice", "--password-stdin"], stack.env,
+               input="correct horse battery\n").returncode == 0
+    stack.start(worker=False)
+    before = rss_mb(stack.server.pid)
+    statuses = []
+
+    def login(i: int) -> None:
+        password = "correct horse battery" if i % 2 else f"wrong password {i}"
+        status, _, _ = http("POST", stack.url + "/api/session",
+                            {"username": "alice", "password": password}, timeout=60)
+        statuses.append(status)
+
+    for _ in range(3):
+        threads = [threading.Thread(target=login, args=(i,)) for i in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    after = rss_mb(stack.server.pid)
+    print(f"server RSS {before:.1f} MB before, {after:.1f} MB after 48 logins")
+    assert set(statuses) <= {201, 401, 503} and 201 in statuses and 401 in statuses
+    assert after <= RSS_BOUND_MB, (before, after)
+    assert stack.stop()["server"] == 0
+
+
+def raw_post(url_port: int, path: str, length: int) -> tuple[int, dict, bytes]:
+    """POST `length` bytes over a plain socket (urllib would buffer the whole body)."""
+    sock = socket.create_connection(("127.0.0.1", url_port), timeout=60)
+    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {length}\r\nConnection: close\r\n\r\n").encode()
+    sock.sendall(head)
+    chunk = b"x" * 65536
+    sent = 0
+    try:
+        while sent < length:
+            sock.sendall(chunk[:length - sent])
+            sent += min(len(chunk), length - sent)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the server may answer and close before the body is all sent
+    data = b""
+    while True:
+        try:
+            part = sock.recv(65536)
+        except ConnectionResetError:
+            break
+        if not part:
+            break
+        data += part
+    sock.close()
+    head_raw, _, body = data.partition(b"\r\n\r\n")
+    lines = head_raw.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return int(lines[0].split()[1]), headers, body
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", ["/api/session", "/api/entries", "/login"])
+def test_a_40_mb_body_gets_the_json_413_with_security_headers_and_no_memory(stack_factory,
+                                                                           path):
+    stack = stack_factory().start(worker=False)
+    http("GET", stack.url + "/healthz")
+    before = rss_mb(stack.server.pid)
+    status, headers, body = raw_post(stack.port, path, 40 * 1024 * 1024)
+    after = rss_mb(stack.server.pid)
+    assert status == 413
+    if path.startswith("/api/"):
+        assert headers["Content-Type"].startswith("application/json")
+        assert json.loads(body)["error"]["code"] == "payload_too_large"
+    for name, value in SECURITY_HEADERS:
+        assert headers[name] == value, name
+    assert after - before < 5, (before, after)
+    assert stack.stop()["server"] == 0
