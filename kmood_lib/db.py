@@ -135,6 +135,21 @@ def checkpoint(conn: sqlite3.Connection) -> tuple[int, int, int]:
     return tuple(conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone())
 
 
+def truncate_wal(conn: sqlite3.Connection) -> bool:
+    """Reset the WAL file to zero bytes if that needs no waiting: TRUNCATE blocks writers while
+    it waits for readers, so it runs with no busy timeout and simply gives up when anyone is
+    in the way (the next idle moment will do). True when the WAL was truncated."""
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except sqlite3.OperationalError:  # locked: someone is writing right now
+        busy = 1
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+    return not busy
+
+
 def _enable_wal(conn: sqlite3.Connection, path: str, busy_timeout_ms: int) -> None:
     deadline = time.monotonic() + busy_timeout_ms / 1000
     pause = 0.001

@@ -353,10 +353,14 @@ def prune_jobs(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
 
 
 def checkpoint_wal(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
-    """Copy the WAL back into the database file here, off the server's save path."""
+    """Copy the WAL back into the database file here, off the server's save path; once all of
+    it is copied and nobody is writing, cut the file to zero so an idle deployment's WAL is
+    small (a busy one is cut back to KMOOD_WAL_SIZE_LIMIT_BYTES whenever the WAL restarts)."""
     busy, frames, copied = db.checkpoint(conn)
     log.debug("WAL checkpoint: %d of %d frame(s) copied%s", copied, frames,
               " (readers kept the rest)" if copied < frames else "")
+    if not busy and frames > 0 and copied == frames:
+        db.truncate_wal(conn)
     return False
 
 

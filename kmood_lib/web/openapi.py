@@ -48,21 +48,30 @@ SCHEMAS = {
     "Song": {"type": "object", "required": ["artist", "title"], "properties": {
         "artist": STR, "title": STR, "album": {"type": ["string", "null"]},
         "source": {"enum": ["manual", "listenbrainz", "lastfm"]},
-        "metadata": _nullable({"type": "object", "properties": {
+        "metadata": {**_nullable({"type": "object", "properties": {
             "recording_mbid": STR, "release": STR, "release_date": STR, "length_ms": INT,
-            "cover_url": STR}})}},
+            "cover_url": STR}}),
+            "description": "always null in this version: song metadata is not built yet"}}},
     "Entry": {"type": "object", "properties": {
         "id": INT, "client_id": {"type": ["string", "null"], "format": "uuid"},
-        "occurred_at": {"type": "string", "format": "date-time"},
+        "occurred_at": {"type": "string", "format": "date-time",
+                        "description": "seconds precision with the offset the moment was lived "
+                                       "in, e.g. 2026-11-30T21:15:00+01:00"},
         "mood": {"type": "integer", "minimum": 1, "maximum": 5}, "mood_label": STR,
         "activities": {"type": "array", "items": STR}, "note_title": STR, "note": STR,
         "location": _nullable({"type": "object", "properties": {
-            "lat": NUM, "lon": NUM, "place": {"type": ["string", "null"]}}}),
-        "weather": _nullable({"type": "object", "properties": {
+            "lat": NUM, "lon": NUM, "place": {
+                "type": ["string", "null"],
+                "description": "always null in this version: place names are not built yet"}}}),
+        "weather": {**_nullable({"type": "object", "properties": {
             "temperature_c": NUM, "code": INT, "description": STR, "unavailable": BOOL}}),
+            "description": "always null in this version: weather enrichment is not built yet"},
         "song": _nullable(_ref("Song")),
         "metrics": {"type": "object", "additionalProperties": NUM},
-        "source": {"enum": ["web", "api", "daylio"]}, "created_at": STR, "updated_at": STR}},
+        "source": {"enum": ["web", "api", "daylio"]},
+        "created_at": {"type": "string", "format": "date-time",
+                       "description": "UTC, seconds precision, e.g. 2026-11-30T20:15:00Z"},
+        "updated_at": {"type": "string", "format": "date-time"}}},
     "EntryWrite": {
         "type": "object", "additionalProperties": False,
         "description": "POST needs mood; occurred_at without an offset is read in the user's "
@@ -253,6 +262,43 @@ PATHS = {
 PATHS["/api/moods/{level}"]["patch"]["requestBody"] = {"required": True, "content": {
     "application/json": {"schema": {"type": "object", "required": ["label"],
                                     "properties": {"label": STR}}}}}
+
+
+PATHS["/api/entries"]["post"]["responses"]["200"] = {
+    "description": "a replayed client_id: the entry created the first time, unchanged",
+    "content": {"application/json": {"schema": _ref("Entry")}}}
+PATHS["/api/session"]["post"]["responses"]["503"] = {
+    "description": "every password-hashing slot is busy; retry after Retry-After seconds",
+    "content": {"application/json": {"schema": _ref("Error")}}}
+
+_ERROR_MEANING = {
+    "400": "malformed request: JSON, query string or form not valid UTF-8, duplicate keys, "
+           "nesting too deep, a cursor this server did not hand out",
+    "403": "a cookie session without the right X-CSRF-Token header (or not an admin)",
+    "413": "body larger than KMOOD_MAX_BODY_BYTES",
+    "415": "a body without Content-Type: application/json",
+}
+
+
+def _complete(paths: dict) -> dict:
+    """Answers every operation of a kind can give: 400 for any query or body, 403 for a
+    cookie-authenticated write without its CSRF token, 413/415 for a JSON body."""
+    for ops in paths.values():
+        for method, op in ops.items():
+            codes = []
+            if op.get("requestBody") or op.get("parameters"):
+                codes.append("400")
+            if method in ("post", "patch", "delete") and op.get("security") != []:
+                codes.append("403")
+            if op.get("requestBody"):
+                codes += ["413", "415"]
+            for code in codes:
+                op["responses"].setdefault(code, {"description": _ERROR_MEANING[code], "content": {
+                    "application/json": {"schema": _ref("Error")}}})
+    return paths
+
+
+_complete(PATHS)
 
 
 def document() -> dict:

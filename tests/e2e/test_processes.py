@@ -92,3 +92,16 @@ def test_create_user_makes_the_first_user_an_admin(tmp_path):
 def test_every_command_has_help(tmp_path, entry):
     result = run(entry, base_env(tmp_path / "k.db"))
     assert result.returncode == 0 and "usage:" in result.stdout
+
+
+def test_jobs_retry_refuses_an_unknown_kind_and_an_impossible_id(tmp_path):
+    env = base_env(tmp_path / "k.db")
+    unknown = run(["kmood_worker.py", "jobs", "retry", "--kind", "weather"], env)
+    assert unknown.returncode == 2 and "no job kind 'weather'" in unknown.stderr
+    huge = run(["kmood_worker.py", "jobs", "retry", "99999999999999999999"], env)
+    assert huge.returncode == 2 and "Traceback" not in huge.stderr
+    conn = sqlite3.connect(tmp_path / "k.db", isolation_level=None)
+    conn.execute("INSERT INTO jobs (kind, key, max_attempts, run_after, created_at, updated_at)"
+                 " VALUES ('x', 'k', 3, 0, 0, 0)")
+    queued = run(["kmood_worker.py", "jobs", "retry", "1"], env)
+    assert queued.returncode == 0 and "already queued" in queued.stdout

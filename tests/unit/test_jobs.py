@@ -420,3 +420,24 @@ def test_a_handler_extending_its_lease_first_writes_the_batchs_waiting_acknowled
     conn, _ = run_one_batch(config, clock, handler, 2)
     assert seen["first"] == "done"
     conn.close()
+
+
+def test_retrying_a_kind_that_does_not_exist_or_a_queued_job_says_what_it_is(qs, qconn, clock,
+                                                                             make_user):
+    from kmood_lib.web import make_wsgi
+    from tests.conftest import PASSWORD
+    from tests.wsgi import Client
+
+    make_user("root")
+    admin = Client(make_wsgi(qs))
+    admin.login("root", PASSWORD)
+    unknown = admin.post("/api/jobs/retry?kind=weather")
+    assert unknown.status == 422 and "kind" in unknown.json["error"]["fields"]
+    job = enqueue(qs, qconn, "work:1", clock.now_ms())
+    assert job is not None
+    job_id = qconn.execute("SELECT id FROM jobs").fetchone()[0]
+    queued = admin.post(f"/api/jobs/{job_id}/retry")
+    assert queued.status == 409 and "queued" in queued.json["error"]["message"]
+    assert admin.get("/api/jobs?cursor=99999999999999999999").status == 422
+    assert admin.get("/api/jobs?limit=%C2%B2").status == 422
+    assert admin.post("/api/jobs/99999999999999999999/retry").status == 404

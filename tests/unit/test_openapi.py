@@ -29,3 +29,17 @@ def test_every_schema_reference_resolves(wsgi):
     document = Client(wsgi).get("/api/openapi.json").json
     for name in re.findall(r'#/components/schemas/(\w+)', text):
         assert name in document["components"]["schemas"], name
+
+
+def test_writes_document_their_replay_csrf_and_body_answers(wsgi):
+    from tests.wsgi import Client
+
+    paths = Client(wsgi).get("/api/openapi.json").json["paths"]
+    create = paths["/api/entries"]["post"]["responses"]
+    assert {"200", "201", "400", "403", "413", "415", "422"} <= set(create)
+    for path, ops in paths.items():
+        for method, op in ops.items():
+            if method in ("post", "patch", "delete") and op.get("security") != []:
+                assert "403" in op["responses"], (method, path)
+    entry = Client(wsgi).get("/api/openapi.json").json["components"]["schemas"]["Entry"]
+    assert "not built yet" in entry["properties"]["weather"]["description"]
