@@ -251,7 +251,8 @@ class EntryFilter:
 
 def fts_query(text: str) -> str | None:
     """Free text -> an FTS5 query that cannot be a syntax error: each term quoted, as a prefix."""
-    terms = [t for t in re.split(r"\s+", text.strip()) if t]
+    # Control characters separate terms like spaces do (a NUL would end FTS5's query string).
+    terms = [t for t in re.split(r"[\s\x00-\x1f\x7f-\x9f]+", text) if t]
     quoted = ['"' + t.replace('"', '""') + '"*' for t in terms[:32]]
     return " ".join(quoted) or None
 

@@ -12,9 +12,11 @@ from tests.helpers import SPAWNED, base_env
 
 @pytest.fixture(autouse=True)
 def no_leftover_processes():
-    """Kill whatever a test spawned and left running, pass or fail."""
+    """Kill whatever a test spawned and left running, pass or fail (processes of a wider-scoped
+    fixture, started before this runs, are that fixture's to stop)."""
+    already = len(SPAWNED)
     yield
-    while SPAWNED:
+    while len(SPAWNED) > already:
         proc = SPAWNED.pop()
         if proc.poll() is None:
             proc.kill()

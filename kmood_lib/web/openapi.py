@@ -43,6 +43,8 @@ SCHEMAS = {
                                       "new_password": {"type": "string", "minLength": 8}}},
     "Token": {"type": "object", "properties": {
         "id": INT, "name": STR, "created_at": STR, "last_used_at": {"type": ["string", "null"]}}},
+    "TokenWrite": {"type": "object", "required": ["name"], "additionalProperties": False,
+                   "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 100}}},
     "NewToken": {"type": "object", "required": ["id", "name", "token"],
                  "properties": {"id": INT, "name": STR, "token": STR}},
     "Song": {"type": "object", "required": ["artist", "title"], "properties": {
@@ -206,7 +208,7 @@ PATHS = {
                                      body="PasswordChange")},
     "/api/tokens": {
         "get": _op("List my API tokens", _list_of("tokens", "Token"), errors=(401,)),
-        "post": _op("Create an API token (shown once)", "NewToken", 201),
+        "post": _op("Create an API token (shown once)", "NewToken", 201, "TokenWrite"),
     },
     "/api/tokens/{id}": {"delete": _op("Revoke an API token", None, 204, params=ID,
                                        errors=(401, 404))},

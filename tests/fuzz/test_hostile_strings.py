@@ -1,0 +1,175 @@
+"""A table of hostile strings pushed through every text field of every route, in JSON bodies,
+query strings and forms: never a 5xx, a JSON error under /api, nothing stored that cannot be
+read back as UTF-8 (issue #9). Runs in process through the whole WSGI stack."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import PASSWORD
+from tests.wsgi import Client
+
+HOSTILE = [
+    "\ud800", "\udfff", "\ud800abc", "abc\udfff", "a\udbffb", "\udc00\ud800",  # lone surrogates
+    "\x00", "a\x00b", "\x01\x02\x1b[31m", "\x7f", "\x85", "\x9f", "\r\n", "\t",  # C0 / C1
+    "\u202eevil\u202c", "\u2066x\u2069", "\u200f", "\ufeff", "\uffff", "\U0010ffff",  # bidi etc.
+    "x" * 10_000, "é" * 10_000, "🙂" * 5_000, "", " ", "null", "<script>alert(1)</script>",
+    "' OR 1=1 --", '"', "\\", "%00", "../../etc/passwd", "NEAR(", "*",
+]
+
+# A valid body per request schema; each string field is replaced in turn by a hostile value.
+BASE_BODIES = {
+    "Login": {"username": "alice", "password": PASSWORD},
+    "MeUpdate": {"timezone": "UTC", "listenbrainz_user": "lb", "lastfm_user": "fm"},
+    "PasswordChange": {"old_password": PASSWORD, "new_password": PASSWORD},
+    "TokenWrite": {"name": "t"},
+    "EntryWrite": {"mood": 3, "mood_label": "ok", "note_title": "t", "note": "n",
+                   "occurred_at": "2026-01-01T10:00:00+01:00", "activities": ["walk"],
+                   "song": {"artist": "a", "title": "t", "album": "b", "source": "manual"},
+                   "metrics": {"sleep": 7}},
+    "ActivityWrite": {"name": "walk2", "group": "outside"},
+    "MetricWrite": {"name": "energy", "unit": "pts"},
+    "moods": {"label": "fine"},
+}
+
+
+def string_paths(value, path=()):
+    """Every place in a body that holds a string (including list items and object keys)."""
+    if isinstance(value, str):
+        yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield (*path, ("key", key))
+            yield from string_paths(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from string_paths(item, (*path, i))
+
+
+def replaced(body, path, new):
+    body = json.loads(json.dumps(body))
+    target = body
+    for step in path[:-1]:
+        target = target[step]
+    last = path[-1]
+    if isinstance(last, tuple):  # an object key
+        target[new] = target.pop(last[1])
+    else:
+        target[last] = new
+    return body
+
+
+def body_schema_name(op) -> str | None:
+    body = op.get("requestBody")
+    if not body:
+        return None
+    schema = body["content"]["application/json"]["schema"]
+    return schema["$ref"].rsplit("/", 1)[1] if "$ref" in schema else "moods"
+
+
+@pytest.fixture
+def world(client_for, conn):
+    alice = client_for("alice")
+    assert alice.post("/api/metrics", {"name": "sleep"}).status == 201
+    entry = alice.post("/api/entries", {"mood": 3, "activities": ["walk"]}).json
+    ids = {"entries": entry["id"], "activities": alice.get("/api/activities").json[
+        "activities"][0]["id"], "metrics": alice.get("/api/metrics").json["metrics"][0]["id"],
+        "tokens": alice.post("/api/tokens", {"name": "x"}).json["id"]}
+    return alice, ids
+
+
+def concrete(path: str, ids: dict) -> str:
+    if "{level}" in path:
+        return path.replace("{level}", "3")
+    for plural, value in ids.items():
+        if path.startswith(f"/api/{plural}/"):
+            return path.replace("{id}", str(value))
+    return path.replace("{id}", "1")
+
+
+def check(response, what) -> None:
+    assert response.status < 500, (what, response.status, response.body[:300])
+    if response.status >= 400 and response.headers.get("Content-Type", "").startswith(
+            "application/json"):
+        error = response.json["error"]
+        assert set(error) == {"code", "message", "fields"}, what
+
+
+def everything_reads_back(conn) -> None:
+    for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
+                                 " AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%'"
+                                 ).fetchall():
+        for row in conn.execute(f"SELECT * FROM {table}").fetchall():
+            for value in row:
+                if isinstance(value, str):
+                    value.encode("utf-8")
+
+
+def test_hostile_strings_in_every_json_field_of_every_route(world, wsgi, conn):
+    alice, ids = world
+    paths = alice.get("/api/openapi.json").json["paths"]
+    sent = 0
+    for path, ops in paths.items():
+        for method, op in ops.items():
+            name = body_schema_name(op)
+            if name is None:
+                continue
+            base = BASE_BODIES[name]
+            url = concrete(path, ids)
+            for where in string_paths(base):
+                for hostile in HOSTILE:
+                    body = replaced(base, where, hostile)
+                    client = Client(wsgi) if path == "/api/session" else alice
+                    response = client.request(method.upper(), url, json_body=body)
+                    check(response, (method, path, where, hostile[:20]))
+                    sent += 1
+    assert sent > 1000
+    assert alice.get("/api/entries?limit=500").status == 200
+    assert alice.get("/api/activities").status == 200
+    everything_reads_back(conn)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_hostile_strings_and_raw_bytes_in_every_query_parameter(world):
+    from urllib.parse import quote
+
+    alice, ids = world
+    paths = alice.get("/api/openapi.json").json["paths"]
+    raw_bytes = ["%FF", "%C0%AF", "%ED%A0%80", "%F4%90%80%80", "%E9", "%00", "%", "%%41"]
+    for path, ops in paths.items():
+        for method, op in ops.items():
+            if method != "get":
+                continue
+            for param in op.get("parameters", []):
+                if param["in"] != "query":
+                    continue
+                for value in [quote(h.encode("utf-8", "surrogatepass"), safe="")
+                              for h in HOSTILE] + raw_bytes:
+                    url = f"{concrete(path, ids)}?{param['name']}={value}"
+                    check(alice.get(url), url[:80])
+
+
+def test_hostile_strings_and_raw_bytes_in_every_form(wsgi, make_user, conn):
+    make_user("alice")
+    for page in ("/login", "/setup"):
+        client = Client(wsgi)
+        client.get("/login")
+        token = client.cookies.get("kmood_form", "")
+        for field in ("username", "password", "next", "timezone", "csrf_token"):
+            for value in [h.encode("utf-8", "surrogatepass") for h in HOSTILE] + [
+                    b"\xff", b"\xc0\xaf", b"\xed\xa0\x80"]:
+                fields = {"csrf_token": token.encode(), "username": b"alice",
+                          "password": b"wrong password", "next": b"/"}
+                fields[field] = value
+                from urllib.parse import quote_from_bytes
+
+                body = "&".join(f"{k}={quote_from_bytes(v)}" for k, v in fields.items()).encode()
+                response = client.request("POST", page, body=body,
+                                          content_type="application/x-www-form-urlencoded")
+                assert response.status < 500, (page, field, value[:20], response.body[:200])
+                if response.status == 303:
+                    assert response.headers["Location"].startswith("/")
+                    assert not response.headers["Location"].startswith("//")
+    everything_reads_back(conn)
