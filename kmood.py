@@ -12,6 +12,7 @@ from kmood_lib import users
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.cli import EXIT_OK, UsageError, run_main
 from kmood_lib.config import Config
+from kmood_lib.text import TextError, decode_utf8
 
 log = logging.getLogger("kmood")
 
@@ -86,10 +87,13 @@ def cmd_migrate(args, config: Config) -> int:
 
 def read_password(from_stdin: bool) -> str:
     if from_stdin:
-        line = sys.stdin.readline()
-        if not line:
+        raw = sys.stdin.buffer.readline()
+        if not raw:
             raise UsageError("--password-stdin: no password on standard input")
-        return line.rstrip("\r\n")
+        try:
+            return decode_utf8(raw, "the password on standard input").rstrip("\r\n")
+        except TextError as exc:
+            raise UsageError(f"--password-stdin: {exc}") from None
     if not sys.stdin.isatty():
         raise UsageError("no terminal to ask for a password: use --password-stdin")
     first = getpass.getpass("Password: ")

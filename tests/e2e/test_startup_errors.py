@@ -84,3 +84,16 @@ def test_make_run_with_the_port_taken_stops_the_worker_and_fails(tmp_path):
     assert "cannot listen" in result.stderr and "stopped the other" in result.stderr
     assert time.monotonic() - started < 120
     assert kmood_processes_using(db_path) == []
+
+
+def test_create_user_refuses_a_password_that_is_not_utf8(tmp_path):
+    import subprocess
+
+    from tests.helpers import PYTHON
+
+    env = base_env(tmp_path / "k.db")
+    result = subprocess.run([PYTHON, "kmood.py", "create-user", "bob", "--password-stdin"],
+                            cwd=ROOT, env=env, input=b"caf\xe9 latin-1 secret\n",
+                            capture_output=True, timeout=60)
+    assert result.returncode == 2 and b"not valid UTF-8" in result.stderr
+    assert b"Traceback" not in result.stderr
