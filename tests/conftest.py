@@ -45,7 +45,9 @@ def clock():
 
 @pytest.fixture
 def services(config, clock):
-    return bootstrap(config, clock=clock)
+    built = bootstrap(config, clock=clock)
+    yield built
+    built.hasher.close()
 
 
 @pytest.fixture
