@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench migrate clean
+.PHONY: run test lint bench migrate clean browser
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -c 'import sys; sys.exit("k-mood needs Python 3.11+") if sys.version_info < (3, 11) else None'
@@ -30,7 +30,20 @@ run: $(STAMP)
 migrate: $(STAMP)
 	$(PY) kmood.py migrate
 
-test: $(STAMP)
+# The browser tests drive Debian's chromium and chromium-driver; install them when missing.
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing chromium and chromium-driver for the browser tests"; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver; \
+	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then \
+	    sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver; \
+	  else \
+	    echo "make: the browser tests need chromium and chromium-driver (apt-get install -y --no-install-recommends chromium chromium-driver); they will fail without them" >&2; \
+	  fi; \
+	fi
+
+test: $(STAMP) browser
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 lint: $(STAMP)

@@ -72,6 +72,7 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
     finally:
         server.close()
         wsgi.bottle.config["kmood.pool"].close_all()
+        wsgi.bottle.config["kmood.entry_writes"].close()
     log.info("server stopped")
     return EXIT_OK
 

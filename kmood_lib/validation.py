@@ -82,8 +82,8 @@ class Fields:
             self.fail(name, f"must be a number between -{MAX_EXACT_INT} and {MAX_EXACT_INT}")
             return None
         if (lo is not None and value < lo) or (hi is not None and value > hi):
-            bounds = f"between {lo} and {hi}" if lo is not None and hi is not None else (
-                f">= {lo}" if lo is not None else f"<= {hi}")
+            bounds = f"between {lo:g} and {hi:g}" if lo is not None and hi is not None else (
+                f">= {lo:g}" if lo is not None else f"<= {hi:g}")
             self.fail(name, f"must be {bounds}")
             return None
         return value

@@ -8,10 +8,11 @@ import bottle
 
 from kmood_lib.bootstrap import Services
 from kmood_lib.db import ConnectionPerThread
-from kmood_lib.web import api_accounts, api_entries, api_jobs, http, openapi, pages
+from kmood_lib.web import api_accounts, api_entries, api_jobs, http, journal, openapi, pages
 from kmood_lib.web.auth import AuthPlugin
+from kmood_lib.web.entry_writes import EntryWrites
 
-ROUTE_MODULES = (api_accounts, api_entries, api_jobs, openapi, pages)
+ROUTE_MODULES = (api_accounts, api_entries, api_jobs, openapi, pages, journal)
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,7 @@ def make_app(services: Services) -> bottle.Bottle:
     # route (404), never an int too big to bind (Bottle's own `int` also takes '-5' and '٣').
     app.router.add_filter("id", lambda conf: (r"[0-9]{1,18}", int, str))
     app.install(AuthPlugin(services, pool))
+    app.config["kmood.entry_writes"] = EntryWrites(services)
 
     @app.get("/healthz", auth="public")
     def healthz():

@@ -10,8 +10,7 @@ from zoneinfo import ZoneInfo
 import bottle
 
 from kmood_lib import entries, stats, users, vocab
-from kmood_lib.db import ConnectionPerThread, transaction
-from kmood_lib.entry_input import parse_entry, utc_now
+from kmood_lib.db import transaction
 from kmood_lib.nowplaying import now_playing
 from kmood_lib.validation import (
     MAX_YEAR,
@@ -21,6 +20,7 @@ from kmood_lib.validation import (
     parse_int_param,
 )
 from kmood_lib.web.auth import Auth
+from kmood_lib.web.entry_writes import EntryWrites
 from kmood_lib.web.http import ApiError, json_response, query_params, read_json_object
 
 log = logging.getLogger(__name__)
@@ -50,32 +50,13 @@ def guarded(fn):
     return wrapper
 
 
-def run_after_save_hooks(services, hook_pool: ConnectionPerThread, user_id: int,
-                         entry_id: int) -> None:
-    """Downstream notifications after the entry committed: failures are logged, never raised."""
-    for hook in services.after_entry_saved:
-        try:
-            hook(hook_pool.get(), user_id, entry_id, services.clock.now_ms())
-        except Exception as exc:  # the save already succeeded; the sweep will find the work
-            log.warning("post-save hook %s gave up for entry %d: %s",
-                        getattr(hook, "__name__", hook), entry_id, exc)
-        finally:
-            hook_pool.release()
-
-
 def register(app: bottle.Bottle, services) -> None:
     config = services.config
     max_body = config.max_body_bytes
-    hook_pool = ConnectionPerThread(services.connect_hook)
-    app.config["kmood.hook_pool"] = hook_pool
+    writes: EntryWrites = app.config["kmood.entry_writes"]
 
     def body() -> dict:
         return read_json_object(bottle.request, max_body)
-
-    def entry_input(conn, auth: Auth, data: dict, patch: bool):
-        defs = vocab.metric_defs(conn, auth.user.id) if data.get("metrics") else {}
-        return parse_entry(data, tz=ZoneInfo(auth.user.timezone), now=utc_now(services.clock),
-                           metric_defs=defs, patch=patch)
 
     # --- entries --------------------------------------------------------------------------
 
@@ -92,11 +73,8 @@ def register(app: bottle.Bottle, services) -> None:
     @app.post("/api/entries")
     @guarded
     def create_entry(conn, auth: Auth):
-        data = entry_input(conn, auth, body(), patch=False)
         source = "web" if auth.via == "session" else "api"
-        saved = entries.create_entry(conn, auth.user.id, data, source, services.clock.now_ms())
-        if saved.created:
-            run_after_save_hooks(services, hook_pool, auth.user.id, saved.entry_id)
+        saved = writes.create(conn, auth.user, body(), source)
         entry = entries.get_entry(conn, auth.user.id, saved.entry_id)
         return json_response(entry, 201 if saved.created else 200,
                              {"Location": f"/api/entries/{saved.entry_id}"})
@@ -109,9 +87,7 @@ def register(app: bottle.Bottle, services) -> None:
     @app.patch("/api/entries/<entry_id:id>")
     @guarded
     def patch_entry(conn, auth: Auth, entry_id: int):
-        data = entry_input(conn, auth, body(), patch=True)
-        if entries.update_entry(conn, auth.user.id, entry_id, data, services.clock.now_ms()):
-            run_after_save_hooks(services, hook_pool, auth.user.id, entry_id)
+        writes.update(conn, auth.user, entry_id, body())
         return json_response(entries.get_entry(conn, auth.user.id, entry_id))
 
     @app.delete("/api/entries/<entry_id:id>")

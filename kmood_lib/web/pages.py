@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import json
 import re
 import secrets
 import urllib.parse
@@ -15,20 +16,18 @@ from kmood_lib import users
 from kmood_lib.web.api_accounts import log_in
 from kmood_lib.web.auth import Auth, clear_session_cookie, set_session_cookie
 from kmood_lib.web.http import ApiError, Params, form_params, query_params
+from kmood_lib.web.views import redirect, render
 
-HERE = Path(__file__).resolve().parent
-TEMPLATES = [str(HERE / "templates")]
-STATIC = HERE / "static"
+STATIC = Path(__file__).resolve().parent / "static"
 FORM_COOKIE = "kmood_form"  # double-submit token for the forms used before a session exists
-
-
-def render(name: str, status: int = 200, headers: dict | None = None, **values) -> bottle.HTTPResponse:
-    values.setdefault("user", None)
-    body = bottle.template(name, template_lookup=TEMPLATES, **values)
-    response = bottle.HTTPResponse(body, status, headers)
-    response.content_type = "text/html; charset=utf-8"
-    response.set_header("Cache-Control", "no-store")
-    return response
+MANIFEST = {
+    "name": "k-mood", "short_name": "k-mood", "description": "Your self-hosted mood journal",
+    "start_url": "/", "scope": "/", "display": "standalone", "background_color": "#f5f6f8",
+    "theme_color": "#3553d9",
+    "icons": [{"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},
+              {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png"},
+              {"src": "/static/icons/icon.svg", "sizes": "any", "type": "image/svg+xml"}],
+}
 
 
 _SAFE_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?#]*")
@@ -71,19 +70,18 @@ def form_token_ok(request: bottle.BaseRequest, form: Params) -> bool:
     return bool(cookie) and hmac.compare_digest(cookie.encode(), sent.encode())
 
 
-def redirect(location: str) -> bottle.HTTPResponse:
-    return bottle.HTTPResponse(status=303, headers={"Location": location})
-
-
 def register(app: bottle.Bottle, services) -> None:
     config = services.config
 
     def form(request) -> Params:
         return form_params(request, config.max_body_bytes)
 
-    @app.get("/")
-    def home(auth: Auth):
-        return render("home.tpl", user=auth.user)
+    @app.get("/manifest.webmanifest", auth="public")
+    def manifest():
+        response = bottle.HTTPResponse(json.dumps(MANIFEST))
+        response.content_type = "application/manifest+json"
+        response.set_header("Cache-Control", "public, max-age=3600")
+        return response
 
     @app.get("/static/<path:path>", auth="public")
     def static(path):

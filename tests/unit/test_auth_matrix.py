@@ -16,6 +16,7 @@ PUBLIC = {
     ("POST", "/setup"),  # only while no user exists (pinned below)
     ("GET", "/static/<path:path>"),
     ("GET", "/api/openapi.json"),
+    ("GET", "/manifest.webmanifest"),  # browsers fetch it without cookies; it holds no data
 }
 
 

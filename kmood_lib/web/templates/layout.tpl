@@ -3,20 +3,34 @@
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="theme-color" content="#3553d9">
 <title>{{title}} · k-mood</title>
 <link rel="stylesheet" href="/static/style.css">
+<link rel="icon" href="/static/icons/icon.svg" type="image/svg+xml">
+<link rel="apple-touch-icon" href="/static/icons/icon-192.png">
+<link rel="manifest" href="/manifest.webmanifest">
+% for script in get('scripts', ()):
+<script type="module" src="/static/js/{{script}}"></script>
+% end
 </head>
 <body>
+<a class="skip" href="#main">Skip to content</a>
 <header class="top">
   <a class="brand" href="/">k-mood</a>
   % if get('user'):
-  <nav>
-    <span class="who">{{user.username}}</span>
-    <a href="/logout">Log out</a>
+  <nav class="tabs" aria-label="Main">
+    % for href, label, key in (('/', 'Log', 'log'), ('/entries', 'History', 'history'), ('/calendar', 'Year', 'calendar'), ('/stats', 'Stats', 'stats'), ('/settings', 'Settings', 'settings')):
+    <a href="{{href}}"{{!' aria-current="page"' if get('active') == key else ''}}>{{!ui.icon(key)}}<span>{{label}}</span></a>
+    % end
   </nav>
+  <span class="who">{{user.username}}</span>
   % end
 </header>
-<main>
+<main id="main"{{!' class="wide"' if get('wide') else ''}}>
+% if get('notice'):
+<p class="notice" role="status">{{notice}}</p>
+% end
 {{!base}}
 </main>
 </body>

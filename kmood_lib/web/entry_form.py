@@ -1,0 +1,105 @@
+"""The entry form (log and edit pages) <-> the entry JSON the API takes, so a form post goes
+through exactly the checks and the save of POST/PATCH /api/entries."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+
+from kmood_lib.web.http import Params
+
+FIELD_LABELS = {
+    "mood": "Mood", "occurred_at": "Date and time", "activities": "Activities",
+    "note_title": "Title", "note": "Note", "mood_label": "Mood label", "location": "Location",
+    "location.lat": "Latitude", "location.lon": "Longitude", "song": "Song",
+    "song.artist": "Song artist", "song.title": "Song title", "song.album": "Song album",
+    "client_id": "Form", "metrics": "Metrics",
+}
+
+
+def _number(raw: str):
+    """A number typed into a form, or the text itself so the entry checks name it."""
+    text = raw.strip().replace(",", ".") if re.fullmatch(r"\s*-?[0-9]+,[0-9]+\s*", raw) else raw
+    try:
+        return float(text) if re.fullmatch(r"\s*-?[0-9]+(\.[0-9]+)?\s*", text) else text
+    except ValueError:
+        return text
+
+
+def _prose(text: str) -> str:
+    """Browsers send a textarea's line breaks as CRLF; store them as LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def entry_body(fields: Params, metrics: list[dict], *, creating: bool) -> dict:
+    """The form's fields as the JSON body of POST (creating) or PATCH /api/entries: every
+    field the form shows is present, so an edit sets exactly what the form says."""
+    body: dict = {}
+    mood = fields.get("mood", "")
+    if mood:  # left out, the entry checks say it is required (an edit keeps the old one)
+        body["mood"] = int(mood) if re.fullmatch(r"[1-5]", mood) else mood
+    new = [n.strip() for n in re.split(r"[,\n]", fields.get("new_activities", "")) if n.strip()]
+    body["activities"] = fields.getall("activity") + new
+    body["note_title"] = fields.get("note_title", "").strip()
+    body["note"] = _prose(fields.get("note", ""))
+    day, time = fields.get("date", "").strip(), fields.get("time", "").strip()
+    if day:
+        body["occurred_at"] = f"{day}T{time or '12:00'}"
+    values = {}
+    for metric in metrics:
+        raw = fields.get(f"metric_{metric['id']}", "")
+        if raw.strip():
+            values[metric["name"]] = _number(raw)
+    body["metrics"] = values
+    lat, lon = fields.get("lat", "").strip(), fields.get("lon", "").strip()
+    if fields.get("remove_location"):
+        body["location"] = None
+    elif lat or lon:  # an edit form without coordinates leaves the location as it is
+        body["location"] = {"lat": _number(lat), "lon": _number(lon)}
+    if creating:
+        body["client_id"] = fields.get("client_id") or None
+        artist, title = fields.get("song_artist", "").strip(), fields.get("song_title", "").strip()
+        if artist and title:
+            body["song"] = {"artist": artist, "title": title,
+                            "album": fields.get("song_album", "").strip() or None,
+                            "source": fields.get("song_source") or "manual"}
+    elif fields.get("remove_song"):
+        body["song"] = None
+    return body
+
+
+def form_errors(fields: dict[str, str]) -> dict[str, str]:
+    """API field names -> what the page shows (metrics by their own name)."""
+    shown = {}
+    for name, message in fields.items():
+        label = FIELD_LABELS.get(name) or (name.split(".", 1)[1] if name.startswith(
+            "metrics.") else name.split("[")[0].capitalize())
+        shown[label] = message
+    return shown
+
+
+def values_new(now_local: datetime) -> dict:
+    """A blank log form: a fresh client_id (a double submit creates one entry) and now."""
+    return {"client_id": str(uuid.uuid4()), "date": now_local.strftime("%Y-%m-%d"),
+            "time": now_local.strftime("%H:%M"), "activities": set()}
+
+
+def values_posted(fields: Params) -> dict:
+    """What was typed, to show the form again with its errors."""
+    values = {name: value for name, value in fields.items() if name != "csrf_token"}
+    values["activities"] = set(fields.getall("activity"))
+    return values
+
+
+def values_of(entry: dict, metrics: list[dict]) -> dict:
+    """An entry's values as the edit form's fields."""
+    when = datetime.fromisoformat(entry["occurred_at"])
+    out = {"mood": str(entry["mood"]), "note_title": entry["note_title"], "note": entry["note"],
+           "date": when.strftime("%Y-%m-%d"), "time": when.strftime("%H:%M"),
+           "activities": set(entry["activities"])}
+    for metric in metrics:
+        value = entry["metrics"].get(metric["name"])
+        if value is not None:
+            out[f"metric_{metric['id']}"] = str(int(value)) if value == int(value) else repr(value)
+    return out

@@ -1,0 +1,58 @@
+"""Saving entries from the web layer: one path for POST/PATCH /api/entries and the log and edit
+forms — the same checks, the same one-transaction save, the same post-save hooks."""
+
+from __future__ import annotations
+
+import logging
+from zoneinfo import ZoneInfo
+
+from kmood_lib import entries, vocab
+from kmood_lib.db import ConnectionPerThread
+from kmood_lib.entry_input import parse_entry, utc_now
+
+log = logging.getLogger(__name__)
+
+
+class EntryWrites:
+    """Built once per app; the post-save hooks get their own short-timeout connections."""
+
+    def __init__(self, services):
+        self.services = services
+        self.hook_pool = ConnectionPerThread(services.connect_hook)
+
+    def _input(self, conn, user, body: dict, patch: bool):
+        defs = vocab.metric_defs(conn, user.id) if body.get("metrics") else {}
+        return parse_entry(body, tz=ZoneInfo(user.timezone), now=utc_now(self.services.clock),
+                           metric_defs=defs, patch=patch)
+
+    def create(self, conn, user, body: dict, source: str) -> entries.Saved:
+        """Check and save a new entry (ValidationError names bad fields); a replayed client_id
+        returns the existing entry with `created` False."""
+        data = self._input(conn, user, body, patch=False)
+        saved = entries.create_entry(conn, user.id, data, source, self.services.clock.now_ms())
+        if saved.created:
+            self.after_save(user.id, saved.entry_id)
+        return saved
+
+    def update(self, conn, user, entry_id: int, body: dict) -> bool:
+        data = self._input(conn, user, body, patch=True)
+        changed = entries.update_entry(conn, user.id, entry_id, data,
+                                       self.services.clock.now_ms())
+        if changed:
+            self.after_save(user.id, entry_id)
+        return changed
+
+    def after_save(self, user_id: int, entry_id: int) -> None:
+        """Downstream notifications after the entry committed: failures are logged, never
+        raised (the sweep will find the work)."""
+        for hook in self.services.after_entry_saved:
+            try:
+                hook(self.hook_pool.get(), user_id, entry_id, self.services.clock.now_ms())
+            except Exception as exc:
+                log.warning("post-save hook %s gave up for entry %d: %s",
+                            getattr(hook, "__name__", hook), entry_id, exc)
+            finally:
+                self.hook_pool.release()
+
+    def close(self) -> None:
+        self.hook_pool.close_all()

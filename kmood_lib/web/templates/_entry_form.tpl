@@ -1,0 +1,81 @@
+% include('_errors.tpl', errors=errors)
+<form method="post" action="{{action}}" class="card" id="entry-form">
+  <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+  % if creating:
+  <input type="hidden" name="client_id" value="{{values.get('client_id', '')}}">
+  % end
+  <fieldset>
+    <legend>How are you?</legend>
+    <div class="moods">
+      % for level in (1, 2, 3, 4, 5):
+      <input type="radio" name="mood" value="{{level}}" id="mood-{{level}}" required{{!' checked' if values.get('mood') == str(level) else ''}}>
+      <label for="mood-{{level}}" class="lv{{level}}">{{!ui.face(level)}}<span>{{labels[level]}}</span></label>
+      % end
+    </div>
+  </fieldset>
+  % if groups:
+  <fieldset>
+    <legend>What have you been up to?</legend>
+    % for group, members in groups:
+      % if group or len(groups) > 1:
+      <p class="group-name">{{group or 'Other'}}</p>
+      % end
+      <div class="chips">
+      % for activity in members:
+        <input type="checkbox" name="activity" value="{{activity['name']}}" id="activity-{{activity['id']}}"{{!' checked' if activity['name'] in values.get('activities', ()) else ''}}>
+        <label for="activity-{{activity['id']}}">{{activity['name']}}</label>
+      % end
+      </div>
+    % end
+  </fieldset>
+  % end
+  <label>{{'New activities' if groups else 'Activities'}} <span class="muted">(separate with commas)</span>
+    <input name="new_activities" value="{{values.get('new_activities', '')}}" autocomplete="off" placeholder="walk, friends">
+  </label>
+  <label>Title <input name="note_title" value="{{values.get('note_title', '')}}" maxlength="200"></label>
+  <label>Note <textarea name="note" maxlength="20000">{{values.get('note', '')}}</textarea></label>
+  % if metrics:
+  <div class="row">
+    % for metric in metrics:
+    <label>{{metric['name']}}{{' (%s)' % metric['unit'] if metric['unit'] else ''}}
+      <input type="number" inputmode="decimal" step="any" name="metric_{{metric['id']}}" value="{{values.get('metric_%d' % metric['id'], '')}}"{{!' min="%s"' % ui.number(metric['min']) if metric['min'] is not None else ''}}{{!' max="%s"' % ui.number(metric['max']) if metric['max'] is not None else ''}}>
+    </label>
+    % end
+  </div>
+  % end
+  <div class="row">
+    <label>Date <input type="date" name="date" value="{{values.get('date', '')}}" required></label>
+    <label>Time <input type="time" name="time" value="{{values.get('time', '')}}"></label>
+  </div>
+  % if creating:
+  <div class="js-only" hidden id="extras">
+    <div class="actions">
+      <button type="button" class="secondary" id="use-location">Use my location</button>
+      <span class="muted" id="location-status" role="status"></span>
+    </div>
+    <input type="hidden" name="lat" id="lat" value="{{values.get('lat', '')}}">
+    <input type="hidden" name="lon" id="lon" value="{{values.get('lon', '')}}">
+    <div id="now-playing" hidden>
+      <p class="muted" id="now-playing-text" role="status"></p>
+      <button type="button" class="secondary" id="attach-song">Attach this song</button>
+    </div>
+    <input type="hidden" name="song_artist" id="song_artist" value="{{values.get('song_artist', '')}}">
+    <input type="hidden" name="song_title" id="song_title" value="{{values.get('song_title', '')}}">
+    <input type="hidden" name="song_album" id="song_album" value="{{values.get('song_album', '')}}">
+    <input type="hidden" name="song_source" id="song_source" value="{{values.get('song_source', '')}}">
+  </div>
+  % else:
+    % if entry['location']:
+    <label class="inline"><input type="checkbox" name="remove_location" value="1"> Remove the location ({{'%.4f, %.4f' % (entry['location']['lat'], entry['location']['lon'])}})</label>
+    % end
+    % if entry['song']:
+    <label class="inline"><input type="checkbox" name="remove_song" value="1"> Remove the song ({{entry['song']['artist']}} – {{entry['song']['title']}}); a song cannot be added later</label>
+    % end
+  % end
+  <div class="actions">
+    <button type="submit">{{submit}}</button>
+    % if not creating:
+    <a class="button secondary" href="/entries#entry-{{entry['id']}}">Cancel</a>
+    % end
+  </div>
+</form>

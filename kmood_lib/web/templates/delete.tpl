@@ -1,0 +1,11 @@
+% rebase('layout.tpl', title='Delete entry')
+<h1>Delete this entry?</h1>
+<ul class="entries">
+% include('_entry.tpl', entry=entry, show_time=False, actions=False)
+</ul>
+<p>It is removed for good, with its activities, metrics and song. The activities themselves stay.</p>
+<form method="post" action="/entries/{{entry['id']}}/delete" class="actions">
+  <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+  <button type="submit" class="danger">Delete entry</button>
+  <a class="button secondary" href="/entries#entry-{{entry['id']}}">Keep it</a>
+</form>

@@ -1,0 +1,53 @@
+% rebase('layout.tpl', title='History')
+<h1>History</h1>
+<details class="card"{{!' open' if filtered or errors else ''}}>
+  <summary>Search and filter</summary>
+  <form method="get" action="/entries" class="filters" role="search">
+    <label>Search notes <input type="search" name="q" value="{{wanted['q']}}" placeholder="a word from a note"></label>
+    <div class="row">
+      <label>From <input type="date" name="from" value="{{wanted['from']}}"></label>
+      <label>To <input type="date" name="to" value="{{wanted['to']}}"></label>
+    </div>
+    <fieldset>
+      <legend>Mood</legend>
+      <div class="moodpick">
+      % for level in (5, 4, 3, 2, 1):
+        <label class="inline"><input type="checkbox" name="mood" value="{{level}}"{{!' checked' if str(level) in moods else ''}}> {{labels[level]}}</label>
+      % end
+      </div>
+    </fieldset>
+    % if groups:
+    <label>Activity
+      <select name="activity">
+        <option value="">Any</option>
+        % for group, members in groups:
+          % for activity in members:
+          <option value="{{activity['name']}}"{{!' selected' if activity['name'] == wanted['activity'] else ''}}>{{activity['name']}}</option>
+          % end
+        % end
+      </select>
+    </label>
+    % end
+    <div class="actions">
+      <button type="submit">Show</button>
+      % if filtered:
+      <a href="/entries">Clear filters</a>
+      % end
+    </div>
+  </form>
+</details>
+% include('_errors.tpl', errors=errors)
+% if not days and not errors:
+<p class="muted">{{'No entries match.' if filtered else 'No entries yet. Log your first one on the Log tab.'}}</p>
+% end
+% for day, found in days:
+<h2 class="day">{{ui.day_title(day, today)}}</h2>
+<ul class="entries">
+  % for entry in found:
+  % include('_entry.tpl', entry=entry, show_time=True)
+  % end
+</ul>
+% end
+% if older:
+<p class="pager"><a class="button secondary" href="{{older}}">Older entries</a></p>
+% end

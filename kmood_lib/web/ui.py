@@ -1,0 +1,66 @@
+"""Small pieces every template uses: mood faces and icons as inline SVG (no icon font, no
+emoji font needed), and how times and numbers are shown."""
+
+from __future__ import annotations
+
+import html
+from datetime import date, datetime, timedelta
+
+# Mouth curvature per level, from a frown (1) to a broad smile (5).
+_MOUTH = {1: -14, 2: -7, 3: 0, 4: 8, 5: 15}
+
+
+def face(level: int, size: int = 28) -> str:
+    """A mood face as SVG, drawn with currentColor so it follows the text colour."""
+    bend = _MOUTH.get(level, 0)
+    return (f'<svg class="face" width="{size}" height="{size}" viewBox="0 0 48 48" '
+            f'aria-hidden="true" focusable="false"><circle cx="24" cy="24" r="21" fill="none" '
+            f'stroke="currentColor" stroke-width="3"/><circle cx="17" cy="19" r="2.8" '
+            f'fill="currentColor"/><circle cx="31" cy="19" r="2.8" fill="currentColor"/>'
+            f'<path d="M14 {31 - bend / 3:.1f} Q24 {31 + bend:.1f} 34 {31 - bend / 3:.1f}" '
+            f'fill="none" stroke="currentColor" stroke-width="3" stroke-linecap="round"/></svg>')
+
+
+_ICONS = {
+    "log": '<path d="M24 10v28M10 24h28"/>',
+    "history": '<path d="M10 14h28M10 24h28M10 34h28"/>',
+    "calendar": '<rect x="9" y="11" width="30" height="28" rx="3"/><path d="M9 19h30M17 7v8M31 7v8"/>',
+    "stats": '<path d="M12 38V26M22 38V14M32 38V20M8 38h32"/>',
+    "settings": '<circle cx="24" cy="24" r="6"/><path d="M24 6v6M24 36v6M6 24h6M36 24h6'
+                'M11 11l4 4M33 33l4 4M37 11l-4 4M15 33l-4 4"/>',
+}
+
+
+def icon(name: str) -> str:
+    return (f'<svg class="icon" width="22" height="22" viewBox="0 0 48 48" aria-hidden="true" '
+            f'focusable="false" fill="none" stroke="currentColor" stroke-width="3.5" '
+            f'stroke-linecap="round" stroke-linejoin="round">{_ICONS[name]}</svg>')
+
+
+def clock_time(entry: dict) -> str:
+    """'21:15' on the entry's own wall clock."""
+    return entry["occurred_at"][11:16]
+
+
+def day_title(day: str, today: str) -> str:
+    """'Today', 'Yesterday' or 'Mon 30 Nov 2026' for a YYYY-MM-DD local day."""
+    d, t = date.fromisoformat(day), date.fromisoformat(today)
+    if d == t:
+        return "Today"
+    if d == t - timedelta(days=1):
+        return "Yesterday"
+    return f"{d.strftime('%a')} {d.day} {d.strftime('%b %Y')}"
+
+
+def number(value: float) -> str:
+    """7.0 -> '7', 7.25 -> '7.25' (the exact value, never rounded away)."""
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def when(entry: dict) -> str:
+    moment = datetime.fromisoformat(entry["occurred_at"])
+    return f"{moment.day} {moment.strftime('%b %Y')}, {moment.strftime('%H:%M')}"
+
+
+def escape(text: str) -> str:
+    return html.escape(text, quote=True)

@@ -1,0 +1,165 @@
+"""The journal in a real browser: first run, log, see, edit, delete, search (issue #10)."""
+
+from __future__ import annotations
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.browser.conftest import (
+    DESKTOP,
+    PASSWORD,
+    PHONE,
+    Stack,
+    click,
+    console_errors,
+    create_user,
+    screenshot,
+)
+from tests.helpers import http
+
+pytestmark = pytest.mark.slow
+
+
+def login(driver, url: str, name: str) -> None:
+    driver.get(url + "/login")
+    driver.find_element(By.NAME, "username").send_keys(name)
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+    click(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    WebDriverWait(driver, 10).until(EC.url_to_be(url + "/"))
+
+
+def api_session(url: str, name: str) -> dict:
+    status, headers, me = http("POST", url + "/api/session", {"username": name,
+                                                              "password": PASSWORD})
+    assert status == 201
+    return {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
+
+
+def entry_cards(driver) -> list:
+    return driver.find_elements(By.CSS_SELECTOR, ".entries .entry")
+
+
+def test_first_run_log_see_edit_and_delete_an_entry(tmp_path, browser):
+    stack = Stack(tmp_path).start(worker=True)
+    driver = browser(PHONE)
+    driver.get(stack.url + "/")  # no user yet: / -> /login -> /setup
+    assert driver.current_url == stack.url + "/setup"
+    driver.find_element(By.NAME, "username").send_keys("alice")
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+    click(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    WebDriverWait(driver, 10).until(EC.url_to_be(stack.url + "/"))
+    screenshot(driver, "first-run-home-phone")
+    auth = api_session(stack.url, "alice")
+    http("POST", stack.url + "/api/metrics", {"name": "sleep", "unit": "h", "min": 0, "max": 24},
+         auth)
+    http("POST", stack.url + "/api/activities", {"name": "running", "group": "sport"}, auth)
+    driver.refresh()
+
+    click(driver, driver.find_element(By.CSS_SELECTOR, "label[for=mood-4]"))
+    click(driver, driver.find_element(By.XPATH, "//div[@class='chips']/label[text()='running']"))
+    driver.find_element(By.NAME, "new_activities").send_keys("friends")
+    driver.find_element(By.NAME, "note").send_keys("long walk\nthen tea")
+    driver.find_element(By.CSS_SELECTOR, "input[name^=metric_]").send_keys("7.5")
+    click(driver, driver.find_element(By.CSS_SELECTOR, "#entry-form button[type=submit]"))
+    WebDriverWait(driver, 10).until(EC.url_contains("done=logged"))
+    assert "Entry logged." in driver.find_element(By.CSS_SELECTOR, ".notice").text
+    card = entry_cards(driver)[0]
+    assert "good" in card.text and "long walk\nthen tea" in card.text
+    assert "friends" in card.text and "running" in card.text and "sleep: 7.5" in card.text
+    assert "1-day streak" in driver.page_source
+
+    click(driver, driver.find_element(By.LINK_TEXT, "History"))
+    card = entry_cards(driver)[0]
+    assert "long walk" in card.text and driver.find_element(By.CSS_SELECTOR, "h2.day").text == (
+        "Today")
+    click(driver, card.find_element(By.PARTIAL_LINK_TEXT, "Edit"))
+    click(driver, driver.find_element(By.CSS_SELECTOR, "label[for=mood-2]"))
+    click(driver, driver.find_element(By.CSS_SELECTOR, "#entry-form button[type=submit]"))
+    WebDriverWait(driver, 10).until(EC.url_contains("done=saved"))
+    assert "bad" in entry_cards(driver)[0].text
+
+    click(driver, entry_cards(driver)[0].find_element(By.PARTIAL_LINK_TEXT, "Delete"))
+    assert "Delete this entry?" in driver.find_element(By.TAG_NAME, "h1").text
+    click(driver, driver.find_element(By.CSS_SELECTOR, "button.danger"))
+    WebDriverWait(driver, 10).until(EC.url_contains("done=deleted"))
+    assert entry_cards(driver) == []
+    assert "Entry deleted." in driver.page_source
+    assert console_errors(driver) == []
+    assert stack.stop() == {"server": 0, "worker": 0}
+
+
+@pytest.fixture(scope="module")
+def journal(app_stack):
+    """A user with a week of varied entries, a metric and grouped activities."""
+    create_user(app_stack, "bea", admin=True)
+    auth = api_session(app_stack.url, "bea")
+    http("POST", app_stack.url + "/api/metrics", {"name": "sleep", "unit": "h", "min": 0,
+                                                  "max": 24}, auth)
+    for name, group in (("running", "sport"), ("yoga", "sport"), ("friends", "social"),
+                        ("reading", None)):
+        http("POST", app_stack.url + "/api/activities", {"name": name, "group": group}, auth)
+    notes = ["a quiet morning with coffee", "argued about the dishes\nmade up later",
+             "ran by the river", "rainy, stayed in and read", "dinner with friends",
+             "long day at work", "sunny walk in the park"]
+    for i, note in enumerate(notes):
+        http("POST", app_stack.url + "/api/entries", {
+            "mood": [4, 2, 5, 3, 5, 2, 4][i], "note": note,
+            "activities": [["reading"], [], ["running"], ["reading"], ["friends"], [],
+                           ["yoga"]][i], "metrics": {"sleep": 6 + i % 3},
+            "occurred_at": f"2026-11-{20 + i:02d}T{8 + i * 2:02d}:30:00"}, auth)
+    return app_stack
+
+
+def test_history_search_finds_an_entry_by_a_word_of_its_note(journal, browser):
+    driver = browser(PHONE)
+    login(driver, journal.url, "bea")
+    driver.get(journal.url + "/entries")
+    click(driver, driver.find_element(By.TAG_NAME, "summary"))
+    box = driver.find_element(By.NAME, "q")
+    box.send_keys("river")
+    box.submit()
+    WebDriverWait(driver, 10).until(EC.url_contains("q=river"))
+    cards = entry_cards(driver)
+    assert len(cards) == 1 and "ran by the river" in cards[0].text
+    screenshot(driver, "history-search-phone")
+    assert console_errors(driver) == []
+
+
+HOSTILE_NOTE = "<script>alert('note')</script>"
+HOSTILE_ACTIVITY = '"><img src=x onerror=alert(1)>'
+
+
+def test_hostile_text_renders_as_text(journal, browser):
+    auth = api_session(journal.url, "bea")
+    entry = http("POST", journal.url + "/api/entries", {
+        "mood": 3, "note": HOSTILE_NOTE, "activities": [HOSTILE_ACTIVITY],
+        "occurred_at": "2026-11-10T10:00:00"}, auth)[2]
+    driver = browser(DESKTOP)
+    login(driver, journal.url, "bea")
+    for path in ("/", "/entries?q=script", f"/entries/{entry['id']}/edit",
+                 f"/entries/{entry['id']}/delete"):
+        driver.get(journal.url + path)
+        assert EC.alert_is_present()(driver) is False, path
+        assert driver.find_elements(By.CSS_SELECTOR, "img[src=x]") == [], path
+        if "edit" not in path:
+            assert HOSTILE_NOTE in driver.find_element(By.TAG_NAME, "main").text or \
+                HOSTILE_ACTIVITY in driver.find_element(By.TAG_NAME, "main").text, path
+    http("DELETE", journal.url + f"/api/entries/{entry['id']}", headers=auth)
+
+
+PAGES = [("home", "/"), ("history", "/entries"), ("edit", "/entries/1/edit"),
+         ("delete", "/entries/1/delete")]
+
+
+@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop")])
+@pytest.mark.parametrize("dark", [False, True])
+def test_screenshots_of_the_journal_pages(journal, browser, size, size_name, dark):
+    driver = browser(size, dark=dark)
+    login(driver, journal.url, "bea")
+    for name, path in PAGES:
+        driver.get(journal.url + path)
+        assert driver.find_element(By.TAG_NAME, "h1").text
+        screenshot(driver, f"{name}-{size_name}-{'dark' if dark else 'light'}")
+    assert console_errors(driver) == []
