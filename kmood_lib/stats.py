@@ -107,3 +107,19 @@ def activity_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) ->
                     "average_without": _rounded(r["avg_without"]), "difference": _rounded(diff)})
     out.sort(key=lambda a: (a["difference"] is None, -(a["difference"] or 0), a["activity"]))
     return {"activities": out}
+
+
+def mood_series(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, bucket: str
+                ) -> list[dict]:
+    """Average mood per week (starting Monday) or per month of local days, oldest first; only
+    buckets with entries appear, so a gap in the list is a gap in the journal."""
+    start = {"week": "date(local_date, '-' || ((CAST(strftime('%w', local_date) AS INTEGER)"
+                     " + 6) % 7) || ' days')",
+             "month": "strftime('%Y-%m-01', local_date)"}[bucket]
+    where, params = flt.where()
+    rows = conn.execute(
+        f"SELECT {start} AS start, avg(mood) AS average, count(*) AS n FROM entries e"
+        " WHERE e.user_id = ?" + where + " GROUP BY start ORDER BY start",
+        (user_id, *params)).fetchall()
+    return [{"start": r["start"], "average": _rounded(r["average"]), "count": r["n"]}
+            for r in rows]

@@ -8,11 +8,20 @@ import bottle
 
 from kmood_lib.bootstrap import Services
 from kmood_lib.db import ConnectionPerThread
-from kmood_lib.web import api_accounts, api_entries, api_jobs, http, journal, openapi, pages
+from kmood_lib.web import (
+    api_accounts,
+    api_entries,
+    api_jobs,
+    http,
+    insight,
+    journal,
+    openapi,
+    pages,
+)
 from kmood_lib.web.auth import AuthPlugin
 from kmood_lib.web.entry_writes import EntryWrites
 
-ROUTE_MODULES = (api_accounts, api_entries, api_jobs, openapi, pages, journal)
+ROUTE_MODULES = (api_accounts, api_entries, api_jobs, openapi, pages, journal, insight)
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,139 @@
+"""Charts as SVG drawn on the server: no script, readable at 360 px, each with a <title> and a
+<desc> that says in words what it shows. Every piece of text goes through html.escape."""
+
+from __future__ import annotations
+
+import zlib
+from datetime import date
+
+from kmood_lib.web.ui import escape
+
+WIDTH, HEIGHT = 440, 230
+LEFT, RIGHT, TOP, BOTTOM = 62, 10, 16, 34
+
+
+def _svg(title: str, desc: str, body: str, height: int = HEIGHT) -> str:
+    ident = f"c{zlib.crc32((title + desc).encode()):08x}"
+    return (f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+            f'aria-labelledby="{ident}t {ident}d" preserveAspectRatio="xMidYMid meet">'
+            f'<title id="{ident}t">{escape(title)}</title><desc id="{ident}d">{escape(desc)}</desc>'
+            f"{body}</svg>")
+
+
+def _mood_axis(labels: dict[int, str], y_of) -> str:
+    out = []
+    for level in range(1, 6):
+        y = y_of(level)
+        out.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
+                   f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end">'
+                   f"{escape(labels.get(level, str(level))[:8])}</text>")
+    return "".join(out)
+
+
+def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: date,
+                   labels: dict[int, str]) -> str:
+    """Weekly averages as a line with dots, monthly averages dashed; a week or month with no
+    entry breaks the line instead of being drawn through."""
+    span = max((last - first).days, 1)
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def x_of(day: str) -> float:
+        return LEFT + plot_w * min(max((date.fromisoformat(day) - first).days, 0), span) / span
+
+    def y_of(value: float) -> float:
+        return TOP + plot_h * (5 - value) / 4
+
+    def path(points: list[dict], step_days: int, css: str) -> str:
+        segments, current, previous = [], [], None
+        for point in points:
+            start = date.fromisoformat(point["start"])
+            if previous is not None and (start - previous).days > step_days:
+                segments.append(current)
+                current = []
+            current.append(point)
+            previous = start
+        if current:
+            segments.append(current)
+        out = []
+        for segment in segments:
+            d = " ".join(f"{'M' if i == 0 else 'L'}{x_of(p['start']):.1f},{y_of(p['average']):.1f}"
+                         for i, p in enumerate(segment))
+            out.append(f'<path class="line {css}" d="{d}"/>')
+        return "".join(out)
+
+    body = [_mood_axis(labels, y_of),
+            f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{HEIGHT - BOTTOM}" '
+            f'y2="{HEIGHT - BOTTOM}"/>']
+    for tick in _ticks(first, last):
+        x = x_of(tick.isoformat())
+        body.append(f'<text x="{x:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
+                    f"{escape(_tick_label(tick, span))}</text>")
+    body.append(path(months, 31, "month"))
+    body.append(path(weeks, 7, "week"))
+    for p in weeks:
+        body.append(f'<circle class="dot" cx="{x_of(p["start"]):.1f}" cy="{y_of(p["average"]):.1f}"'
+                    f' r="3"><title>week of {escape(p["start"])}: {p["average"]} '
+                    f'({p["count"]} entries)</title></circle>')
+    best = max(weeks, key=lambda p: p["average"]) if weeks else None
+    worst = min(weeks, key=lambda p: p["average"]) if weeks else None
+    desc = (f"{len(weeks)} weeks with entries between {first} and {last}. "
+            + (f"Best week starting {best['start']} ({best['average']}); worst week starting "
+               f"{worst['start']} ({worst['average']})." if best else "No entries."))
+    return _svg("Mood over time: weekly average (solid) and monthly average (dashed)", desc,
+                "".join(body))
+
+
+def _ticks(first: date, last: date) -> list[date]:
+    """About five month starts (or the first day) to label the time axis."""
+    months = []
+    year, month = first.year, first.month
+    while date(year, month, 1) <= last:
+        if date(year, month, 1) >= first:
+            months.append(date(year, month, 1))
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    if len(months) < 2:
+        return [first, last]
+    step = max(1, -(-len(months) // 4))
+    return months[::step]
+
+
+def _tick_label(day: date, span_days: int) -> str:
+    """'Mar' (with the year on January and on spans of years), or '5 Mar' on short spans."""
+    if span_days <= 62:
+        return f"{day.day} {day.strftime('%b')}"
+    if span_days > 730 or day.month == 1:
+        return day.strftime("%b %Y")
+    return day.strftime("%b")
+
+
+def bars(items: list[dict], title: str, desc: str, *, max_value: float | None = None,
+         value_format=lambda v: f"{v:g}") -> str:
+    """Vertical bars with their value above and their label below; an item whose value is
+    None is an empty slot (no data), drawn as a short dashed mark."""
+    n = max(len(items), 1)
+    plot_w, plot_h = WIDTH - 20 - RIGHT, HEIGHT - TOP - BOTTOM - 14
+    slot = plot_w / n
+    top = max_value or max([i["value"] or 0 for i in items] + [1])
+    body = [f'<line class="axis" x1="20" x2="{WIDTH - RIGHT}" y1="{HEIGHT - BOTTOM}" '
+            f'y2="{HEIGHT - BOTTOM}"/>']
+    for k, item in enumerate(items):
+        x = 20 + k * slot + slot * 0.15
+        w = slot * 0.7
+        label_x = x + w / 2
+        if item["value"] is None:
+            body.append(f'<line class="grid" x1="{x:.1f}" x2="{x + w:.1f}" y1="{HEIGHT - BOTTOM - 2}"'
+                        f' y2="{HEIGHT - BOTTOM - 2}"/>')
+        else:
+            h = plot_h * item["value"] / top
+            y = HEIGHT - BOTTOM - h
+            body.append(f'<rect class="bar {item.get("css", "")}" x="{x:.1f}" y="{y:.1f}" '
+                        f'width="{w:.1f}" height="{max(h, 1):.1f}" rx="2"><title>'
+                        f'{escape(item["label"])}: {escape(value_format(item["value"]))}'
+                        f'{escape(item.get("note", ""))}</title></rect>')
+            if n <= 12:
+                body.append(f'<text class="value" x="{label_x:.1f}" y="{y - 4:.1f}" '
+                            f'text-anchor="middle">{escape(value_format(item["value"]))}</text>')
+        if n <= 12 or k % 3 == 0:
+            body.append(f'<text x="{label_x:.1f}" y="{HEIGHT - 14}" text-anchor="middle">'
+                        f'{escape(item["label"])}</text>')
+    return _svg(title, desc, "".join(body))

@@ -1,0 +1,117 @@
+"""What the data says, as pages: the year in pixels and the stats with their charts, drawn
+on the server from the same functions as /api/stats."""
+
+from __future__ import annotations
+
+import calendar as cal
+from datetime import date, timedelta
+from zoneinfo import ZoneInfo
+
+import bottle
+
+from kmood_lib import entries, stats, vocab
+from kmood_lib.validation import MAX_YEAR, MIN_YEAR, ValidationError, parse_int_param
+from kmood_lib.web import charts
+from kmood_lib.web.auth import Auth
+from kmood_lib.web.http import query_params
+from kmood_lib.web.views import page
+
+RANGES = {"30": ("Last 30 days", 30), "90": ("Last 90 days", 90), "365": ("Last year", 365),
+          "all": ("All time", None)}
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def year_grid(year: int, days: dict, today: date) -> list[list[dict]]:
+    """31 rows (day of month) x 12 columns (months): each cell says what to draw."""
+    rows = []
+    for day in range(1, 32):
+        row = []
+        for month in range(1, 13):
+            if day > cal.monthrange(year, month)[1]:
+                row.append({"kind": "blank"})
+                continue
+            d = date(year, month, day)
+            found = days.get(d.isoformat())
+            if found:
+                row.append({"kind": "logged", "date": d, "level": max(1, min(5, round(
+                    found["average"]))), "average": found["average"], "count": found["count"]})
+            else:
+                row.append({"kind": "future" if d > today else "none", "date": d})
+        rows.append(row)
+    return rows
+
+
+def register(app: bottle.Bottle, services) -> None:
+    def today_of(user) -> date:
+        return services.clock.now().astimezone(ZoneInfo(user.timezone)).date()
+
+    @app.get("/calendar")
+    def year_in_pixels(conn, auth: Auth):
+        today = today_of(auth.user)
+        try:
+            year = parse_int_param(query_params(bottle.request).get("year"), "year", MIN_YEAR,
+                                   MAX_YEAR, default=today.year)
+        except ValidationError:
+            raise bottle.HTTPError(404, f"Years run from {MIN_YEAR} to {MAX_YEAR}.") from None
+        data = stats.calendar(conn, auth.user.id, year)
+        logged = len(data["days"])
+        average = (sum(d["average"] * d["count"] for d in data["days"].values())
+                   / max(1, sum(d["count"] for d in data["days"].values()))) if logged else None
+        return page("calendar.tpl", auth, active="calendar", year=year, today=today,
+                    grid=year_grid(year, data["days"], today), logged=logged,
+                    average=average, labels=vocab.mood_labels(conn, auth.user.id),
+                    months=[cal.month_abbr[m] for m in range(1, 13)],
+                    prev_year=year - 1 if year > MIN_YEAR else None,
+                    next_year=year + 1 if year < MAX_YEAR else None)
+
+    @app.get("/stats")
+    def stats_page(conn, auth: Auth):
+        user = auth.user
+        today = today_of(user)
+        key = query_params(bottle.request).get("range", "90")
+        if key not in RANGES:
+            key = "90"
+        name, days = RANGES[key]
+        flt = entries.EntryFilter(date_from=(today - timedelta(days=days - 1)).isoformat()
+                                  if days else None, date_to=today.isoformat())
+        summary = stats.summary(conn, user.id, today, flt)
+        labels = vocab.mood_labels(conn, user.id)
+        first = date.fromisoformat(flt.date_from) if flt.date_from else (
+            date.fromisoformat(summary["first_day"]) if summary["first_day"] else today)
+        weeks = stats.mood_series(conn, user.id, flt, "week")
+        months = stats.mood_series(conn, user.id, flt, "month")
+        timing = stats.by_weekday_and_hour(conn, user.id, flt)
+        impact = stats.activity_impact(conn, user.id, flt)["activities"]
+        return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
+                    range_name=name, summary=summary, labels=labels, impact=impact,
+                    over_time=charts.mood_over_time(weeks, months, first, today, labels)
+                    if weeks else None,
+                    distribution=distribution_chart(summary, labels),
+                    weekday=weekday_chart(timing["weekdays"]),
+                    hour=hour_chart(timing["hours"]))
+
+
+def distribution_chart(summary: dict, labels: dict[int, str]) -> str:
+    items = [{"label": labels[level], "value": summary["distribution"][str(level)],
+              "css": f"lv{level}"} for level in range(1, 6)]
+    words = ", ".join(f"{labels[i]} {summary['distribution'][str(i)]}" for i in range(5, 0, -1))
+    return charts.bars(items, "How often each mood was logged", f"Entries per mood: {words}.",
+                       value_format=lambda v: str(int(v)))
+
+
+def weekday_chart(weekdays: list[dict]) -> str:
+    items = [{"label": WEEKDAYS[w["weekday"]], "value": w["average"],
+              "note": f" ({w['count']} entries)"} for w in weekdays]
+    words = ", ".join(f"{i['label']} {i['value']}" for i in items if i["value"] is not None)
+    return charts.bars(items, "Average mood by weekday", f"Average mood (1-5): {words or 'none'}.",
+                       max_value=5, value_format=lambda v: f"{v:.1f}")
+
+
+def hour_chart(hours: list[dict]) -> str:
+    items = [{"label": f"{h['hour']:02d}", "value": h["average"],
+              "note": f" ({h['count']} entries)"} for h in hours]
+    logged = [i for i in items if i["value"] is not None]
+    words = ", ".join(f"{i['label']}h {i['value']}" for i in logged)
+    return charts.bars(items, "Average mood by hour of the day",
+                       f"Average mood (1-5) by local hour: {words or 'none'}.", max_value=5,
+                       value_format=lambda v: f"{v:.1f}")

@@ -1,0 +1,81 @@
+"""Year in pixels and stats pages, drawn on the server (issue #10)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+import pytest
+
+from kmood_lib.web import charts
+
+
+@pytest.fixture
+def alice(client_for, clock):
+    clock.set(datetime(2026, 12, 3, 12, 0, tzinfo=timezone.utc))
+    return client_for("alice", timezone="Europe/Berlin")
+
+
+def cell(page: str, day: str) -> str:
+    match = re.search(r'<td class="([^"]+)"><a href="/entries\?from=' + day, page)
+    return match.group(1) if match else ""
+
+
+def test_a_back_dated_entry_shows_in_its_day_with_a_link_to_that_day(alice):
+    alice.post("/api/entries", {"mood": 5, "occurred_at": "2026-11-14T20:00:00", "note": "rad"})
+    alice.post("/api/entries", {"mood": 2, "occurred_at": "2026-11-14T08:00:00", "note": "bad"})
+    page = alice.get("/calendar").text
+    assert cell(page, "2026-11-14") == "logged lv4"  # average 3.5 rounds to 4
+    assert 'href="/entries?from=2026-11-14&amp;to=2026-11-14"' in page
+    assert "1 day logged" in page
+    day = alice.get("/entries?from=2026-11-14&to=2026-11-14").text
+    assert "rad" in day and "bad" in day
+
+
+def test_empty_future_and_impossible_days_look_different(alice):
+    page = alice.get("/calendar?year=2026").text
+    rows = re.findall(r"<tr><th scope=\"row\">(\d+)</th>(.*?)</tr>", page, re.S)
+    cells = {int(day): re.findall(r'<td class="([^"]+)"', body) for day, body in rows}
+    assert cells[30][1] == "blank"  # February 30th does not exist
+    assert cells[2][11] == "none" and cells[4][11] == "future"  # today is 3 December
+    assert 'href="/calendar?year=2025"' in page and 'href="/calendar?year=2027"' in page
+    assert alice.get("/calendar?year=1899").status == 404
+    assert alice.get("/calendar?year=%C2%B2").status == 404
+
+
+def test_the_stats_page_draws_accessible_charts(alice):
+    for day, mood, acts in (("2026-11-02", 4, ["walk"]), ("2026-11-03", 2, []),
+                            ("2026-11-20", 5, ["walk"]), ("2026-12-01", 3, [])):
+        alice.post("/api/entries", {"mood": mood, "occurred_at": f"{day}T09:00:00",
+                                    "activities": acts})
+    page = alice.get("/stats?range=90").text
+    assert page.count("<svg class=\"chart\"") == 4
+    assert page.count("<title id=") == 4 and page.count("<desc id=") == 4
+    assert "Best week starting 2026-11-16 (5.0)" in page
+    assert "walk" in page and "+2.00" in page  # 4.5 with vs 2.5 without
+    for key in ("30", "365", "all"):
+        assert alice.get(f"/stats?range={key}").status == 200
+    assert alice.get("/stats?range=nonsense").status == 200
+
+
+def test_stats_with_no_entries_say_so(alice):
+    assert "No entries in this range yet" in alice.get("/stats").text
+
+
+def test_hostile_names_are_escaped_in_charts_and_tables(alice):
+    alice.patch("/api/moods/5", {"label": "<b>x</b>"})
+    alice.post("/api/entries", {"mood": 5, "activities": ['"><svg onload=alert(1)>']})
+    for path in ("/stats", "/calendar"):
+        text = alice.get(path).text
+        assert "<b>x</b>" not in text and "<svg onload" not in text, path
+
+
+def test_a_week_without_entries_breaks_the_line_instead_of_joining_it():
+    from datetime import date
+
+    weeks = [{"start": "2026-11-02", "average": 4.0, "count": 1},
+             {"start": "2026-11-09", "average": 3.0, "count": 1},
+             {"start": "2026-11-23", "average": 5.0, "count": 1}]
+    svg = charts.mood_over_time(weeks, [], date(2026, 11, 1), date(2026, 11, 30),
+                                {i: str(i) for i in range(1, 6)})
+    assert svg.count('class="line week"') == 2
