@@ -10,7 +10,7 @@ import sys
 
 from kmood_lib import users
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.cli import EXIT_OK, UsageError, run_main
+from kmood_lib.cli import EXIT_OK, EXIT_USAGE, UsageError, run_main
 from kmood_lib.config import Config
 from kmood_lib.text import TextError, decode_utf8
 
@@ -36,6 +36,19 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--password-stdin", action="store_true",
                         help="read the password from the first line of standard input")
     create.add_argument("--timezone", default="UTC", help="IANA timezone (default UTC)")
+    people = sub.add_parser("users", help="list accounts, reset a password, delete an account",
+                            description="Manage the accounts of this server.")
+    actions = people.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="every account with its entry count")
+    reset = actions.add_parser("reset-password",
+                               help="set a new password; ends all of that user's sessions")
+    reset.add_argument("name", help="username")
+    reset.add_argument("--password-stdin", action="store_true",
+                       help="read the password from the first line of standard input")
+    delete = actions.add_parser("delete", help="delete an account with all its data")
+    delete.add_argument("name", help="username")
+    delete.add_argument("--yes", action="store_true",
+                        help="really delete (without it, only say what would go)")
     return parser
 
 
@@ -120,8 +133,46 @@ def cmd_create_user(args, config: Config) -> int:
     return EXIT_OK
 
 
+def cmd_users(args, config: Config) -> int:
+    services = bootstrap(config)
+    conn = services.connect()
+    try:
+        if args.action == "list":
+            for person in users.list_users(conn):
+                print(f"{person['username']:<24} {'admin' if person['is_admin'] else 'member':<7}"
+                      f" {person['entries']:>7} entries  {person['timezone']}")
+            return EXIT_OK
+        person = users.find_user(conn, args.name)
+        if person is None:
+            raise UsageError(f"users {args.action}: no user {args.name!r}")
+        if args.action == "reset-password":
+            password = read_password(args.password_stdin)
+            try:
+                users.validate_password(password)
+            except users.AccountError as exc:
+                raise UsageError(f"users reset-password: {exc}") from None
+            ended = users.reset_password(conn, person.id, services.hasher.hash(password),
+                                         services.clock.now_ms())
+            print(f"password of {person.username} changed; {ended} session(s) ended")
+            return EXIT_OK
+        held = users.holdings(conn, person.id)
+        what = (f"{person.username}: {held['entries']} entries, {held['activities']} activities,"
+                f" {held['metrics']} metrics, {held['tokens']} API tokens")
+        if not args.yes:
+            print(f"would delete {what}; run again with --yes to delete")
+            return EXIT_USAGE
+        try:
+            users.delete_user(conn, person.id)
+        except users.AccountError as exc:
+            raise UsageError(f"users delete: {exc}") from None
+        print(f"deleted {what}")
+        return EXIT_OK
+    finally:
+        conn.close()
+
+
 COMMANDS = {None: cmd_serve, "serve": cmd_serve, "migrate": cmd_migrate,
-            "create-user": cmd_create_user}
+            "create-user": cmd_create_user, "users": cmd_users}
 
 
 def main(argv=None, environ=None, bootstrap_kwargs: dict | None = None) -> int:

@@ -191,3 +191,53 @@ def set_password_hash(conn: sqlite3.Connection, user_id: int, password_hash: str
     """Store a hash made beforehand with PasswordHasher.hash (slow: never under the write lock)."""
     conn.execute("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?",
                  (password_hash, now_ms, user_id))
+
+
+def list_users(conn: sqlite3.Connection) -> list[dict]:
+    """Every account with how much it holds, for the admin's household page and the CLI."""
+    rows = conn.execute(
+        "SELECT u.id, u.username, u.timezone, u.is_admin, u.created_at,"
+        " (SELECT count(*) FROM entries e WHERE e.user_id = u.id) AS entries"
+        " FROM users u ORDER BY u.username_key").fetchall()
+    return [dict(row) | {"is_admin": bool(row["is_admin"])} for row in rows]
+
+
+def find_user(conn: sqlite3.Connection, username: str) -> User | None:
+    row = conn.execute("SELECT id, username, timezone, is_admin FROM users"
+                       " WHERE username_key = ?", (name_key(username),)).fetchone()
+    return User.from_row(row) if row else None
+
+
+def holdings(conn: sqlite3.Connection, user_id: int) -> dict[str, int]:
+    """What deleting an account removes, counted, so the confirmation can name it."""
+    row = conn.execute(
+        "SELECT (SELECT count(*) FROM entries WHERE user_id = ?) AS entries,"
+        " (SELECT count(*) FROM activities WHERE user_id = ?) AS activities,"
+        " (SELECT count(*) FROM metrics WHERE user_id = ?) AS metrics,"
+        " (SELECT count(*) FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL) AS tokens",
+        (user_id,) * 4).fetchone()
+    return dict(row)
+
+
+def reset_password(conn: sqlite3.Connection, user_id: int, password_hash: str, now_ms: int
+                   ) -> int:
+    """An admin's reset: the new hash (made beforehand), and every session of that user ends.
+    Returns the number of sessions ended."""
+    with transaction(conn):
+        set_password_hash(conn, user_id, password_hash, now_ms)
+        return conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,)).rowcount
+
+
+def delete_user(conn: sqlite3.Connection, user_id: int) -> bool:
+    """Delete an account and everything it holds (entries, vocabularies, sessions, tokens: the
+    foreign keys cascade). The last admin cannot be deleted."""
+    with transaction(conn):
+        row = conn.execute("SELECT is_admin FROM users WHERE id = ?", (user_id,)).fetchone()
+        if row is None:
+            return False
+        if row["is_admin"] and conn.execute(
+                "SELECT count(*) FROM users WHERE is_admin = 1").fetchone()[0] == 1:
+            raise AccountError("this is the only admin; make someone else an admin first",
+                               "username", 409)
+        conn.execute("DELETE FROM users WHERE id = ?", (user_id,))
+    return True

@@ -127,6 +127,36 @@ def delete_activity(conn, user_id: int, activity_id: int) -> None:
         raise NotFound(f"activity {activity_id}")
 
 
+def list_groups(conn, user_id: int) -> list[dict]:
+    rows = conn.execute(
+        "SELECT g.id, g.name, (SELECT count(*) FROM activities a WHERE a.group_id = g.id)"
+        " AS activities FROM activity_groups g WHERE g.user_id = ? ORDER BY g.name_key",
+        (user_id,))
+    return [dict(r) for r in rows]
+
+
+def rename_group(conn, user_id: int, group_id: int, body: dict) -> None:
+    f = Fields()
+    f.reject_fields(body, {"name"}, {"id"})
+    name = f.text(body, "name", MAX_NAME, required=True, min_len=1, is_name=True)
+    f.raise_if_any()
+    try:
+        found = conn.execute("UPDATE activity_groups SET name = ?, name_key = ?"
+                             " WHERE id = ? AND user_id = ?",
+                             (name, name_key(name), group_id, user_id)).rowcount
+    except sqlite3.IntegrityError:
+        raise ValidationError({"name": "a group with this name exists"}) from None
+    if not found:
+        raise NotFound(f"group {group_id}")
+
+
+def delete_group(conn, user_id: int, group_id: int) -> None:
+    """Its activities stay, without a group (the foreign key sets it to NULL)."""
+    if conn.execute("DELETE FROM activity_groups WHERE id = ? AND user_id = ?",
+                    (group_id, user_id)).rowcount == 0:
+        raise NotFound(f"group {group_id}")
+
+
 # --- metrics ------------------------------------------------------------------------------
 
 def metric_json(row) -> dict:

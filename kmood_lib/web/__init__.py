@@ -9,6 +9,7 @@ import bottle
 from kmood_lib.bootstrap import Services
 from kmood_lib.db import ConnectionPerThread
 from kmood_lib.web import (
+    admin,
     api_accounts,
     api_entries,
     api_jobs,
@@ -17,11 +18,13 @@ from kmood_lib.web import (
     journal,
     openapi,
     pages,
+    settings,
 )
 from kmood_lib.web.auth import AuthPlugin
 from kmood_lib.web.entry_writes import EntryWrites
 
-ROUTE_MODULES = (api_accounts, api_entries, api_jobs, openapi, pages, journal, insight)
+ROUTE_MODULES = (api_accounts, api_entries, api_jobs, openapi, pages, journal, insight, settings,
+                 admin)
 
 log = logging.getLogger(__name__)
 

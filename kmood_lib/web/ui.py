@@ -4,7 +4,7 @@ emoji font needed), and how times and numbers are shown."""
 from __future__ import annotations
 
 import html
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 
 # Mouth curvature per level, from a frown (1) to a broad smile (5).
 _MOUTH = {1: -14, 2: -7, 3: 0, 4: 8, 5: 15}
@@ -64,3 +64,11 @@ def when(entry: dict) -> str:
 
 def escape(text: str) -> str:
     return html.escape(text, quote=True)
+
+
+def instant(ms: int | None) -> str:
+    """A stored UTC instant (ms) as a short date for lists."""
+    if ms is None:
+        return ""
+    moment = datetime.fromtimestamp(ms / 1000, timezone.utc)
+    return f"{moment.day} {moment.strftime('%b %Y')}"

@@ -5,8 +5,7 @@ import subprocess
 import threading
 
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.db import ConnectionPerThread
-from kmood_lib.web.api_entries import run_after_save_hooks
+from kmood_lib.web.entry_writes import EntryWrites
 from tests.entry import TEST_KINDS, create_test_tables
 from tests.helpers import PYTHON, ROOT
 
@@ -32,8 +31,9 @@ def test_the_prompt_enqueue_gives_up_on_a_held_lock_and_the_error_is_only_logged
     outcome = {}
     try:
         with caplog.at_level(logging.WARNING):
-            worker = threading.Thread(target=lambda: outcome.update(result=run_after_save_hooks(
-                services, ConnectionPerThread(services.connect_hook), 1, 42)))
+            writes = EntryWrites(services)
+            worker = threading.Thread(target=lambda: outcome.update(
+                result=writes.after_save(1, 42)))
             worker.start()
             worker.join(10 * 0.2)  # guard: 10x the 200 ms hook busy timeout, far below 10 s
             assert not worker.is_alive(), "the post-save hook did not give up"

@@ -1,0 +1,298 @@
+"""Settings pages: profile and password, mood labels, activities and groups, metrics,
+integrations, API tokens — plain forms over the same domain functions as the JSON API."""
+
+from __future__ import annotations
+
+import bottle
+
+from kmood_lib import auth as auth_store
+from kmood_lib import users, vocab
+from kmood_lib.db import transaction
+from kmood_lib.timezones import canonical_zones
+from kmood_lib.validation import ValidationError
+from kmood_lib.web.auth import Auth
+from kmood_lib.web.http import Params
+from kmood_lib.web.views import FormError, form, handle_form, page, redirect
+
+SECTIONS = [("profile", "/settings", "Profile"), ("moods", "/settings/moods", "Mood labels"),
+            ("activities", "/settings/activities", "Activities"),
+            ("metrics", "/settings/metrics", "Metrics"), ("tokens", "/settings/tokens", "API tokens")]
+ADMIN_SECTIONS = [("users", "/settings/users", "Household"), ("jobs", "/admin/jobs", "Jobs")]
+
+
+def sections_for(user) -> list[tuple[str, str, str]]:
+    return SECTIONS + (ADMIN_SECTIONS if user.is_admin else [])
+
+
+def as_form_error(exc: Exception) -> FormError:
+    """Domain errors -> the messages a settings page shows next to its form."""
+    if isinstance(exc, ValidationError):
+        return FormError({name.capitalize(): message for name, message in exc.fields.items()})
+    fields = getattr(exc, "fields", None) or {}
+    if fields:
+        return FormError({name.replace("_", " ").capitalize(): message
+                          for name, message in fields.items()})
+    return FormError({(getattr(exc, "field", None) or "Error").replace("_", " ").capitalize():
+                      str(exc)})
+
+
+def settings_page(name: str, auth: Auth, status: int = 200, **values) -> bottle.HTTPResponse:
+    values.setdefault("errors", {})
+    values.setdefault("fields", {})
+    return page(f"settings_{name}.tpl", auth, active="settings", section=name,
+                sections=sections_for(auth.user), status=status, **values)
+
+
+def not_found(what: str) -> bottle.HTTPError:
+    return bottle.HTTPError(404, f"No such {what}.")
+
+
+def optional_number(raw: str | None):
+    """A bound typed into a form: empty is none, else a number (or the text, to be refused)."""
+    text = (raw or "").strip().replace(",", ".")
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return raw
+
+
+def register(app: bottle.Bottle, services) -> None:
+    config = services.config
+    max_body = config.max_body_bytes
+    clock = services.clock
+
+    def post(show, act):
+        """handle_form with the domain's errors shown on the page."""
+        def guarded(fields: Params) -> str:
+            try:
+                return act(fields)
+            except (ValidationError, users.AccountError) as exc:
+                raise as_form_error(exc) from None
+            except vocab.NotFound as exc:
+                raise not_found(exc.args[0].split()[0]) from None
+
+        return handle_form(show, guarded, max_body)
+
+    # --- profile, integrations and password -------------------------------------------------
+
+    def profile_page(conn, auth: Auth, status=200, fields=None, errors=None, **_):
+        me = users.profile(conn, auth.user.id)
+        return settings_page("profile", auth, status, me=me, zones=canonical_zones(),
+                             fields=fields or {}, errors=errors or {}, scripts=("settings.js",))
+
+    @app.get("/settings")
+    def profile(conn, auth: Auth):
+        return profile_page(conn, auth)
+
+    @app.post("/settings/profile")
+    def save_profile(conn, auth: Auth):
+        def act(fields: Params) -> str:
+            changes = {"timezone": fields.get("timezone", ""),
+                       "listenbrainz_user": fields.get("listenbrainz_user", "").strip(),
+                       "lastfm_user": fields.get("lastfm_user", "").strip()}
+            users.update_settings(conn, auth.user.id, users.validate_settings(changes),
+                                  clock.now_ms())
+            return "/settings?done=saved"
+
+        return post(lambda **kw: profile_page(conn, auth, **kw), act)
+
+    @app.post("/settings/password")
+    def change_password(conn, auth: Auth):
+        def act(fields: Params) -> str:
+            old, new = fields.get("old_password", ""), fields.get("new_password", "")
+            if len(old) > users.MAX_PASSWORD_LENGTH or users.authenticate(
+                    conn, auth.user.username, old, services.hasher) is None:
+                raise FormError({"Current password": "is not right"})
+            if new != fields.get("repeat_password"):
+                raise FormError({"New password": "the two entries differ"})
+            users.validate_password(new, "new_password")
+            new_hash = services.hasher.hash(new)
+            with transaction(conn):
+                users.set_password_hash(conn, auth.user.id, new_hash, clock.now_ms())
+                auth_store.delete_other_sessions(conn, auth.user.id,
+                                                 auth.session.id if auth.session else None)
+            return "/settings?done=password"
+
+        return post(lambda **kw: profile_page(conn, auth, **kw), act)
+
+    # --- mood labels ----------------------------------------------------------------------
+
+    def moods_page(conn, auth: Auth, status=200, fields=None, errors=None, **_):
+        return settings_page("moods", auth, status, labels=vocab.mood_labels(conn, auth.user.id),
+                             fields=fields or {}, errors=errors or {})
+
+    @app.get("/settings/moods")
+    def moods(conn, auth: Auth):
+        return moods_page(conn, auth)
+
+    @app.post("/settings/moods")
+    def save_moods(conn, auth: Auth):
+        def act(fields: Params) -> str:
+            with transaction(conn):
+                for level in range(1, 6):
+                    try:
+                        vocab.set_mood_label(conn, auth.user.id, level,
+                                             {"label": fields.get(f"label_{level}", "")})
+                    except ValidationError as exc:
+                        raise FormError({f"Level {level}": exc.fields["label"]}) from None
+            return "/settings/moods?done=saved"
+
+        return post(lambda **kw: moods_page(conn, auth, **kw), act)
+
+    # --- activities and groups --------------------------------------------------------------
+
+    def activities_page(conn, auth: Auth, status=200, fields=None, errors=None, **_):
+        return settings_page("activities", auth, status,
+                             activities=vocab.list_activities(conn, auth.user.id),
+                             groups=vocab.list_groups(conn, auth.user.id),
+                             fields=fields or {}, errors=errors or {})
+
+    @app.get("/settings/activities")
+    def activities(conn, auth: Auth):
+        return activities_page(conn, auth)
+
+    def group_of(fields: Params) -> str | None:
+        return fields.get("group", "").strip() or None
+
+    @app.post("/settings/activities")
+    def add_activity(conn, auth: Auth):
+        def act(fields: Params) -> str:
+            with transaction(conn):
+                vocab.create_activity(conn, auth.user.id, {"name": fields.get("name", ""),
+                                                           "group": group_of(fields)},
+                                      clock.now_ms())
+            return "/settings/activities?done=created"
+
+        return post(lambda **kw: activities_page(conn, auth, **kw), act)
+
+    @app.post("/settings/activities/<item_id:id>")
+    def change_activity(conn, auth: Auth, item_id: int):
+        def act(fields: Params) -> str:
+            with transaction(conn):
+                vocab.update_activity(conn, auth.user.id, item_id, {
+                    "name": fields.get("name", ""), "group": group_of(fields)})
+            return "/settings/activities?done=saved"
+
+        return post(lambda **kw: activities_page(conn, auth, **kw), act)
+
+    @app.get("/settings/activities/<item_id:id>/delete")
+    def confirm_delete_activity(conn, auth: Auth, item_id: int):
+        try:
+            activity = vocab.get_activity(conn, auth.user.id, item_id)
+        except vocab.NotFound:
+            raise not_found("activity") from None
+        return settings_page("confirm", auth, what="activity", subject=activity["name"],
+                             action=f"/settings/activities/{item_id}/delete",
+                             back="/settings/activities", consequences=[
+                                 f"It is removed from {activity['entries']} entr"
+                                 f"{'y' if activity['entries'] == 1 else 'ies'}; the entries "
+                                 "themselves stay, with their mood, notes and other activities."])
+
+    @app.post("/settings/activities/<item_id:id>/delete")
+    def delete_activity(conn, auth: Auth, item_id: int):
+        try:
+            vocab.delete_activity(conn, auth.user.id, item_id)
+        except vocab.NotFound:
+            raise not_found("activity") from None
+        return redirect("/settings/activities", "removed")
+
+    @app.post("/settings/groups/<item_id:id>")
+    def rename_group(conn, auth: Auth, item_id: int):
+        def act(fields: Params) -> str:
+            vocab.rename_group(conn, auth.user.id, item_id, {"name": fields.get("name", "")})
+            return "/settings/activities?done=saved"
+
+        return post(lambda **kw: activities_page(conn, auth, **kw), act)
+
+    @app.post("/settings/groups/<item_id:id>/delete")
+    def delete_group(conn, auth: Auth, item_id: int):
+        try:
+            vocab.delete_group(conn, auth.user.id, item_id)
+        except vocab.NotFound:
+            raise not_found("group") from None
+        return redirect("/settings/activities", "removed")
+
+    # --- metrics --------------------------------------------------------------------------
+
+    def metrics_page(conn, auth: Auth, status=200, fields=None, errors=None, **_):
+        return settings_page("metrics", auth, status, metrics=vocab.list_metrics(conn, auth.user.id),
+                             fields=fields or {}, errors=errors or {})
+
+    def metric_body(fields: Params) -> dict:
+        return {"name": fields.get("name", ""), "unit": fields.get("unit", "").strip(),
+                "min": optional_number(fields.get("min")),
+                "max": optional_number(fields.get("max"))}
+
+    @app.get("/settings/metrics")
+    def metrics(conn, auth: Auth):
+        return metrics_page(conn, auth)
+
+    @app.post("/settings/metrics")
+    def add_metric(conn, auth: Auth):
+        def act(fields: Params) -> str:
+            with transaction(conn):
+                vocab.create_metric(conn, auth.user.id, metric_body(fields), clock.now_ms())
+            return "/settings/metrics?done=created"
+
+        return post(lambda **kw: metrics_page(conn, auth, **kw), act)
+
+    @app.post("/settings/metrics/<item_id:id>")
+    def change_metric(conn, auth: Auth, item_id: int):
+        def act(fields: Params) -> str:
+            with transaction(conn):
+                vocab.update_metric(conn, auth.user.id, item_id, metric_body(fields))
+            return "/settings/metrics?done=saved"
+
+        return post(lambda **kw: metrics_page(conn, auth, **kw), act)
+
+    @app.get("/settings/metrics/<item_id:id>/delete")
+    def confirm_delete_metric(conn, auth: Auth, item_id: int):
+        try:
+            metric = vocab.get_metric(conn, auth.user.id, item_id)
+        except vocab.NotFound:
+            raise not_found("metric") from None
+        used = conn.execute("SELECT count(*) FROM entry_metrics WHERE metric_id = ?",
+                            (item_id,)).fetchone()[0]
+        return settings_page("confirm", auth, what="metric", subject=metric["name"],
+                             action=f"/settings/metrics/{item_id}/delete",
+                             back="/settings/metrics", consequences=[
+                                 f"Its {used} recorded value{'' if used == 1 else 's'} are "
+                                 "deleted with it; the entries themselves stay."])
+
+    @app.post("/settings/metrics/<item_id:id>/delete")
+    def delete_metric(conn, auth: Auth, item_id: int):
+        try:
+            vocab.delete_metric(conn, auth.user.id, item_id)
+        except vocab.NotFound:
+            raise not_found("metric") from None
+        return redirect("/settings/metrics", "removed")
+
+    # --- API tokens -----------------------------------------------------------------------
+
+    def tokens_page(conn, auth: Auth, status=200, fields=None, errors=None, new_token=None, **_):
+        return settings_page("tokens", auth, status,
+                             tokens=auth_store.list_api_tokens(conn, auth.user.id),
+                             new_token=new_token, fields=fields or {}, errors=errors or {})
+
+    @app.get("/settings/tokens")
+    def tokens(conn, auth: Auth):
+        return tokens_page(conn, auth)
+
+    @app.post("/settings/tokens")
+    def create_token(conn, auth: Auth):
+        """Answered with the page itself (no redirect): the only time the token is shown."""
+        fields = form(max_body)
+        try:
+            created = auth_store.create_api_token(conn, auth.user.id, fields.get("name", ""),
+                                                  clock.now_ms())
+        except users.AccountError as exc:
+            return tokens_page(conn, auth, 422, fields, as_form_error(exc).errors)
+        return tokens_page(conn, auth, 201, new_token=created)
+
+    @app.post("/settings/tokens/<item_id:id>/revoke")
+    def revoke_token(conn, auth: Auth, item_id: int):
+        if not auth_store.revoke_api_token(conn, auth.user.id, item_id, clock.now_ms()):
+            raise not_found("token")
+        return redirect("/settings/tokens", "removed")

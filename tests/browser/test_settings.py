@@ -1,0 +1,147 @@
+"""Settings and admin pages in a real browser (issue #10)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from kmood_lib import db, jobs
+from tests.browser.conftest import (
+    DESKTOP,
+    PASSWORD,
+    PHONE,
+    Stack,
+    click,
+    console_errors,
+    create_user,
+    screenshot,
+)
+from tests.browser.test_journal import api_session, entry_cards, login
+from tests.entry import TEST_KINDS
+from tests.helpers import http
+
+pytestmark = pytest.mark.slow
+
+
+def submit(driver, form_selector: str) -> None:
+    click(driver, driver.find_element(By.CSS_SELECTOR, f"{form_selector} button[type=submit]"))
+
+
+def test_a_renamed_mood_label_shows_on_the_log_form(app_stack, browser):
+    create_user(app_stack, "dana")
+    driver = browser(PHONE)
+    login(driver, app_stack.url, "dana")
+    click(driver, driver.find_element(By.LINK_TEXT, "Settings"))
+    click(driver, driver.find_element(By.LINK_TEXT, "Mood labels"))
+    field = driver.find_element(By.NAME, "label_5")
+    field.clear()
+    field.send_keys("on top of the world")
+    submit(driver, "form[action='/settings/moods']")
+    WebDriverWait(driver, 10).until(EC.url_contains("done=saved"))
+    click(driver, driver.find_element(By.LINK_TEXT, "Log"))
+    assert "on top of the world" in driver.find_element(By.CSS_SELECTOR, "label[for=mood-5]").text
+    assert console_errors(driver) == []
+
+
+def test_an_api_token_is_shown_once(app_stack, browser):
+    create_user(app_stack, "eli")
+    driver = browser(DESKTOP)
+    login(driver, app_stack.url, "eli")
+    driver.get(app_stack.url + "/settings/tokens")
+    driver.find_element(By.NAME, "name").send_keys("shortcut")
+    submit(driver, "form[action='/settings/tokens']")
+    secret = driver.find_element(By.ID, "new-token").text
+    assert secret.startswith("kmood_")
+    assert http("GET", app_stack.url + "/api/me",
+                headers={"Authorization": f"Bearer {secret}"})[2]["username"] == "eli"
+    screenshot(driver, "token-created-desktop-light")
+    driver.get(app_stack.url + "/settings/tokens")
+    assert secret not in driver.page_source and "shortcut" in driver.page_source
+    assert console_errors(driver) == []
+
+
+def test_a_household_member_sees_none_of_the_admins_entries(app_stack, browser):
+    create_user(app_stack, "fran", admin=True)
+    http("POST", app_stack.url + "/api/entries", {"mood": 5, "note": "fran's private note"},
+         api_session(app_stack.url, "fran"))
+    driver = browser(PHONE)
+    login(driver, app_stack.url, "fran")
+    driver.get(app_stack.url + "/settings/users")
+    driver.find_element(By.NAME, "username").send_keys("gus")
+    driver.find_element(By.CSS_SELECTOR, "form[action='/settings/users'] [name=password]"
+                        ).send_keys(PASSWORD)
+    submit(driver, "form[action='/settings/users']")
+    WebDriverWait(driver, 10).until(EC.url_contains("done=created"))
+    assert "gus" in driver.find_element(By.TAG_NAME, "main").text
+    screenshot(driver, "household-phone-light")
+    other = browser(PHONE)
+    login(other, app_stack.url, "gus")
+    other.get(app_stack.url + "/entries")
+    assert entry_cards(other) == [] and "fran's private note" not in other.page_source
+    other.get(app_stack.url + "/admin/jobs")
+    assert "403" in other.title
+    assert console_errors(driver) == []
+
+
+def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, browser):
+    stack = Stack(tmp_path).start(worker=False)  # nothing may claim the job behind our back
+    create_user(stack, "hal", admin=True)
+    conn = db.connect(str(tmp_path / "kmood.db"), 10_000)
+    kinds, policy = jobs.JobKinds(TEST_KINDS), jobs.Policy(
+        max_attempts=1, lease_ms=60_000, backoff_base_s=1, backoff_cap_s=1, cooldown_ms=0,
+        retention_ms=0)
+    conn.execute("CREATE TABLE IF NOT EXISTS test_work (id INTEGER PRIMARY KEY,"
+                 " behaviour TEXT NOT NULL DEFAULT 'ok', done_at INTEGER)")
+    jobs.enqueue(conn, kinds, "test_work", "work:1", {"id": 1}, 0, policy)
+    claimed = jobs.claim(conn, "test-worker", 0, 1, 60_000)
+    jobs.fail(conn, claimed[0], "test-worker", "upstream answered 503", 0, policy,
+              random.Random(1))
+    assert jobs.list_jobs(conn, "exhausted")
+    driver = browser(DESKTOP)
+    login(driver, stack.url, "hal")
+    click(driver, driver.find_element(By.LINK_TEXT, "Settings"))
+    click(driver, driver.find_element(By.LINK_TEXT, "Jobs"))
+    main = driver.find_element(By.TAG_NAME, "main").text
+    assert "upstream answered 503" in main and "exhausted" in main
+    screenshot(driver, "jobs-desktop-light")
+    click(driver, driver.find_element(By.CSS_SELECTOR, "form[action$='/retry'] button"))
+    WebDriverWait(driver, 10).until(EC.url_contains("done=retried"))
+    assert "Queued to run again." in driver.page_source
+    assert jobs.list_jobs(conn)[0]["status"] == "queued"
+    conn.close()
+    assert console_errors(driver) == []
+    assert stack.stop() == {"server": 0}
+
+
+SETTINGS_PAGES = [("settings-profile", "/settings"), ("settings-moods", "/settings/moods"),
+                  ("settings-activities", "/settings/activities"),
+                  ("settings-metrics", "/settings/metrics"), ("settings-tokens", "/settings/tokens"),
+                  ("settings-household", "/settings/users"), ("admin-jobs", "/admin/jobs")]
+
+
+@pytest.fixture(scope="module")
+def ivy(app_stack):
+    create_user(app_stack, "ivy", admin=True)
+    auth = api_session(app_stack.url, "ivy")
+    http("POST", app_stack.url + "/api/metrics", {"name": "sleep", "unit": "h", "min": 0,
+                                                  "max": 24}, auth)
+    for name, group in (("running", "sport"), ("friends", "social"), ("reading", None)):
+        http("POST", app_stack.url + "/api/activities", {"name": name, "group": group}, auth)
+    http("POST", app_stack.url + "/api/tokens", {"name": "phone"}, auth)
+    return app_stack
+
+
+@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop")])
+@pytest.mark.parametrize("dark", [False, True])
+def test_screenshots_of_the_settings_pages(ivy, browser, size, size_name, dark):
+    driver = browser(size, dark=dark)
+    login(driver, ivy.url, "ivy")
+    for name, path in SETTINGS_PAGES:
+        driver.get(ivy.url + path)
+        assert driver.find_element(By.TAG_NAME, "h1").text == "Settings"
+        screenshot(driver, f"{name}-{size_name}-{'dark' if dark else 'light'}")
+    assert console_errors(driver) == []

@@ -1,0 +1,206 @@
+"""Settings and admin pages without JavaScript (issue #10)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import PASSWORD
+from tests.unit.test_journal_pages import csrf_of, post_form
+from tests.wsgi import Client
+
+
+@pytest.fixture
+def admin(client_for):
+    return client_for("root")
+
+
+def csrf(client, path="/settings") -> str:
+    return csrf_of(client.get(path).text)
+
+
+def test_profile_time_zone_picker_offers_canonical_zones_only(admin):
+    page = admin.get("/settings").text
+    zones = re.findall(r'<option value="([^"]+)"', page)
+    assert "Europe/Berlin" in zones and "UTC" in zones and "America/Argentina/Buenos_Aires" in zones
+    for bad in ("localtime", "Factory", "posixrules", "Etc/GMT+5", "US/Eastern"):
+        assert bad not in zones, bad
+    assert '<optgroup label="Europe">' in page
+    saved = post_form(admin, "/settings/profile", {"timezone": "Asia/Tokyo",
+                                                   "listenbrainz_user": "lb_me",
+                                                   "lastfm_user": ""}, csrf(admin))
+    assert saved.status == 303
+    me = admin.get("/api/me").json
+    assert me["timezone"] == "Asia/Tokyo" and me["listenbrainz_user"] == "lb_me"
+    bad = post_form(admin, "/settings/profile", {"timezone": "Mars/Olympus"}, csrf(admin))
+    assert bad.status == 422 and "unknown timezone" in bad.text
+    assert admin.get("/api/me").json["timezone"] == "Asia/Tokyo"
+
+
+def test_changing_the_password_ends_other_sessions(admin, wsgi):
+    other = Client(wsgi)
+    assert other.login("root", PASSWORD).status == 201
+    wrong = post_form(admin, "/settings/password", {"old_password": "nope", "new_password":
+                      "a new secret", "repeat_password": "a new secret"}, csrf(admin))
+    assert wrong.status == 422 and "Current password" in wrong.text
+    done = post_form(admin, "/settings/password", {"old_password": PASSWORD, "new_password":
+                     "a new secret", "repeat_password": "a new secret"}, csrf(admin))
+    assert done.status == 303
+    assert other.get("/api/me").status == 401 and admin.get("/api/me").status == 200
+    assert Client(wsgi).login("root", "a new secret").status == 201
+
+
+def test_mood_labels_are_renamed_and_show_on_the_log_form(admin):
+    fields = {f"label_{i}": label for i, label in
+              enumerate(["awful", "bad", "okay", "good", "wonderful"], start=1)}
+    assert post_form(admin, "/settings/moods", fields, csrf(admin)).status == 303
+    assert "wonderful" in admin.get("/").text
+    bad = post_form(admin, "/settings/moods", {**fields, "label_3": "x\u0000"}, csrf(admin))
+    assert bad.status == 422
+    assert admin.get("/api/moods").json["moods"][2]["label"] == "okay"
+
+
+def test_activities_and_groups_are_managed_with_forms(admin):
+    token = csrf(admin, "/settings/activities")
+    assert post_form(admin, "/settings/activities", {"name": "yoga", "group": "sport"},
+                     token).status == 303
+    duplicate = post_form(admin, "/settings/activities", {"name": "YOGA"}, token)
+    assert duplicate.status == 422 and "exists" in duplicate.text
+    activity = admin.get("/api/activities").json["activities"][0]
+    entry = admin.post("/api/entries", {"mood": 4, "activities": ["yoga"]}).json
+    assert post_form(admin, f"/settings/activities/{activity['id']}",
+                     {"name": "Yoga", "group": "body"}, token).status == 303
+    assert admin.get(f"/api/entries/{entry['id']}").json["activities"] == ["Yoga"]
+    confirm = admin.get(f"/settings/activities/{activity['id']}/delete").text
+    assert "removed from 1 entry" in confirm
+    group = re.search(r'action="/settings/groups/(\d+)"', admin.get("/settings/activities").text)
+    assert post_form(admin, f"/settings/groups/{group.group(1)}", {"name": "Body & mind"},
+                     token).status == 303
+    assert admin.get("/api/activities").json["activities"][0]["group"] == "Body & mind"
+    assert post_form(admin, f"/settings/activities/{activity['id']}/delete", {},
+                     token).status == 303
+    assert admin.get(f"/api/entries/{entry['id']}").json["activities"] == []
+
+
+def test_metrics_are_created_edited_and_deleted(admin):
+    token = csrf(admin, "/settings/metrics")
+    assert post_form(admin, "/settings/metrics", {"name": "sleep", "unit": "h", "min": "0",
+                                                  "max": "24"}, token).status == 303
+    metric = admin.get("/api/metrics").json["metrics"][0]
+    assert (metric["min"], metric["max"], metric["unit"]) == (0, 24, "h")
+    bad = post_form(admin, f"/settings/metrics/{metric['id']}",
+                    {"name": "sleep", "min": "9", "max": "1"}, token)
+    assert bad.status == 422 and "must not exceed max" in bad.text
+    assert post_form(admin, "/settings/metrics", {"name": "x", "min": "lots"}, token).status == 422
+    admin.post("/api/entries", {"mood": 3, "metrics": {"sleep": 8}})
+    assert "1 recorded value" in admin.get(f"/settings/metrics/{metric['id']}/delete").text
+    assert post_form(admin, f"/settings/metrics/{metric['id']}/delete", {}, token).status == 303
+    assert admin.get("/api/metrics").json["metrics"] == []
+
+
+def test_an_api_token_is_shown_once_and_can_be_revoked(admin, wsgi):
+    token = csrf(admin, "/settings/tokens")
+    created = post_form(admin, "/settings/tokens", {"name": "phone"}, token)
+    assert created.status == 201
+    secret = re.search(r'id="new-token">([^<]+)<', created.text).group(1)
+    assert secret not in admin.get("/settings/tokens").text  # never shown again
+    api = Client(wsgi)
+    api.bearer = secret
+    assert api.get("/api/me").json["username"] == "root"
+    token_id = admin.get("/api/tokens").json["tokens"][0]["id"]
+    assert post_form(admin, f"/settings/tokens/{token_id}/revoke", {}, token).status == 303
+    assert api.get("/api/me").status == 401
+
+
+def test_an_admin_adds_a_member_who_sees_only_their_own_journal(admin, wsgi):
+    admin.post("/api/entries", {"mood": 5, "note": "the admin's secret"})
+    token = csrf(admin, "/settings/users")
+    assert post_form(admin, "/settings/users", {"username": "kid", "password": "kid password"},
+                     token).status == 303
+    kid = Client(wsgi)
+    assert kid.login("kid", "kid password").status == 201
+    assert "the admin's secret" not in kid.get("/entries").text
+    assert kid.get("/api/entries").json["entries"] == []
+    assert kid.get("/settings/users").status == 403 and kid.get("/admin/jobs").status == 403
+    kid_id = kid.get("/api/me").json["id"]
+    assert post_form(admin, f"/settings/users/{kid_id}/password", {"password": "reset secret"},
+                     token).status == 303
+    assert kid.get("/api/me").status == 401
+    confirm = admin.get(f"/settings/users/{kid_id}/delete").text
+    assert "kid" in confirm and "0 entries" in confirm
+    assert post_form(admin, f"/settings/users/{kid_id}/delete", {}, token).status == 303
+    assert Client(wsgi).login("kid", "reset secret").status == 401
+    me = admin.get("/api/me").json["id"]
+    assert post_form(admin, f"/settings/users/{me}/delete", {}, token).status == 409
+
+
+def test_the_jobs_page_lists_trouble_and_retries(admin, services, conn):
+    from kmood_lib.bootstrap import bootstrap
+    from kmood_lib.web import make_wsgi
+    from tests.entry import TEST_KINDS, create_test_tables
+
+    create_test_tables(services.config.db_path)
+    qs = bootstrap(services.config, clock=services.clock, job_kinds=TEST_KINDS)
+    client = Client(make_wsgi(qs))
+    assert client.login("root", PASSWORD).status == 201
+    conn.execute("INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts,"
+                 " run_after, last_error, created_at, updated_at) VALUES ('test_work', 'work:1',"
+                 " '{\"id\": 1}', 'exhausted', 3, 3, 0, 'boom: upstream said 503', 0, 0)")
+    page = client.get("/admin/jobs").text
+    assert "boom: upstream said 503" in page and "3 of 3 attempts" in page
+    job_id = conn.execute("SELECT id FROM jobs").fetchone()[0]
+    done = post_form(client, f"/admin/jobs/{job_id}/retry", {}, csrf_of(page))
+    assert done.status == 303
+    assert tuple(conn.execute("SELECT status, attempts FROM jobs").fetchone()) == ("queued", 0)
+    again = post_form(client, f"/admin/jobs/{job_id}/retry", {}, csrf_of(page))
+    assert again.status == 409 and "already queued" in again.text
+    kind = post_form(client, "/admin/jobs/retry", {"kind": "nope"}, csrf_of(page))
+    assert kind.status == 422
+    qs.hasher.close()
+
+
+def test_users_cli_lists_resets_and_deletes(tmp_path):
+    from tests.helpers import base_env, run
+
+    env = base_env(tmp_path / "k.db")
+    for name in ("ann", "ben"):
+        assert run(["kmood.py", "create-user", name, "--password-stdin"], env,
+                   input="long secret\n").returncode == 0
+    listed = run(["kmood.py", "users", "list"], env)
+    assert listed.returncode == 0 and "ann" in listed.stdout and "admin" in listed.stdout
+    reset = run(["kmood.py", "users", "reset-password", "BEN", "--password-stdin"], env,
+                input="another secret\n")
+    assert reset.returncode == 0 and "session(s) ended" in reset.stdout
+    dry = run(["kmood.py", "users", "delete", "ben"], env)
+    assert dry.returncode == 2 and "would delete ben" in dry.stdout
+    gone = run(["kmood.py", "users", "delete", "ben", "--yes"], env)
+    assert gone.returncode == 0 and "ben" not in run(["kmood.py", "users", "list"], env).stdout
+    last = run(["kmood.py", "users", "delete", "ann", "--yes"], env)
+    assert last.returncode == 2 and "only admin" in last.stderr
+    missing = run(["kmood.py", "users", "delete", "nobody", "--yes"], env)
+    assert missing.returncode == 2 and "no user" in missing.stderr
+
+
+def test_another_users_objects_are_404_on_every_settings_route(admin, client_for):
+    activity = admin.post("/api/activities", {"name": "mine", "group": "g"}).json
+    metric = admin.post("/api/metrics", {"name": "mine"}).json
+    token = admin.post("/api/tokens", {"name": "mine"}).json
+    group_id = re.search(r'action="/settings/groups/(\d+)"',
+                         admin.get("/settings/activities").text).group(1)
+    bob = client_for("bob")
+    token_field = csrf(bob)
+    for path in (f"/settings/activities/{activity['id']}/delete",
+                 f"/settings/metrics/{metric['id']}/delete"):
+        assert bob.get(path).status == 404, path
+    for path, fields in ((f"/settings/activities/{activity['id']}", {"name": "x"}),
+                         (f"/settings/activities/{activity['id']}/delete", {}),
+                         (f"/settings/metrics/{metric['id']}", {"name": "x"}),
+                         (f"/settings/metrics/{metric['id']}/delete", {}),
+                         (f"/settings/groups/{group_id}", {"name": "x"}),
+                         (f"/settings/groups/{group_id}/delete", {}),
+                         (f"/settings/tokens/{token['id']}/revoke", {})):
+        assert post_form(bob, path, fields, token_field).status == 404, path
+    assert admin.get("/api/activities").json["activities"][0]["name"] == "mine"
+    assert admin.get("/api/metrics").json["metrics"][0]["name"] == "mine"
+    assert len(admin.get("/api/tokens").json["tokens"]) == 1
