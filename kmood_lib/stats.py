@@ -1,59 +1,93 @@
-"""What the data says: summary and streaks, year in pixels, weekday/hour, activity impact.
+"""What the data says: summary and streaks, year in pixels, weekday/hour, activity impact,
+mood over time.
 
-Computed in SQL over (user_id, local_date, mood) — the entries_user_day index covers it. Every
-day here is an entry's own local day.
+Every day here is an entry's own local day. Most figures come from one scan that counts each
+local day's entries and sums their moods (`daily`), over the (user_id, local_date, mood)
+index; the rest is arithmetic on those few thousand rows, so a page that shows them all pays
+for one scan, not one per chart.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from datetime import date, timedelta
+from datetime import date
+from typing import NamedTuple
 
 from kmood_lib.entries import EntryFilter
+
+LEVELS = (1, 2, 3, 4, 5)
 
 
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def summary(conn: sqlite3.Connection, user_id: int, today: date, flt: EntryFilter) -> dict:
+class Day(NamedTuple):
+    """One local day: its date, its ordinal (for streak and weekday arithmetic), how many
+    entries it has and the sum of their moods."""
+
+    local_date: str
+    ordinal: int
+    n: int
+    mood_sum: int
+
+
+def daily(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[Day]:
+    """Per local day, oldest first."""
+    where, params = flt.where()
+    cursor = conn.cursor()
+    cursor.row_factory = None  # thousands of plain tuples, not sqlite3.Row objects
+    rows = cursor.execute(
+        "SELECT local_date, count(*), sum(mood) FROM entries e WHERE e.user_id = ?" + where +
+        " GROUP BY local_date ORDER BY local_date", (user_id, *params)).fetchall()
+    return [Day(d, date.fromisoformat(d).toordinal(), n, total) for d, n, total in rows]
+
+
+def distribution(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict[str, int]:
+    """Entries per mood level, "1" to "5"."""
     where, params = flt.where()
     row = conn.execute(
-        "SELECT count(*) AS n, avg(mood) AS average, count(DISTINCT local_date) AS days,"
-        " min(local_date) AS first_day, max(local_date) AS last_day,"
-        " sum(mood = 1) AS m1, sum(mood = 2) AS m2, sum(mood = 3) AS m3, sum(mood = 4) AS m4,"
-        " sum(mood = 5) AS m5 FROM entries e WHERE e.user_id = ?" + where,
-        (user_id, *params)).fetchone()
-    current, longest = streaks(conn, user_id, today, where, params)
+        "SELECT " + ", ".join(f"coalesce(sum(mood = {level}), 0)" for level in LEVELS) +
+        " FROM entries e WHERE e.user_id = ?" + where, (user_id, *params)).fetchone()
+    return {str(level): row[level - 1] for level in LEVELS}
+
+
+def summary(conn: sqlite3.Connection, user_id: int, today: date, flt: EntryFilter) -> dict:
+    return summary_of(daily(conn, user_id, flt), distribution(conn, user_id, flt), today)
+
+
+def summary_of(days: list[Day], per_level: dict[str, int], today: date) -> dict:
+    count = sum(day.n for day in days)
+    current, longest = streaks_of([day.ordinal for day in days], today)
     return {
-        "count": row["n"],
-        "average": _rounded(row["average"]),
-        "distribution": {str(level): row[f"m{level}"] or 0 for level in range(1, 6)},
-        "days_logged": row["days"],
-        "first_day": row["first_day"],
-        "last_day": row["last_day"],
+        "count": count,
+        "average": _rounded(sum(day.mood_sum for day in days) / count) if count else None,
+        "distribution": per_level,
+        "days_logged": len(days),
+        "first_day": days[0].local_date if days else None,
+        "last_day": days[-1].local_date if days else None,
         "current_streak": current,
         "longest_streak": longest,
         "today": today.isoformat(),
     }
 
 
-def streaks(conn, user_id: int, today: date, where: str = "", params=()) -> tuple[int, int]:
-    """(current, longest) runs of consecutive logged local days (gaps and islands in SQL).
+def streaks(conn, user_id: int, today: date, flt: EntryFilter | None = None) -> tuple[int, int]:
+    """(current, longest) runs of consecutive logged local days."""
+    return streaks_of([day.ordinal for day in daily(conn, user_id, flt or EntryFilter())], today)
 
-    The current streak is still alive today until today ends unlogged: it is the run ending
-    today, or else the run ending yesterday.
-    """
-    runs = conn.execute(
-        "WITH days AS (SELECT DISTINCT local_date AS d FROM entries e WHERE e.user_id = ?"
-        + where + "),"
-        " islands AS (SELECT d, julianday(d) - row_number() OVER (ORDER BY d) AS grp FROM days)"
-        " SELECT max(d) AS last_day, count(*) AS length FROM islands GROUP BY grp",
-        (user_id, *params)).fetchall()
-    longest = max((r["length"] for r in runs), default=0)
-    alive = {today.isoformat(), (today - timedelta(days=1)).isoformat()}
-    current = max((r["length"] for r in runs if r["last_day"] in alive), default=0)
-    return current, longest
+
+def streaks_of(ordinals: list[int], today: date) -> tuple[int, int]:
+    """Runs over sorted day ordinals. The current streak is still alive today until today ends
+    unlogged: it is the run ending today, or else the run ending yesterday."""
+    longest = run = 0
+    previous = None
+    for ordinal in ordinals:
+        run = run + 1 if previous is not None and ordinal == previous + 1 else 1
+        longest = max(longest, run)
+        previous = ordinal
+    alive = previous is not None and previous >= today.toordinal() - 1
+    return (run if alive else 0), longest
 
 
 def calendar(conn: sqlite3.Connection, user_id: int, year: int) -> dict:
@@ -66,60 +100,75 @@ def calendar(conn: sqlite3.Connection, user_id: int, year: int) -> dict:
                                                      "count": r["n"]} for r in rows}}
 
 
+def _cell(total: int, n: int) -> dict:
+    return {"average": _rounded(total / n) if n else None, "count": n}
+
+
 def by_weekday_and_hour(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
-    """Monday = 0; the hour is the entry's own local hour."""
+    return {"weekdays": weekdays_of(daily(conn, user_id, flt)),
+            "hours": hours(conn, user_id, flt)}
+
+
+def weekdays_of(days: list[Day]) -> list[dict]:
+    """Monday = 0 (a date's ordinal is 1 for Monday 0001-01-01)."""
+    sums, counts = [0] * 7, [0] * 7
+    for day in days:
+        weekday = (day.ordinal - 1) % 7
+        sums[weekday] += day.mood_sum
+        counts[weekday] += day.n
+    return [{"weekday": d, **_cell(sums[d], counts[d])} for d in range(7)]
+
+
+def hours(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[dict]:
+    """By the entry's own local hour."""
     where, params = flt.where()
-    weekdays = {r["wd"]: r for r in conn.execute(
-        "SELECT (CAST(strftime('%w', local_date) AS INTEGER) + 6) % 7 AS wd, avg(mood) AS average,"
-        " count(*) AS n FROM entries e WHERE e.user_id = ?" + where + " GROUP BY wd",
-        (user_id, *params))}
-    hours = {r["h"]: r for r in conn.execute(
-        "SELECT local_minute / 60 AS h, avg(mood) AS average, count(*) AS n FROM entries e"
+    found = {r["h"]: (r["total"], r["n"]) for r in conn.execute(
+        "SELECT local_minute / 60 AS h, sum(mood) AS total, count(*) AS n FROM entries e"
         " WHERE e.user_id = ?" + where + " GROUP BY h", (user_id, *params))}
-
-    def cell(rows, key):
-        r = rows.get(key)
-        return {"average": _rounded(r["average"]) if r else None, "count": r["n"] if r else 0}
-
-    return {"weekdays": [{"weekday": d, **cell(weekdays, d)} for d in range(7)],
-            "hours": [{"hour": h, **cell(hours, h)} for h in range(24)]}
+    return [{"hour": h, **_cell(*found.get(h, (0, 0)))} for h in range(24)]
 
 
 def activity_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
     """Mean mood with vs without each activity, with counts; biggest positive impact first."""
     where, params = flt.where()
+    total_n, total_sum = conn.execute(
+        "SELECT count(*), coalesce(sum(mood), 0) FROM entries e WHERE e.user_id = ?" + where,
+        (user_id, *params)).fetchone()
     rows = conn.execute(
-        "WITH scope AS (SELECT e.id, e.mood FROM entries e WHERE e.user_id = ?" + where + "),"
-        " totals AS (SELECT count(*) AS n, coalesce(sum(mood), 0) AS total FROM scope)"
-        " SELECT a.name, count(s.id) AS n_with, avg(s.mood) AS avg_with,"
-        " totals.n - count(s.id) AS n_without,"
-        " CASE WHEN totals.n > count(s.id) THEN (totals.total - sum(s.mood)) * 1.0"
-        "      / (totals.n - count(s.id)) END AS avg_without"
-        " FROM activities a JOIN entry_activities ea ON ea.activity_id = a.id"
-        " JOIN scope s ON s.id = ea.entry_id, totals"
-        " WHERE a.user_id = ? GROUP BY a.id ORDER BY a.name_key",
-        (user_id, *params, user_id)).fetchall()
+        "SELECT a.name, w.n, w.total FROM (SELECT ea.activity_id AS id, count(*) AS n,"
+        " sum(e.mood) AS total FROM entry_activities ea JOIN entries e ON e.id = ea.entry_id"
+        " WHERE e.user_id = ?" + where + " GROUP BY ea.activity_id) w"
+        " JOIN activities a ON a.id = w.id ORDER BY a.name_key",
+        (user_id, *params)).fetchall()
     out = []
-    for r in rows:
-        diff = None if r["avg_without"] is None else r["avg_with"] - r["avg_without"]
-        out.append({"activity": r["name"], "count_with": r["n_with"],
-                    "average_with": _rounded(r["avg_with"]), "count_without": r["n_without"],
-                    "average_without": _rounded(r["avg_without"]), "difference": _rounded(diff)})
+    for name, n_with, sum_with in rows:
+        n_without = total_n - n_with
+        avg_with = sum_with / n_with
+        avg_without = (total_sum - sum_with) / n_without if n_without else None
+        diff = None if avg_without is None else avg_with - avg_without
+        out.append({"activity": name, "count_with": n_with, "average_with": _rounded(avg_with),
+                    "count_without": n_without, "average_without": _rounded(avg_without),
+                    "difference": _rounded(diff)})
     out.sort(key=lambda a: (a["difference"] is None, -(a["difference"] or 0), a["activity"]))
     return {"activities": out}
 
 
 def mood_series(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, bucket: str
                 ) -> list[dict]:
-    """Average mood per week (starting Monday) or per month of local days, oldest first; only
-    buckets with entries appear, so a gap in the list is a gap in the journal."""
-    start = {"week": "date(local_date, '-' || ((CAST(strftime('%w', local_date) AS INTEGER)"
-                     " + 6) % 7) || ' days')",
-             "month": "strftime('%Y-%m-01', local_date)"}[bucket]
-    where, params = flt.where()
-    rows = conn.execute(
-        f"SELECT {start} AS start, avg(mood) AS average, count(*) AS n FROM entries e"
-        " WHERE e.user_id = ?" + where + " GROUP BY start ORDER BY start",
-        (user_id, *params)).fetchall()
-    return [{"start": r["start"], "average": _rounded(r["average"]), "count": r["n"]}
-            for r in rows]
+    return series_of(daily(conn, user_id, flt), bucket)
+
+
+def series_of(days: list[Day], bucket: str) -> list[dict]:
+    """Average mood per week (starting Monday) or per month, oldest first; only buckets with
+    entries appear, so a gap in the list is a gap in the journal."""
+    sums: dict[str, list[int]] = {}
+    for day in days:
+        if bucket == "week":
+            start = date.fromordinal(day.ordinal - (day.ordinal - 1) % 7).isoformat()
+        else:
+            start = day.local_date[:8] + "01"
+        acc = sums.setdefault(start, [0, 0])
+        acc[0] += day.mood_sum
+        acc[1] += day.n
+    return [{"start": start, "average": _rounded(total / n), "count": n}
+            for start, (total, n) in sums.items()]
