@@ -91,6 +91,17 @@ def click(driver, element) -> None:
     element.click()
 
 
+def follow(driver, element) -> None:
+    """Click a link or submit button and wait until the next page has replaced this one."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = driver.find_element(By.TAG_NAME, "html")
+    click(driver, element)
+    WebDriverWait(driver, 10).until(EC.staleness_of(page))
+
+
 @pytest.fixture(scope="module")
 def app_stack(tmp_path_factory):
     """Server and worker as real processes on a free port, one per test module."""

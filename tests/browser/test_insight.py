@@ -9,7 +9,15 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.browser.conftest import DESKTOP, PHONE, click, console_errors, create_user, screenshot
+from tests.browser.conftest import (
+    DESKTOP,
+    PHONE,
+    click,
+    console_errors,
+    create_user,
+    follow,
+    screenshot,
+)
 from tests.browser.test_journal import api_session, entry_cards, login
 from tests.helpers import http
 
@@ -42,7 +50,7 @@ def test_a_back_dated_entry_is_found_in_the_year_view_by_clicking_its_day(cara, 
     day = driver.find_element(
         By.CSS_SELECTOR, f"a[href='/entries?from={last_month}&to={last_month}']")
     screenshot(driver, "calendar-phone-light")
-    click(driver, day)
+    follow(driver, day)
     WebDriverWait(driver, 10).until(EC.url_contains(f"from={last_month}"))
     assert any("back-dated birthday" in card.text for card in entry_cards(driver))
     assert console_errors(driver) == []

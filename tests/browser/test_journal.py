@@ -15,6 +15,7 @@ from tests.browser.conftest import (
     click,
     console_errors,
     create_user,
+    follow,
     screenshot,
 )
 from tests.helpers import http
@@ -70,17 +71,17 @@ def test_first_run_log_see_edit_and_delete_an_entry(tmp_path, browser):
     assert "friends" in card.text and "running" in card.text and "sleep: 7.5" in card.text
     assert "1-day streak" in driver.page_source
 
-    click(driver, driver.find_element(By.LINK_TEXT, "History"))
+    follow(driver, driver.find_element(By.LINK_TEXT, "History"))
     card = entry_cards(driver)[0]
     assert "long walk" in card.text and driver.find_element(By.CSS_SELECTOR, "h2.day").text == (
         "Today")
-    click(driver, card.find_element(By.PARTIAL_LINK_TEXT, "Edit"))
+    follow(driver, card.find_element(By.PARTIAL_LINK_TEXT, "Edit"))
     click(driver, driver.find_element(By.CSS_SELECTOR, "label[for=mood-2]"))
     click(driver, driver.find_element(By.CSS_SELECTOR, "#entry-form button[type=submit]"))
     WebDriverWait(driver, 10).until(EC.url_contains("done=saved"))
     assert "bad" in entry_cards(driver)[0].text
 
-    click(driver, entry_cards(driver)[0].find_element(By.PARTIAL_LINK_TEXT, "Delete"))
+    follow(driver, entry_cards(driver)[0].find_element(By.PARTIAL_LINK_TEXT, "Delete"))
     assert "Delete this entry?" in driver.find_element(By.TAG_NAME, "h1").text
     click(driver, driver.find_element(By.CSS_SELECTOR, "button.danger"))
     WebDriverWait(driver, 10).until(EC.url_contains("done=deleted"))

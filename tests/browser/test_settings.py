@@ -18,6 +18,7 @@ from tests.browser.conftest import (
     click,
     console_errors,
     create_user,
+    follow,
     screenshot,
 )
 from tests.browser.test_journal import api_session, entry_cards, login
@@ -28,21 +29,21 @@ pytestmark = pytest.mark.slow
 
 
 def submit(driver, form_selector: str) -> None:
-    click(driver, driver.find_element(By.CSS_SELECTOR, f"{form_selector} button[type=submit]"))
+    follow(driver, driver.find_element(By.CSS_SELECTOR, f"{form_selector} button[type=submit]"))
 
 
 def test_a_renamed_mood_label_shows_on_the_log_form(app_stack, browser):
     create_user(app_stack, "dana")
     driver = browser(PHONE)
     login(driver, app_stack.url, "dana")
-    click(driver, driver.find_element(By.LINK_TEXT, "Settings"))
-    click(driver, driver.find_element(By.LINK_TEXT, "Mood labels"))
+    follow(driver, driver.find_element(By.LINK_TEXT, "Settings"))
+    follow(driver, driver.find_element(By.LINK_TEXT, "Mood labels"))
     field = driver.find_element(By.NAME, "label_5")
     field.clear()
     field.send_keys("on top of the world")
     submit(driver, "form[action='/settings/moods']")
     WebDriverWait(driver, 10).until(EC.url_contains("done=saved"))
-    click(driver, driver.find_element(By.LINK_TEXT, "Log"))
+    follow(driver, driver.find_element(By.LINK_TEXT, "Log"))
     assert "on top of the world" in driver.find_element(By.CSS_SELECTOR, "label[for=mood-5]").text
     assert console_errors(driver) == []
 
@@ -54,7 +55,8 @@ def test_an_api_token_is_shown_once(app_stack, browser):
     driver.get(app_stack.url + "/settings/tokens")
     driver.find_element(By.NAME, "name").send_keys("shortcut")
     submit(driver, "form[action='/settings/tokens']")
-    secret = driver.find_element(By.ID, "new-token").text
+    secret = WebDriverWait(driver, 10).until(
+        EC.presence_of_element_located((By.ID, "new-token"))).text
     assert secret.startswith("kmood_")
     assert http("GET", app_stack.url + "/api/me",
                 headers={"Authorization": f"Bearer {secret}"})[2]["username"] == "eli"
@@ -103,8 +105,8 @@ def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, browser)
     assert jobs.list_jobs(conn, "exhausted")
     driver = browser(DESKTOP)
     login(driver, stack.url, "hal")
-    click(driver, driver.find_element(By.LINK_TEXT, "Settings"))
-    click(driver, driver.find_element(By.LINK_TEXT, "Jobs"))
+    follow(driver, driver.find_element(By.LINK_TEXT, "Settings"))
+    follow(driver, driver.find_element(By.LINK_TEXT, "Jobs"))
     main = driver.find_element(By.TAG_NAME, "main").text
     assert "upstream answered 503" in main and "exhausted" in main
     screenshot(driver, "jobs-desktop-light")

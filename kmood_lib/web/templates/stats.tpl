@@ -13,12 +13,11 @@
 % if over_time:
 <div class="card">{{!over_time}}</div>
 % end
-<h2>Mood distribution</h2>
-<div class="card">{{!distribution}}</div>
-<h2>By weekday</h2>
-<div class="card">{{!weekday}}</div>
-<h2>By hour of the day</h2>
-<div class="card">{{!hour}}</div>
+<div class="chart-grid">
+  <section><h2>Mood distribution</h2><div class="card">{{!distribution}}</div></section>
+  <section><h2>By weekday</h2><div class="card">{{!weekday}}</div></section>
+  <section><h2>By hour of the day</h2><div class="card">{{!hour}}</div></section>
+</div>
 <h2>Activities</h2>
 % if impact:
 <div class="table-wrap card">
