@@ -13,6 +13,7 @@ import bottle
 
 from kmood_lib import auth as auth_store
 from kmood_lib import users
+from kmood_lib.timezones import canonical_zones
 from kmood_lib.web.api_accounts import log_in
 from kmood_lib.web.auth import Auth, clear_session_cookie, set_session_cookie
 from kmood_lib.web.http import ApiError, Params, form_params, query_params
@@ -130,7 +131,7 @@ def register(app: bottle.Bottle, services) -> None:
     def setup_page(request, error="", status=200, username="", timezone="UTC"):
         token = form_token(request)
         page = render("setup.tpl", status, error=error, form_token=token, username=username,
-                      timezone=timezone)
+                      timezone=timezone, zones=canonical_zones(), scripts=("settings.js",))
         return with_form_cookie(page, token, config)
 
     @app.get("/setup", auth="public")
