@@ -171,3 +171,40 @@ def test_screenshots_of_the_journal_pages(journal, browser, size, size_name, dar
         assert driver.find_element(By.TAG_NAME, "h1").text
         screenshot(driver, f"{name}-{size_name}-{'dark' if dark else 'light'}")
     assert console_errors(driver) == []
+
+
+def test_location_and_the_playing_song_are_attached_with_one_tap(tmp_path, browser):
+    """The log page's JS module: geolocation fills the coordinates; now-playing asks the
+    user's ListenBrainz (a fake on 127.0.0.1) and attaches the song when tapped."""
+    from tests.fakes import FakeUpstream, Reply
+
+    playing = {"payload": {"count": 1, "playing_now": True, "listens": [{"track_metadata": {
+        "artist_name": "Radiohead", "track_name": "Reckoner", "release_name": "In Rainbows"}}]}}
+    with FakeUpstream() as listenbrainz:
+        listenbrainz.route("/1/user/jo_lb/playing-now", Reply(playing))
+        stack = Stack(tmp_path, KMOOD_LISTENBRAINZ_URL=listenbrainz.url).start(worker=False)
+        create_user(stack, "jo")
+        auth = api_session(stack.url, "jo")
+        http("PATCH", stack.url + "/api/me", {"listenbrainz_user": "jo_lb"}, auth)
+        driver = browser(PHONE)
+        driver.execute_cdp_cmd("Browser.grantPermissions", {
+            "origin": stack.url, "permissions": ["geolocation"]})
+        driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {
+            "latitude": 52.52, "longitude": 13.405, "accuracy": 10})
+        login(driver, stack.url, "jo")
+        attach = WebDriverWait(driver, 10).until(EC.visibility_of_element_located(
+            (By.ID, "attach-song")))
+        assert "Radiohead – Reckoner" in driver.find_element(By.ID, "now-playing-text").text
+        click(driver, attach)
+        click(driver, driver.find_element(By.ID, "use-location"))
+        WebDriverWait(driver, 10).until(EC.text_to_be_present_in_element(
+            (By.ID, "location-status"), "Location added"))
+        click(driver, driver.find_element(By.CSS_SELECTOR, "label[for=mood-3]"))
+        screenshot(driver, "log-with-song-phone-light")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "#entry-form button[type=submit]"))
+        entry = http("GET", stack.url + "/api/entries", headers=auth)[2]["entries"][0]
+        assert entry["song"]["artist"] == "Radiohead" and entry["song"]["source"] == "listenbrainz"
+        assert entry["location"]["lat"] == 52.52 and entry["location"]["lon"] == 13.405
+        assert "Reckoner" in entry_cards(driver)[0].text
+        assert console_errors(driver) == []
+        assert stack.stop() == {"server": 0}
