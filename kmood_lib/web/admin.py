@@ -9,7 +9,7 @@ from kmood_lib import jobs, users
 from kmood_lib.queue_cli import RETRY_MESSAGES
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params
-from kmood_lib.web.settings import as_form_error, not_found, settings_page
+from kmood_lib.web.settings import as_form_error, domain_form, not_found, settings_page
 from kmood_lib.web.views import FormError, handle_form, redirect
 
 
@@ -18,13 +18,7 @@ def register(app: bottle.Bottle, services) -> None:
     clock = services.clock
 
     def post(show, act):
-        def guarded(fields: Params) -> str:
-            try:
-                return act(fields)
-            except users.AccountError as exc:
-                raise as_form_error(exc) from None
-
-        return handle_form(show, guarded, config.max_body_bytes)
+        return domain_form(show, act, config.max_body_bytes)
 
     # --- household ------------------------------------------------------------------------
 

@@ -58,22 +58,27 @@ def optional_number(raw: str | None):
         return raw
 
 
+def domain_form(show, act, max_bytes: int) -> bottle.HTTPResponse:
+    """handle_form for settings and admin pages: the domain's errors (bad values, account
+    rules) are shown on the page; an object of someone else's is a 404."""
+    def guarded(fields: Params) -> str:
+        try:
+            return act(fields)
+        except (ValidationError, users.AccountError) as exc:
+            raise as_form_error(exc) from None
+        except vocab.NotFound as exc:
+            raise not_found(exc.args[0].split()[0]) from None
+
+    return handle_form(show, guarded, max_bytes)
+
+
 def register(app: bottle.Bottle, services) -> None:
     config = services.config
     max_body = config.max_body_bytes
     clock = services.clock
 
     def post(show, act):
-        """handle_form with the domain's errors shown on the page."""
-        def guarded(fields: Params) -> str:
-            try:
-                return act(fields)
-            except (ValidationError, users.AccountError) as exc:
-                raise as_form_error(exc) from None
-            except vocab.NotFound as exc:
-                raise not_found(exc.args[0].split()[0]) from None
-
-        return handle_form(show, guarded, max_body)
+        return domain_form(show, act, max_body)
 
     # --- profile, integrations and password -------------------------------------------------
 
