@@ -60,17 +60,19 @@ def ensure_activities(conn: sqlite3.Connection, user_id: int, names: list[str], 
 
 
 _ACTIVITY_SELECT = (
-    "SELECT a.id, a.name, g.name AS grp,"
+    "SELECT a.id, a.name, g.name AS grp, a.archived_at IS NOT NULL AS archived,"
     " (SELECT count(*) FROM entry_activities ea WHERE ea.activity_id = a.id) AS uses"
     " FROM activities a LEFT JOIN activity_groups g ON g.id = a.group_id"
 )
 
 
 def activity_json(row) -> dict:
-    return {"id": row["id"], "name": row["name"], "group": row["grp"], "entries": row["uses"]}
+    return {"id": row["id"], "name": row["name"], "group": row["grp"], "entries": row["uses"],
+            "archived": bool(row["archived"])}
 
 
 def list_activities(conn: sqlite3.Connection, user_id: int) -> list[dict]:
+    """All of them, archived ones included (flagged): named groups first."""
     rows = conn.execute(_ACTIVITY_SELECT + " WHERE a.user_id = ? ORDER BY g.name IS NULL,"
                         " g.name_key, a.name_key", (user_id,))
     return [activity_json(r) for r in rows]
@@ -86,10 +88,13 @@ def get_activity(conn, user_id: int, activity_id: int) -> dict:
 
 def _check_activity(body: dict, create: bool) -> tuple[str | None, str | None, bool]:
     f = Fields()
-    f.reject_fields(body, {"name", "group"}, {"id", "entries"})
+    f.reject_fields(body, {"name", "group"} | (set() if create else {"archived"}),
+                    {"id", "entries"})
     name = f.text(body, "name", MAX_NAME, required=create, min_len=1, is_name=True)
     group = f.text(body, "group", MAX_NAME, nullable=True, min_len=1, is_name=True) if body.get(
         "group") is not None else None
+    if "archived" in body and not isinstance(body["archived"], bool):
+        f.fail("archived", "must be true or false")
     f.raise_if_any()
     return name, group, "group" in body
 
@@ -106,9 +111,15 @@ def create_activity(conn, user_id: int, body: dict, now_ms: int) -> dict:
     return get_activity(conn, user_id, row[0]["id"])
 
 
-def update_activity(conn, user_id: int, activity_id: int, body: dict) -> dict:
+def update_activity(conn, user_id: int, activity_id: int, body: dict, now_ms: int) -> dict:
+    """Rename, regroup, or archive (`"archived": true`: hidden from the log form, kept on
+    its entries) and restore."""
     name, group, group_given = _check_activity(body, create=False)
     get_activity(conn, user_id, activity_id)
+    if "archived" in body:
+        conn.execute("UPDATE activities SET archived_at = CASE WHEN ? THEN coalesce(archived_at,"
+                     " ?) END WHERE id = ? AND user_id = ?",
+                     (body["archived"], now_ms, activity_id, user_id))
     try:
         if name is not None:
             conn.execute("UPDATE activities SET name = ?, name_key = ? WHERE id = ? AND user_id = ?",
@@ -220,7 +231,7 @@ _METRIC_COLUMNS = {"name": "name", "name_key": "name_key", "unit": "unit", "min"
                    "max": "max_value"}
 
 
-def update_metric(conn, user_id: int, metric_id: int, body: dict) -> dict:
+def update_metric(conn, user_id: int, metric_id: int, body: dict, now_ms: int) -> dict:
     values = _check_metric(body, get_metric(conn, user_id, metric_id))
     try:
         if "name" in values:

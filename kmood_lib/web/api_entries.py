@@ -132,7 +132,7 @@ def register(app: bottle.Bottle, services) -> None:
         def patch(conn, auth: Auth, item_id: int):
             data = body()
             with transaction(conn):
-                updated = updater(conn, auth.user.id, item_id, data)
+                updated = updater(conn, auth.user.id, item_id, data, services.clock.now_ms())
             return json_response(updated)
 
         @app.delete(f"/api/{plural}/<item_id:id>", name=f"delete_{plural}")

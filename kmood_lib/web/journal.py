@@ -45,9 +45,13 @@ def register(app: bottle.Bottle, services) -> None:
     def local_now(user):
         return services.clock.now().astimezone(ZoneInfo(user.timezone))
 
-    def vocabulary(conn, user_id: int) -> dict:
+    def vocabulary(conn, user_id: int, keep=None) -> dict:
+        """Labels, activity chips and metrics for a form: archived activities are left out
+        unless `keep` names them (an edited entry keeps the ones it has); None keeps all."""
+        activities = [a for a in vocab.list_activities(conn, user_id)
+                      if keep is None or not a["archived"] or a["name"] in keep]
         return {"labels": vocab.mood_labels(conn, user_id),
-                "groups": group_activities(vocab.list_activities(conn, user_id)),
+                "groups": group_activities(activities),
                 "metrics": vocab.list_metrics(conn, user_id)}
 
     def save(conn, auth: Auth, fields: Params, entry_id: int | None = None) -> None:
@@ -75,7 +79,8 @@ def register(app: bottle.Bottle, services) -> None:
             entry_form.values_new(local_now(user)))
         return page("home.tpl", auth, active="log", status=status, values=values,
                     errors=errors or {}, todays=todays, streak=current, longest=longest,
-                    today=today.isoformat(), scripts=("log.js",), **vocabulary(conn, user.id))
+                    today=today.isoformat(), scripts=("log.js",),
+                    **vocabulary(conn, user.id, keep=values.get("activities", set())))
 
     @app.get("/")
     def home(conn, auth: Auth):
@@ -128,7 +133,7 @@ def register(app: bottle.Bottle, services) -> None:
     def edit_page(conn, auth: Auth, entry_id: int, fields: Params | None = None, errors=None,
                   status=200):
         entry = load(conn, auth, entry_id)
-        words = vocabulary(conn, auth.user.id)
+        words = vocabulary(conn, auth.user.id, keep=set(entry["activities"]))
         values = entry_form.values_posted(fields) if fields is not None else (
             entry_form.values_of(entry, words["metrics"]))
         return page("edit.tpl", auth, active="history", status=status, entry=entry,

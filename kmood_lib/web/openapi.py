@@ -97,9 +97,12 @@ SCHEMAS = {
     "Moods": {"type": "object", "properties": {"moods": {"type": "array", "items": {
         "type": "object", "properties": {"level": INT, "label": STR}}}}},
     "Activity": {"type": "object", "properties": {
-        "id": INT, "name": STR, "group": {"type": ["string", "null"]}, "entries": INT}},
+        "id": INT, "name": STR, "group": {"type": ["string", "null"]}, "entries": INT,
+        "archived": BOOL}},
     "ActivityWrite": {"type": "object", "additionalProperties": False, "properties": {
-        "name": STR, "group": {"type": ["string", "null"]}}},
+        "name": STR, "group": {"type": ["string", "null"]},
+        "archived": {"type": "boolean", "description": "PATCH only: hide it from the log form "
+                                                       "(kept on its entries), or restore it"}}},
     "Metric": {"type": "object", "properties": {
         "id": INT, "name": STR, "unit": STR, "min": {"type": ["number", "null"]},
         "max": {"type": ["number", "null"]}}},

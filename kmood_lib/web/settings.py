@@ -177,7 +177,17 @@ def register(app: bottle.Bottle, services) -> None:
         def act(fields: Params) -> str:
             with transaction(conn):
                 vocab.update_activity(conn, auth.user.id, item_id, {
-                    "name": fields.get("name", ""), "group": group_of(fields)})
+                    "name": fields.get("name", ""), "group": group_of(fields)}, clock.now_ms())
+            return "/settings/activities?done=saved"
+
+        return post(lambda **kw: activities_page(conn, auth, **kw), act)
+
+    @app.post("/settings/activities/<item_id:id>/archive")
+    def archive_activity(conn, auth: Auth, item_id: int):
+        def act(fields: Params) -> str:
+            with transaction(conn):
+                vocab.update_activity(conn, auth.user.id, item_id,
+                                      {"archived": fields.get("archived") == "1"}, clock.now_ms())
             return "/settings/activities?done=saved"
 
         return post(lambda **kw: activities_page(conn, auth, **kw), act)
@@ -193,7 +203,9 @@ def register(app: bottle.Bottle, services) -> None:
                              back="/settings/activities", consequences=[
                                  f"It is removed from {activity['entries']} entr"
                                  f"{'y' if activity['entries'] == 1 else 'ies'}; the entries "
-                                 "themselves stay, with their mood, notes and other activities."])
+                                 "themselves stay, with their mood, notes and other activities.",
+                                 "To stop seeing it on the log form but keep it on those entries, "
+                                 "archive it instead."])
 
     @app.post("/settings/activities/<item_id:id>/delete")
     def delete_activity(conn, auth: Auth, item_id: int):
@@ -247,7 +259,8 @@ def register(app: bottle.Bottle, services) -> None:
     def change_metric(conn, auth: Auth, item_id: int):
         def act(fields: Params) -> str:
             with transaction(conn):
-                vocab.update_metric(conn, auth.user.id, item_id, metric_body(fields))
+                vocab.update_metric(conn, auth.user.id, item_id, metric_body(fields),
+                                    clock.now_ms())
             return "/settings/metrics?done=saved"
 
         return post(lambda **kw: metrics_page(conn, auth, **kw), act)

@@ -204,3 +204,23 @@ def test_another_users_objects_are_404_on_every_settings_route(admin, client_for
     assert admin.get("/api/activities").json["activities"][0]["name"] == "mine"
     assert admin.get("/api/metrics").json["metrics"][0]["name"] == "mine"
     assert len(admin.get("/api/tokens").json["tokens"]) == 1
+
+
+def test_an_archived_activity_leaves_the_log_form_but_stays_on_its_entries(admin):
+    entry = admin.post("/api/entries", {"mood": 3, "activities": ["chess", "tea"]}).json
+    chess = next(a for a in admin.get("/api/activities").json["activities"]
+                 if a["name"] == "chess")
+    token = csrf(admin, "/settings/activities")
+    assert post_form(admin, f"/settings/activities/{chess['id']}/archive", {"archived": "1"},
+                     token).status == 303
+    assert admin.get(f"/api/activities/{chess['id']}").status == 405  # no GET one; list it
+    listed = {a["name"]: a["archived"] for a in admin.get("/api/activities").json["activities"]}
+    assert listed == {"chess": True, "tea": False}
+    assert ">chess</label>" not in admin.get("/").text and ">tea</label>" in admin.get("/").text
+    edit = admin.get(f"/entries/{entry['id']}/edit").text
+    assert 'value="chess"' in edit and "checked" in edit.split('value="chess"')[1][:60]
+    assert admin.get(f"/api/entries/{entry['id']}").json["activities"] == ["chess", "tea"]
+    assert admin.patch(f"/api/activities/{chess['id']}", {"archived": "yes"}).status == 422
+    assert admin.patch(f"/api/activities/{chess['id']}", {"archived": False}).json[
+        "archived"] is False
+    assert ">chess</label>" in admin.get("/").text

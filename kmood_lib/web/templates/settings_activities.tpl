@@ -24,7 +24,13 @@
       <label>Group <input name="group" value="{{activity['group'] or ''}}" maxlength="64" list="group-names"></label>
       <button type="submit" class="secondary">Save</button>
     </form>
-    <p class="muted">Used in {{activity['entries']}} entr{{'y' if activity['entries'] == 1 else 'ies'}} · <a href="/settings/activities/{{activity['id']}}/delete">Delete<span class="skip"> {{activity['name']}}</span></a></p>
+    <form method="post" action="/settings/activities/{{activity['id']}}/archive" class="actions">
+      <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+      <input type="hidden" name="archived" value="{{'0' if activity['archived'] else '1'}}">
+      <span class="muted">{{'Archived: hidden from the log form, kept on its entries. ' if activity['archived'] else ''}}Used in {{activity['entries']}} entr{{'y' if activity['entries'] == 1 else 'ies'}}.</span>
+      <button type="submit" class="link">{{'Restore' if activity['archived'] else 'Archive'}}<span class="skip"> {{activity['name']}}</span></button>
+      <a href="/settings/activities/{{activity['id']}}/delete">Delete<span class="skip"> {{activity['name']}}</span></a>
+    </form>
   </li>
 % end
 </ul>
