@@ -3,7 +3,7 @@
 <form method="post" action="/settings/activities" class="card inline-form">
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <label>New activity <input name="name" value="{{fields.get('name', '')}}" maxlength="64" required></label>
-  <label>Group <span class="muted">(optional)</span> <input name="group" value="{{fields.get('group', '')}}" maxlength="64" list="group-names"></label>
+  <label>Group <input name="group" value="{{fields.get('group', '')}}" maxlength="64" list="group-names" placeholder="optional"></label>
   <button type="submit">Add</button>
 </form>
 <datalist id="group-names">
