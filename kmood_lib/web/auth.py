@@ -139,6 +139,10 @@ class AuthPlugin:
                 return authenticated(*args, **kwargs)
             except HasherBusy as exc:
                 raise _busy(request, exc.retry_after_s) from None
+            except ApiError as exc:
+                if is_json_path(request.path):
+                    raise
+                raise exc.as_page() from None  # a page route answers with a page
             finally:
                 pool.release()
 

@@ -43,6 +43,16 @@ class ApiError(bottle.HTTPResponse):
                           "fields": fields or {}}}
         super().__init__(json.dumps(body), status, headers)
         self.content_type = "application/json"
+        self.message, self.fields = message, fields or {}
+
+    def as_page(self) -> bottle.HTTPError:
+        """The same answer for a page (HTML) route: status, message and headers kept."""
+        detail = "; ".join(f"{name}: {text}" for name, text in self.fields.items())
+        page = bottle.HTTPError(self.status_code, self.message + (f" ({detail})" if detail else ""))
+        for name, value in self.headerlist:
+            if name.lower() not in ("content-type", "content-length"):
+                page.set_header(name, value)
+        return page
 
 
 def json_response(data, status: int = 200, headers: dict | None = None) -> bottle.HTTPResponse:

@@ -269,7 +269,8 @@ def test_the_login_form_decodes_utf8_and_refuses_what_is_not(wsgi, make_user):
     bad = page.request("POST", "/login", body=b"csrf_token=" + token.encode() +
                        b"&username=alice&password=%FF%FE", content_type=(
                            "application/x-www-form-urlencoded"))
-    assert bad.status == 400
+    assert bad.status == 400 and bad.headers["Content-Type"].startswith("text/html")
+    assert "not valid UTF-8" in bad.text
     good = page.post("/login", form={"csrf_token": token, "username": "alice",
                                      "password": PASSWORD, "next": "/entries?q=café"})
     assert good.status == 303 and good.headers["Location"] == "/"
