@@ -185,6 +185,17 @@ class Config:
     user_agent: str = _setting(
         "KMOOD_USER_AGENT", DEFAULT_USER_AGENT, _nonempty, "User-Agent of outbound requests"
     )
+    enrich_weather: bool = _setting(
+        "KMOOD_ENRICH_WEATHER", "1", _bool, "fill in the weather of entries with a location"
+    )
+    weather_cell_deg: float = _setting(
+        "KMOOD_WEATHER_CELL_DEG", "0.1", _float(0.001),
+        "coordinates are rounded to cells this many degrees wide: one weather request per cell"
+    )
+    weather_archive_delay_days: int = _setting(
+        "KMOOD_WEATHER_ARCHIVE_DELAY_DAYS", "5", _int(0, 93),
+        "days the weather archive lags; more recent days come from the forecast API"
+    )
     open_meteo_archive_url: str = _setting(
         "KMOOD_OPEN_METEO_ARCHIVE_URL", "https://archive-api.open-meteo.com", _url, ""
     )

@@ -16,6 +16,7 @@ from kmood_lib.clock import ms_to_iso
 from kmood_lib.db import transaction
 from kmood_lib.entry_input import EntryInput
 from kmood_lib.text import name_key
+from kmood_lib.upstream.open_meteo import describe
 from kmood_lib.validation import (
     MalformedInput,
     ValidationError,
@@ -113,12 +114,19 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
             raise vocab.NotFound(f"entry {entry_id}")
         return False
     with transaction(conn):
+        before = conn.execute("SELECT lat, lon FROM entries WHERE id = ? AND user_id = ?",
+                              (entry_id, user_id)).fetchone()
+        lat_before, lon_before = (before["lat"], before["lon"]) if before else (None, None)
         found = conn.execute(
             "UPDATE entries SET " + "".join(sql + ", " for sql, _ in assignments) +
             "updated_at = ? WHERE id = ? AND user_id = ?",
             (*(value for _, value in assignments), now_ms, entry_id, user_id)).rowcount
         if not found:
             raise vocab.NotFound(f"entry {entry_id}")
+        if "location" in data.present:  # weather belongs to the old place: the sweep refills it
+            conn.execute("DELETE FROM weather WHERE entry_id = ? AND NOT EXISTS (SELECT 1 FROM"
+                         " entries WHERE id = ? AND lat IS ? AND lon IS ? AND ? IS NOT NULL)",
+                         (entry_id, entry_id, lat_before, lon_before, lat_before))
         if "activities" in data.present:
             _set_activities(conn, user_id, entry_id, data.activities, now_ms)
         if "metrics" in data.present:
@@ -146,10 +154,12 @@ _ENTRY_SELECT = (
     "   JOIN activities a ON a.id = ea.activity_id WHERE ea.entry_id = e.id"
     "   ORDER BY a.name_key)) AS activities_json,"
     " s.artist AS song_artist, s.title AS song_title, s.album AS song_album,"
-    " s.source AS song_source"
+    " s.source AS song_source, w.temperature_c AS w_temperature, w.code AS w_code,"
+    " w.unavailable AS w_unavailable"
     " FROM entries e"
     " LEFT JOIN mood_labels ml ON ml.user_id = e.user_id AND ml.level = e.mood"
     " LEFT JOIN songs s ON s.entry_id = e.id"
+    " LEFT JOIN weather w ON w.entry_id = e.id"
 )
 
 
@@ -190,6 +200,16 @@ def _local_iso(ms: int, offset_s: int) -> str:
     return datetime.fromtimestamp(ms // 1000, tz).isoformat(timespec="seconds")
 
 
+def _weather(row) -> dict | None:
+    """SPEC §6: null while unknown, {"unavailable": true} when the upstream had no data."""
+    if row["w_unavailable"] is None:
+        return None
+    if row["w_unavailable"]:
+        return {"unavailable": True}
+    return {"temperature_c": row["w_temperature"], "code": row["w_code"],
+            "description": describe(row["w_code"])}
+
+
 def entry_json(row, metrics: dict[str, float]) -> dict:
     """One _ENTRY_SELECT row -> the entry's JSON shape (SPEC §6)."""
     location = None
@@ -205,7 +225,7 @@ def entry_json(row, metrics: dict[str, float]) -> dict:
         "note_title": row["note_title"],
         "note": row["note"],
         "location": location,
-        "weather": None,
+        "weather": _weather(row),
         "song": None if row["song_artist"] is None else {
             "artist": row["song_artist"], "title": row["song_title"], "album": row["song_album"],
             "source": row["song_source"], "metadata": None},

@@ -40,8 +40,8 @@ class JobKind:
     sweep_sql: str
     handler: Callable
     sweep_params: Callable[[int], tuple] | tuple = ()
-    # Optional: (conn, user_id, entry_id) -> [(key, payload)] for the server's prompt enqueue
-    # after an entry is saved; it must produce the same keys the sweep would.
+    # Optional: (conn, user_id, entry_id, now_ms) -> [(key, payload)] for the server's prompt
+    # enqueue after an entry is saved; it must produce the same keys the sweep would.
     prompt: Callable | None = None
 
     def params(self, now_ms: int) -> tuple:

@@ -11,13 +11,14 @@ import logging
 
 from kmood_lib import jobs
 from kmood_lib.db import transaction
+from kmood_lib.weather import weather_kind
 
 log = logging.getLogger(__name__)
 
 
 def production_kinds(config) -> list[jobs.JobKind]:
     """The kinds this build runs in production (enrichment and reminders register here)."""
-    return []
+    return [weather_kind(config)]
 
 
 def prompt_enqueue_hook(services):
@@ -29,7 +30,7 @@ def prompt_enqueue_hook(services):
     def enqueue_for_entry(conn, user_id: int, entry_id: int, now_ms: int) -> None:
         with transaction(conn):
             for kind in prompt_kinds:
-                for key, payload in kind.prompt(conn, user_id, entry_id):
+                for key, payload in kind.prompt(conn, user_id, entry_id, now_ms):
                     jobs.enqueue(conn, services.job_kinds, kind.name, key, payload, now_ms,
                                  policy)
 

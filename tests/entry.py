@@ -71,7 +71,7 @@ def handle_pickup(ctx) -> None:
                      (ctx.payload["entry_id"], time.time_ns()))
 
 
-def prompt_pickup(conn, user_id: int, entry_id: int):
+def prompt_pickup(conn, user_id: int, entry_id: int, now_ms: int):
     return [(f"entry:{entry_id}", {"entry_id": entry_id})]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -120,3 +120,46 @@ class FakeUpstream:
         self.stopping.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+def fake_temperature(day: date, hour: int, lat: float) -> float:
+    """What the fake Open-Meteo says for an hour: it encodes the day and hour, so a test can
+    tell which hour an entry was given."""
+    return round(day.toordinal() % 1000 + hour / 100 + (lat % 1) / 1000, 5)
+
+
+class FakeOpenMeteo(FakeUpstream):
+    """Archive and forecast with SPEC §8's shape, for any place and span. `nulls` lists
+    days answered with null values; `failure` (a Reply) answers every request while set."""
+
+    def __init__(self):
+        super().__init__()
+        self.nulls: set[date] = set()
+        self.failure: Reply | None = None
+        self.route("/v1/archive", self._hourly).route("/v1/forecast", self._hourly)
+
+    def _hourly(self, record) -> Reply:
+        if self.failure is not None:
+            return self.failure
+        query = record["query"]
+        if "past_days" in query and ("start_date" in query or "end_date" in query):
+            return Reply({"error": True, "reason": "past_days and start_date conflict"}, 400)
+        start, end = date.fromisoformat(query["start_date"]), date.fromisoformat(query["end_date"])
+        lat = float(query["latitude"])
+        times, temps, codes = [], [], []
+        day = start
+        while day <= end:
+            for hour in range(24):
+                times.append(f"{day.isoformat()}T{hour:02d}:00")
+                empty = day in self.nulls
+                temps.append(None if empty else fake_temperature(day, hour, lat))
+                codes.append(None if empty else (3 if hour % 2 else 61))
+            day += timedelta(days=1)
+        return Reply({"latitude": lat, "longitude": float(query["longitude"]),
+                      "utc_offset_seconds": 0, "timezone": "GMT",
+                      "hourly_units": {"time": "iso8601", "temperature_2m": "°C",
+                                       "weather_code": "wmo code"},
+                      "hourly": {"time": times, "temperature_2m": temps, "weather_code": codes}})
+
+    def calls(self, path: str) -> list[dict]:
+        return [r for r in self.requests if r["path"] == path]

@@ -67,7 +67,8 @@ SCHEMAS = {
                 "description": "always null in this version: place names are not built yet"}}}),
         "weather": {**_nullable({"type": "object", "properties": {
             "temperature_c": NUM, "code": INT, "description": STR, "unavailable": BOOL}}),
-            "description": "always null in this version: weather enrichment is not built yet"},
+            "description": "null until the worker has looked it up; {\"unavailable\": true} "
+                           "when the upstream has no data for that hour"},
         "song": _nullable(_ref("Song")),
         "metrics": {"type": "object", "additionalProperties": NUM},
         "source": {"enum": ["web", "api", "daylio"]},

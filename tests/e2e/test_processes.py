@@ -96,8 +96,8 @@ def test_every_command_has_help(tmp_path, entry):
 
 def test_jobs_retry_refuses_an_unknown_kind_and_an_impossible_id(tmp_path):
     env = base_env(tmp_path / "k.db")
-    unknown = run(["kmood_worker.py", "jobs", "retry", "--kind", "weather"], env)
-    assert unknown.returncode == 2 and "no job kind 'weather'" in unknown.stderr
+    unknown = run(["kmood_worker.py", "jobs", "retry", "--kind", "nonesuch"], env)
+    assert unknown.returncode == 2 and "no job kind 'nonesuch'" in unknown.stderr
     huge = run(["kmood_worker.py", "jobs", "retry", "99999999999999999999"], env)
     assert huge.returncode == 2 and "Traceback" not in huge.stderr
     conn = sqlite3.connect(tmp_path / "k.db", isolation_level=None)

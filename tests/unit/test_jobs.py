@@ -431,7 +431,7 @@ def test_retrying_a_kind_that_does_not_exist_or_a_queued_job_says_what_it_is(qs,
     make_user("root")
     admin = Client(make_wsgi(qs))
     admin.login("root", PASSWORD)
-    unknown = admin.post("/api/jobs/retry?kind=weather")
+    unknown = admin.post("/api/jobs/retry?kind=nonesuch")
     assert unknown.status == 422 and "kind" in unknown.json["error"]["fields"]
     job = enqueue(qs, qconn, "work:1", clock.now_ms())
     assert job is not None

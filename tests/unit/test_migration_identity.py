@@ -68,7 +68,8 @@ def snapshot(conn) -> dict:
 def test_a_populated_database_migrates_without_losing_a_child_row(tmp_path):
     conn = at_version_4(tmp_path)
     before = snapshot(conn)
-    assert db.migrate(conn, db.load_migrations(), lambda: 0) == [5, 6]
+    assert db.migrate(conn, db.load_migrations(), lambda: 0) == [
+        m.version for m in db.load_migrations() if m.version > 4]
     after = snapshot(conn)
     # 'Ärger'/'ärger' became one activity: entry 3's two links to it are now one.
     assert before["links"].count((3, "ärger", 1)) == 2

@@ -32,7 +32,7 @@
     <span>{{entry['location']['place'] or '%.4f, %.4f' % (entry['location']['lat'], entry['location']['lon'])}}</span>
     % end
     % if entry['weather'] and not entry['weather'].get('unavailable'):
-    <span>{{entry['weather']['description']}}, {{entry['weather']['temperature_c']}} °C</span>
+    <span>{{entry['weather']['description']}}, {{'%.1f' % entry['weather']['temperature_c']}} °C</span>
     % end
     % if entry['song']:
     <span>♪ {{entry['song']['artist']}} – {{entry['song']['title']}}</span>

@@ -1,0 +1,113 @@
+"""The `weather` job kind: entries with a location and no weather, batched per cell (coordinates
+rounded to KMOOD_WEATHER_CELL_DEG) and per calendar year of their UTC date.
+
+One job asks Open-Meteo for the span of its stranded dates — the archive for days older than
+KMOOD_WEATHER_ARCHIVE_DELAY_DAYS, the forecast API for the recent ones — and fills every
+stranded entry of its cell and year in the transaction that completes the job. The cell and
+key are computed by one SQL expression, shared by the sweep and the prompt path, so both
+derive the same key for the same work.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import date, datetime, timedelta, timezone
+
+from kmood_lib.jobs import JobKind
+
+log = logging.getLogger(__name__)
+
+KIND = "weather"
+UNAVAILABLE_AFTER_DAYS = 10  # a null older than this is "no data", not "not yet"
+FIRST_DAY = date(1940, 1, 1)  # the archive reaches back to 1940
+
+# Entries with a location, no weather and a time already passed, with their cell and UTC year.
+# Parameters: cell degrees twice, now (ms), then the entry id where `{entry}` narrows it.
+_STRANDED = (
+    "SELECT CAST(round(e.lat / ?) AS INTEGER) AS ilat, CAST(round(e.lon / ?) AS INTEGER) AS ilon,"
+    " strftime('%Y', e.occurred_at / 1000, 'unixepoch') AS year, e.id, e.occurred_at"
+    " FROM entries e WHERE e.lat IS NOT NULL AND e.occurred_at <= ?{entry}"
+    " AND NOT EXISTS (SELECT 1 FROM weather w WHERE w.entry_id = e.id)"
+)
+# One (key, payload) per cell and year. Parameters: cell degrees twice, then _STRANDED's.
+_CELLS = (
+    "SELECT 'weather:' || printf('%.2f', s.ilat * ?) || ':' || printf('%.2f', s.ilon * ?)"
+    " || ':' || s.year AS key, json_object('ilat', s.ilat, 'ilon', s.ilon, 'year', s.year)"
+    " AS payload FROM ({stranded}) s GROUP BY s.ilat, s.ilon, s.year"
+)
+
+
+def weather_kind(config) -> JobKind:
+    """Registered even when switched off (KMOOD_ENRICH_WEATHER=0): then its sweep finds
+    nothing, nothing is prompted, and jobs still queued finish as done with a note."""
+    deg = config.weather_cell_deg
+    if config.enrich_weather:
+        sweep_sql = _CELLS.format(stranded=_STRANDED.format(entry=""))
+    else:
+        sweep_sql = "SELECT NULL AS key, NULL AS payload WHERE 0"
+
+    def params(now_ms: int) -> tuple:
+        return (deg, deg, deg, deg, now_ms) if config.enrich_weather else ()
+
+    def prompt(conn, user_id: int, entry_id: int, now_ms: int) -> list[tuple[str, dict]]:
+        if not config.enrich_weather:
+            return []
+        rows = conn.execute(_CELLS.format(stranded=_STRANDED.format(entry=" AND e.id = ?")),
+                            (deg, deg, deg, deg, now_ms, entry_id)).fetchall()
+        return [(row["key"], json.loads(row["payload"])) for row in rows]
+
+    return JobKind(KIND, sweep_sql, handle_weather, sweep_params=params, prompt=prompt)
+
+
+def nearest_hour(ms: int) -> datetime:
+    """The UTC hour nearest to an instant; exactly half past takes the later hour."""
+    moment = datetime.fromtimestamp(ms // 1000, timezone.utc)
+    hour = moment.replace(minute=0, second=0)
+    return hour + timedelta(hours=1) if moment.minute * 60 + moment.second >= 1800 else hour
+
+
+def handle_weather(ctx) -> None:
+    config, clock = ctx.services.config, ctx.services.clock
+    if not config.enrich_weather:
+        with ctx.completing():
+            log.info("weather enrichment is switched off: job %d done without asking",
+                     ctx.job.id)
+        return
+    ilat, ilon, year = int(ctx.payload["ilat"]), int(ctx.payload["ilon"]), str(
+        ctx.payload["year"])
+    deg = config.weather_cell_deg
+    now_ms = clock.now_ms()
+    stranded = ctx.conn.execute(
+        "SELECT s.id, s.occurred_at FROM (" + _STRANDED.format(entry="") + ") s"
+        " WHERE s.ilat = ? AND s.ilon = ? AND s.year = ?",
+        (deg, deg, now_ms, ilat, ilon, year)).fetchall()
+    hours = {row["id"]: nearest_hour(row["occurred_at"]) for row in stranded}
+    today = datetime.fromtimestamp(now_ms // 1000, timezone.utc).date()
+    archive_end = today - timedelta(days=config.weather_archive_delay_days)
+    known: dict[str, tuple[float | None, int | None]] = {}
+    days = sorted({h.date() for h in hours.values() if h.date() >= FIRST_DAY})
+    old, recent = [d for d in days if d <= archive_end], [d for d in days if d > archive_end]
+    lat, lon = ilat * deg, ilon * deg
+    if old:
+        known.update(ctx.services.open_meteo.archive(lat, lon, old[0], old[-1]))
+    if recent:
+        known.update(ctx.services.open_meteo.forecast(lat, lon, recent[0], recent[-1]))
+    filled = unavailable = waiting = 0
+    with ctx.completing() as conn:
+        for entry_id, hour in hours.items():
+            temperature, code = known.get(hour.strftime("%Y-%m-%dT%H:00"), (None, None))
+            if temperature is not None and code is not None:
+                conn.execute("INSERT OR IGNORE INTO weather (entry_id, temperature_c, code,"
+                             " fetched_at) VALUES (?, ?, ?, ?)",
+                             (entry_id, temperature, code, now_ms))
+                filled += 1
+            elif hour.date() < FIRST_DAY or hour.date() < today - timedelta(
+                    days=UNAVAILABLE_AFTER_DAYS):
+                conn.execute("INSERT OR IGNORE INTO weather (entry_id, unavailable, fetched_at)"
+                             " VALUES (?, 1, ?)", (entry_id, now_ms))
+                unavailable += 1
+            else:
+                waiting += 1  # recent data not there yet: a later sweep asks again
+    log.info("weather %s: %d entr%s filled, %d unavailable, %d not yet available",
+             ctx.job.key, filled, "y" if filled == 1 else "ies", unavailable, waiting)
