@@ -226,12 +226,15 @@ def backoff_ms(attempts: int, policy: Policy, rng: random.Random) -> int:
 
 
 def fail(conn: sqlite3.Connection, job: ClaimedJob, worker_id: str, error: object, now_ms: int,
-         policy: Policy, rng: random.Random, permanent: bool = False) -> str | None:
-    """Record a failed attempt: `retrying` after a backoff, or `exhausted` when out of attempts
-    (or `permanent`). Returns the new status, or None if the job was no longer ours."""
+         policy: Policy, rng: random.Random, permanent: bool = False,
+         not_before_ms: int = 0) -> str | None:
+    """Record a failed attempt: `retrying` after a backoff (at least `not_before_ms`, e.g. an
+    upstream's Retry-After), or `exhausted` when out of attempts (or `permanent`). Returns
+    the new status, or None if the job was no longer ours."""
     exhausted = permanent or job.attempts >= job.max_attempts
     status = "exhausted" if exhausted else "retrying"
-    run_after = now_ms if exhausted else now_ms + backoff_ms(job.attempts, policy, rng)
+    run_after = now_ms if exhausted else now_ms + max(backoff_ms(job.attempts, policy, rng),
+                                                      not_before_ms)
     changed = conn.execute(
         "UPDATE jobs SET status = ?, run_after = ?, lease_until = NULL, last_error = ?,"
         " updated_at = ?, finished_at = CASE WHEN ? = 'exhausted' THEN ? END"

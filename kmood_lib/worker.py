@@ -120,6 +120,7 @@ class JobContext:
 
 
 MAX_ACK_DELAY_MS = 250
+MAX_RETRY_AFTER_S = 24 * 3600  # an upstream asking for longer is not believed
 
 
 class PendingAcks:
@@ -281,14 +282,18 @@ class Worker:
         except Exception as exc:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
+            retry_after_s = getattr(exc, "retry_after_s", None)  # an upstream's Retry-After
             self._fail(job, f"{type(exc).__name__}: {exc}",
-                       permanent=getattr(exc, "permanent", False))
+                       permanent=getattr(exc, "permanent", False),
+                       not_before_ms=int(min(retry_after_s, MAX_RETRY_AFTER_S) * 1000)
+                       if retry_after_s else 0)
             return False
         return not context.completed
 
-    def _fail(self, job: jobs.ClaimedJob, error: str, permanent: bool = False) -> None:
+    def _fail(self, job: jobs.ClaimedJob, error: str, permanent: bool = False,
+              not_before_ms: int = 0) -> None:
         status = jobs.fail(self.conn, job, self.worker_id, error, self.now_ms(), self.policy,
-                           self.services.rng, permanent)
+                           self.services.rng, permanent, not_before_ms)
         if status == "exhausted":
             log.warning("job %d (%s %s) exhausted after %d attempt(s): %s", job.id, job.kind,
                         job.key, job.attempts, jobs.one_line(error))

@@ -196,3 +196,16 @@ def test_switched_off_weather_sweeps_nothing_and_finishes_queued_jobs_as_done(
                           jobs.Policy.from_config(off.config)) == {"weather": 0}
     drain(on, clock)  # switched back on, the sweep finds the work again
     assert conn.execute("SELECT count(*) FROM weather").fetchone()[0] == 1
+
+
+def test_a_429_with_retry_after_pushes_the_retry_at_least_that_far(alice, services, clock, meteo,
+                                                                    conn):
+    meteo.failure = Reply({"error": "slow down"}, 429, headers={"Retry-After": "600"})
+    alice.post("/api/entries", {"mood": 3, "occurred_at": "2025-03-01T10:00:00",
+                                "location": {"lat": 52.5, "lon": 13.4}})
+    worker = Worker(services)
+    worker.run_once()
+    worker.close()
+    job = conn.execute("SELECT status, run_after FROM jobs WHERE kind = 'weather'").fetchone()
+    assert job["status"] == "retrying"
+    assert job["run_after"] >= clock.now_ms() + 600_000  # the backoff alone is 0.5-1 s here
