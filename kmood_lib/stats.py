@@ -172,3 +172,36 @@ def series_of(days: list[Day], bucket: str) -> list[dict]:
         acc[1] += day.n
     return [{"start": start, "average": _rounded(total / n), "count": n}
             for start, (total, n) in sums.items()]
+
+
+# Weather groups by WMO code (SPEC §8), in the order the stats show them.
+WEATHER_GROUPS = [("clear", (0, 1)), ("cloudy", (2, 3)), ("fog", (45, 48)),
+                  ("drizzle", (51, 53, 55, 56, 57)), ("rain", (61, 63, 65, 66, 67, 80, 81, 82)),
+                  ("snow", (71, 73, 75, 77, 85, 86)), ("thunderstorm", (95, 96, 99))]
+BAND_C = 5
+
+
+def weather_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
+    """Mean mood by temperature band (5 °C wide) and by kind of weather, over the entries whose
+    weather is known."""
+    where, params = flt.where()
+    base = (" FROM entries e JOIN weather w ON w.entry_id = e.id AND w.unavailable = 0"
+            " WHERE e.user_id = ?" + where)
+    # +100 bands before the cast: CAST truncates toward zero, this floors every real temperature.
+    bands = conn.execute(
+        "SELECT CAST(w.temperature_c / ? + 100 AS INTEGER) - 100 AS band,"
+        " sum(e.mood) AS total, count(*) AS n" + base + " GROUP BY band ORDER BY band",
+        (BAND_C, user_id, *params)).fetchall()
+    codes = {r["code"]: (r["total"], r["n"]) for r in conn.execute(
+        "SELECT w.code AS code, sum(e.mood) AS total, count(*) AS n" + base + " GROUP BY w.code",
+        (user_id, *params))}
+    groups = []
+    for name, members in WEATHER_GROUPS:
+        total = sum(codes.get(c, (0, 0))[0] for c in members)
+        n = sum(codes.get(c, (0, 0))[1] for c in members)
+        if n:
+            groups.append({"group": name, **_cell(total, n)})
+    return {"entries_with_weather": sum(n for _, n in codes.values()),
+            "temperature": [{"from_c": r["band"] * BAND_C, "to_c": (r["band"] + 1) * BAND_C,
+                             **_cell(r["total"], r["n"])} for r in bands],
+            "conditions": groups}

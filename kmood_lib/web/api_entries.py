@@ -179,6 +179,12 @@ def register(app: bottle.Bottle, services) -> None:
         flt = entries.parse_filter(query_params(bottle.request))
         return json_response(stats.by_weekday_and_hour(conn, auth.user.id, flt))
 
+    @app.get("/api/stats/weather")
+    @guarded
+    def stats_weather(conn, auth: Auth):
+        flt = entries.parse_filter(query_params(bottle.request))
+        return json_response(stats.weather_impact(conn, auth.user.id, flt))
+
     @app.get("/api/stats/activities")
     @guarded
     def stats_activities(conn, auth: Auth):

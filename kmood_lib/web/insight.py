@@ -83,13 +83,18 @@ def register(app: bottle.Bottle, services) -> None:
         timing = {"weekdays": stats.weekdays_of(days_),
                   "hours": stats.hours(conn, user.id, flt)}
         impact = stats.activity_impact(conn, user.id, flt)["activities"]
+        weather = stats.weather_impact(conn, user.id, flt)
         return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
                     range_name=name, summary=summary, labels=labels, impact=impact,
                     over_time=charts.mood_over_time(weeks, months, first, today, labels)
                     if weeks else None,
                     distribution=distribution_chart(summary, labels),
                     weekday=weekday_chart(timing["weekdays"]),
-                    hour=hour_chart(timing["hours"]))
+                    hour=hour_chart(timing["hours"]), weather=weather,
+                    by_temperature=temperature_chart(weather["temperature"])
+                    if weather["entries_with_weather"] else None,
+                    by_conditions=conditions_chart(weather["conditions"])
+                    if weather["entries_with_weather"] else None)
 
 
 def distribution_chart(summary: dict, labels: dict[int, str]) -> str:
@@ -116,3 +121,20 @@ def hour_chart(hours: list[dict]) -> str:
     return charts.bars(items, "Average mood by hour of the day",
                        f"Average mood (1-5) by local hour: {words or 'none'}.", max_value=5,
                        value_format=lambda v: f"{v:.1f}")
+
+
+def temperature_chart(bands: list[dict]) -> str:
+    items = [{"label": f"{b['from_c']}°", "value": b["average"],
+              "note": f" ({b['count']} entries, {b['from_c']} to {b['to_c']} °C)"} for b in bands]
+    words = ", ".join(f"{b['from_c']} to {b['to_c']} °C: {b['average']}" for b in bands)
+    return charts.bars(items, "Average mood by temperature (5 °C bands)",
+                       f"Average mood (1-5): {words}.", max_value=5,
+                       value_format=lambda v: f"{v:.1f}")
+
+
+def conditions_chart(groups: list[dict]) -> str:
+    items = [{"label": g["group"], "value": g["average"], "note": f" ({g['count']} entries)"}
+             for g in groups]
+    words = ", ".join(f"{g['group']} {g['average']}" for g in groups)
+    return charts.bars(items, "Average mood by weather", f"Average mood (1-5): {words}.",
+                       max_value=5, value_format=lambda v: f"{v:.1f}")

@@ -134,6 +134,12 @@ SCHEMAS = {
     "WeekdayHour": {"type": "object", "properties": {
         "weekdays": {"type": "array", "items": {"type": "object"}},
         "hours": {"type": "array", "items": {"type": "object"}}}},
+    "WeatherImpact": {"type": "object", "properties": {
+        "entries_with_weather": INT,
+        "temperature": {"type": "array", "items": {"type": "object", "properties": {
+            "from_c": INT, "to_c": INT, "average": {"type": ["number", "null"]}, "count": INT}}},
+        "conditions": {"type": "array", "items": {"type": "object", "properties": {
+            "group": STR, "average": {"type": ["number", "null"]}, "count": INT}}}}},
     "ActivityImpact": {"type": "object", "properties": {"activities": {
         "type": "array", "items": {"type": "object", "properties": {
             "activity": STR, "count_with": INT, "average_with": NUM, "count_without": INT,
@@ -247,6 +253,8 @@ PATHS = {
                                       "WeekdayHour", params=FILTER_PARAMS)},
     "/api/stats/activities": {"get": _op("Mean mood with vs without each activity",
                                          "ActivityImpact", params=FILTER_PARAMS)},
+    "/api/stats/weather": {"get": _op("Mean mood by temperature band and by kind of weather",
+                                      "WeatherImpact", params=FILTER_PARAMS)},
     "/api/jobs": {"get": _op(
         "List jobs, newest first (admin)", _list_of("jobs", "Job"), errors=(401, 403, 422),
         params=[{"name": "status", "in": "query", "schema": {"enum": [

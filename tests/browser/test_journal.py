@@ -233,6 +233,9 @@ def test_history_shows_the_weather_the_worker_looked_up(tmp_path, browser):
         card = entry_cards(driver)[0]
         assert "Light rain" in card.text and "°C" in card.text  # 14:00 UTC: the fake says rain
         screenshot(driver, "history-with-weather-phone-light")
+        driver.get(stack.url + "/stats?range=all")
+        assert "Average mood by weather" in driver.page_source
+        screenshot(driver, "stats-with-weather-phone-light")
         assert {r["headers"].get("User-Agent") for r in meteo.requests} == {DEFAULT_USER_AGENT}
         assert console_errors(driver) == []
         assert stack.stop() == {"server": 0, "worker": 0}

@@ -209,3 +209,29 @@ def test_a_429_with_retry_after_pushes_the_retry_at_least_that_far(alice, servic
     job = conn.execute("SELECT status, run_after FROM jobs WHERE kind = 'weather'").fetchone()
     assert job["status"] == "retrying"
     assert job["run_after"] >= clock.now_ms() + 600_000  # the backoff alone is 0.5-1 s here
+
+
+def test_weather_stats_give_mood_by_temperature_band_and_conditions(alice, services, clock):
+    import math
+
+    for when, mood in (("2025-03-01T09:10:00+00:00", 5), ("2025-03-01T10:10:00+00:00", 1),
+                       ("2025-03-02T09:10:00+00:00", 4)):
+        alice.post("/api/entries", {"mood": mood, "occurred_at": when,
+                                    "location": {"lat": 52.5, "lon": 13.4}})
+    alice.post("/api/entries", {"mood": 2})  # no location: no weather, not counted
+    drain(services, clock)
+    data = alice.get("/api/stats/weather").json
+    assert data["entries_with_weather"] == 3
+    groups = {g["group"]: (g["average"], g["count"]) for g in data["conditions"]}
+    assert groups == {"cloudy": (4.5, 2), "rain": (1.0, 1)}  # the fake: odd hours overcast
+    bands = {(b["from_c"], b["to_c"]): (b["average"], b["count"]) for b in data["temperature"]}
+    expected: dict = {}
+    for day, hour, mood in ((date(2025, 3, 1), 9, 5), (date(2025, 3, 1), 10, 1),
+                            (date(2025, 3, 2), 9, 4)):
+        start = math.floor(fake_temperature(day, hour, 52.5) / 5) * 5
+        expected.setdefault((start, start + 5), []).append(mood)
+    assert bands == {k: (round(sum(v) / len(v), 3), len(v)) for k, v in expected.items()}
+    page = alice.get("/stats?range=all").text
+    assert "Average mood by weather" in page and "By temperature" in page
+    assert alice.get("/api/stats/weather?from=2026-01-01").json == {
+        "entries_with_weather": 0, "temperature": [], "conditions": []}

@@ -8,7 +8,7 @@
 % if not summary['count']:
 <p class="muted">No entries in this range yet. Log a few and come back.</p>
 % else:
-<p>{{range_name}}: <strong>{{summary['count']}}</strong> entries on {{summary['days_logged']}} days, average mood <strong>{{'%.2f' % summary['average']}}</strong>. Current streak {{summary['current_streak']}} days, longest {{summary['longest_streak']}}.</p>
+<p>{{range_name}}: <strong>{{summary['count']}}</strong> entr{{'y' if summary['count'] == 1 else 'ies'}} on {{summary['days_logged']}} day{{'' if summary['days_logged'] == 1 else 's'}}, average mood <strong>{{'%.2f' % summary['average']}}</strong>. Current streak {{summary['current_streak']}} day{{'' if summary['current_streak'] == 1 else 's'}}, longest {{summary['longest_streak']}}.</p>
 <h2>Mood over time</h2>
 % if over_time:
 <div class="card">{{!over_time}}</div>
@@ -18,6 +18,15 @@
   <section><h2>By weekday</h2><div class="card">{{!weekday}}</div></section>
   <section><h2>By hour of the day</h2><div class="card">{{!hour}}</div></section>
 </div>
+% if by_temperature:
+<h2>Weather</h2>
+% known = weather['entries_with_weather']
+<p class="muted">From the {{known}} entr{{'y' if known == 1 else 'ies'}} in this range whose weather is known.</p>
+<div class="chart-grid two">
+  <section><h3>By temperature</h3><div class="card">{{!by_temperature}}</div></section>
+  <section><h3>By conditions</h3><div class="card">{{!by_conditions}}</div></section>
+</div>
+% end
 <h2>Activities</h2>
 % if impact:
 <div class="table-wrap card">
