@@ -154,33 +154,65 @@ def register(app: bottle.Bottle, services) -> None:
                              groups=vocab.list_groups(conn, auth.user.id),
                              fields=fields or {}, errors=errors or {})
 
-    @app.get("/settings/activities")
-    def activities(conn, auth: Auth):
-        return activities_page(conn, auth)
+    def vocabulary_pages(plural: str, singular: str, show, body_of, create, update, get,
+                         delete, consequences) -> None:
+        """The list page, add, change, and delete-with-confirmation of one vocabulary."""
+        base = f"/settings/{plural}"
+
+        def write(conn, auth: Auth, done: str, change) -> bottle.HTTPResponse:
+            def act(fields: Params) -> str:
+                with transaction(conn):
+                    change(fields)
+                return f"{base}?done={done}"
+
+            return post(lambda **kw: show(conn, auth, **kw), act)
+
+        @app.get(base, name=f"{plural}_page")
+        def listing(conn, auth: Auth):
+            return show(conn, auth)
+
+        @app.post(base, name=f"{plural}_add")
+        def add(conn, auth: Auth):
+            return write(conn, auth, "created", lambda fields: create(
+                conn, auth.user.id, body_of(fields), clock.now_ms()))
+
+        @app.post(f"{base}/<item_id:id>", name=f"{plural}_change")
+        def change(conn, auth: Auth, item_id: int):
+            return write(conn, auth, "saved", lambda fields: update(
+                conn, auth.user.id, item_id, body_of(fields), clock.now_ms()))
+
+        @app.get(f"{base}/<item_id:id>/delete", name=f"{plural}_confirm")
+        def confirm(conn, auth: Auth, item_id: int):
+            try:
+                item = get(conn, auth.user.id, item_id)
+            except vocab.NotFound:
+                raise not_found(singular) from None
+            return settings_page("confirm", auth, what=singular, subject=item["name"],
+                                 action=f"{base}/{item_id}/delete", back=base,
+                                 consequences=consequences(conn, item))
+
+        @app.post(f"{base}/<item_id:id>/delete", name=f"{plural}_delete")
+        def remove(conn, auth: Auth, item_id: int):
+            try:
+                delete(conn, auth.user.id, item_id)
+            except vocab.NotFound:
+                raise not_found(singular) from None
+            return redirect(base, "removed")
 
     def group_of(fields: Params) -> str | None:
         return fields.get("group", "").strip() or None
 
-    @app.post("/settings/activities")
-    def add_activity(conn, auth: Auth):
-        def act(fields: Params) -> str:
-            with transaction(conn):
-                vocab.create_activity(conn, auth.user.id, {"name": fields.get("name", ""),
-                                                           "group": group_of(fields)},
-                                      clock.now_ms())
-            return "/settings/activities?done=created"
+    def activity_consequences(conn, activity: dict) -> list[str]:
+        n = activity["entries"]
+        return [f"It is removed from {n} entr{'y' if n == 1 else 'ies'}; the entries themselves "
+                "stay, with their mood, notes and other activities.",
+                "To stop seeing it on the log form but keep it on those entries, archive it "
+                "instead."]
 
-        return post(lambda **kw: activities_page(conn, auth, **kw), act)
-
-    @app.post("/settings/activities/<item_id:id>")
-    def change_activity(conn, auth: Auth, item_id: int):
-        def act(fields: Params) -> str:
-            with transaction(conn):
-                vocab.update_activity(conn, auth.user.id, item_id, {
-                    "name": fields.get("name", ""), "group": group_of(fields)}, clock.now_ms())
-            return "/settings/activities?done=saved"
-
-        return post(lambda **kw: activities_page(conn, auth, **kw), act)
+    vocabulary_pages("activities", "activity", activities_page,
+                     lambda fields: {"name": fields.get("name", ""), "group": group_of(fields)},
+                     vocab.create_activity, vocab.update_activity, vocab.get_activity,
+                     vocab.delete_activity, activity_consequences)
 
     @app.post("/settings/activities/<item_id:id>/archive")
     def archive_activity(conn, auth: Auth, item_id: int):
@@ -191,29 +223,6 @@ def register(app: bottle.Bottle, services) -> None:
             return "/settings/activities?done=saved"
 
         return post(lambda **kw: activities_page(conn, auth, **kw), act)
-
-    @app.get("/settings/activities/<item_id:id>/delete")
-    def confirm_delete_activity(conn, auth: Auth, item_id: int):
-        try:
-            activity = vocab.get_activity(conn, auth.user.id, item_id)
-        except vocab.NotFound:
-            raise not_found("activity") from None
-        return settings_page("confirm", auth, what="activity", subject=activity["name"],
-                             action=f"/settings/activities/{item_id}/delete",
-                             back="/settings/activities", consequences=[
-                                 f"It is removed from {activity['entries']} entr"
-                                 f"{'y' if activity['entries'] == 1 else 'ies'}; the entries "
-                                 "themselves stay, with their mood, notes and other activities.",
-                                 "To stop seeing it on the log form but keep it on those entries, "
-                                 "archive it instead."])
-
-    @app.post("/settings/activities/<item_id:id>/delete")
-    def delete_activity(conn, auth: Auth, item_id: int):
-        try:
-            vocab.delete_activity(conn, auth.user.id, item_id)
-        except vocab.NotFound:
-            raise not_found("activity") from None
-        return redirect("/settings/activities", "removed")
 
     @app.post("/settings/groups/<item_id:id>")
     def rename_group(conn, auth: Auth, item_id: int):
@@ -242,50 +251,15 @@ def register(app: bottle.Bottle, services) -> None:
                 "min": optional_number(fields.get("min")),
                 "max": optional_number(fields.get("max"))}
 
-    @app.get("/settings/metrics")
-    def metrics(conn, auth: Auth):
-        return metrics_page(conn, auth)
-
-    @app.post("/settings/metrics")
-    def add_metric(conn, auth: Auth):
-        def act(fields: Params) -> str:
-            with transaction(conn):
-                vocab.create_metric(conn, auth.user.id, metric_body(fields), clock.now_ms())
-            return "/settings/metrics?done=created"
-
-        return post(lambda **kw: metrics_page(conn, auth, **kw), act)
-
-    @app.post("/settings/metrics/<item_id:id>")
-    def change_metric(conn, auth: Auth, item_id: int):
-        def act(fields: Params) -> str:
-            with transaction(conn):
-                vocab.update_metric(conn, auth.user.id, item_id, metric_body(fields),
-                                    clock.now_ms())
-            return "/settings/metrics?done=saved"
-
-        return post(lambda **kw: metrics_page(conn, auth, **kw), act)
-
-    @app.get("/settings/metrics/<item_id:id>/delete")
-    def confirm_delete_metric(conn, auth: Auth, item_id: int):
-        try:
-            metric = vocab.get_metric(conn, auth.user.id, item_id)
-        except vocab.NotFound:
-            raise not_found("metric") from None
+    def metric_consequences(conn, metric: dict) -> list[str]:
         used = conn.execute("SELECT count(*) FROM entry_metrics WHERE metric_id = ?",
-                            (item_id,)).fetchone()[0]
-        return settings_page("confirm", auth, what="metric", subject=metric["name"],
-                             action=f"/settings/metrics/{item_id}/delete",
-                             back="/settings/metrics", consequences=[
-                                 f"Its {used} recorded value{'' if used == 1 else 's'} are "
-                                 "deleted with it; the entries themselves stay."])
+                            (metric["id"],)).fetchone()[0]
+        return [f"Its {used} recorded value{' is' if used == 1 else 's are'} deleted with it;"
+                " the entries themselves stay."]
 
-    @app.post("/settings/metrics/<item_id:id>/delete")
-    def delete_metric(conn, auth: Auth, item_id: int):
-        try:
-            vocab.delete_metric(conn, auth.user.id, item_id)
-        except vocab.NotFound:
-            raise not_found("metric") from None
-        return redirect("/settings/metrics", "removed")
+    vocabulary_pages("metrics", "metric", metrics_page, metric_body, vocab.create_metric,
+                     vocab.update_metric, vocab.get_metric, vocab.delete_metric,
+                     metric_consequences)
 
     # --- API tokens -----------------------------------------------------------------------
 
