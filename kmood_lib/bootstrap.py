@@ -16,6 +16,7 @@ from kmood_lib.jobs import JobKind, JobKinds
 from kmood_lib.passwords import PasswordHasher
 from kmood_lib.upstream.lastfm import LastFm
 from kmood_lib.upstream.listenbrainz import ListenBrainz
+from kmood_lib.upstream.nominatim import Nominatim
 from kmood_lib.upstream.open_meteo import OpenMeteo
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ class Services:
     listenbrainz: ListenBrainz
     lastfm: LastFm
     open_meteo: OpenMeteo
+    nominatim: Nominatim
     job_kinds: JobKinds
     # Called after an entry's transaction commits: (hook_conn, user_id, entry_id, now_ms).
     after_entry_saved: list[Callable] = field(default_factory=list)
@@ -72,6 +74,7 @@ def bootstrap(
         lastfm=LastFm(config.lastfm_url, config.lastfm_api_key, config.user_agent),
         open_meteo=OpenMeteo(config.open_meteo_archive_url, config.open_meteo_forecast_url,
                              config.user_agent),
+        nominatim=Nominatim(config.nominatim_url, config.user_agent),
         job_kinds=JobKinds([*sweeps.production_kinds(config), *job_kinds]),
     )
     if any(kind.prompt for kind in services.job_kinds):

@@ -196,6 +196,17 @@ class Config:
         "KMOOD_WEATHER_ARCHIVE_DELAY_DAYS", "5", _int(0, 93),
         "days the weather archive lags; more recent days come from the forecast API"
     )
+    enrich_place: bool = _setting(
+        "KMOOD_ENRICH_PLACE", "1", _bool, "name the place of entries with a location"
+    )
+    place_cell_deg: float = _setting(
+        "KMOOD_PLACE_CELL_DEG", "0.1", _float(0.01),
+        "coordinates are rounded to cells this many degrees wide: one place name per cell"
+    )
+    polite_interval_ms: int = _setting(
+        "KMOOD_POLITE_INTERVAL_MS", "1000", _int(1),
+        "least time between two requests to Nominatim (or MusicBrainz), whole deployment"
+    )
     open_meteo_archive_url: str = _setting(
         "KMOOD_OPEN_METEO_ARCHIVE_URL", "https://archive-api.open-meteo.com", _url, ""
     )

@@ -15,6 +15,7 @@ from kmood_lib import vocab
 from kmood_lib.clock import ms_to_iso
 from kmood_lib.db import transaction
 from kmood_lib.entry_input import EntryInput
+from kmood_lib.places import place_label
 from kmood_lib.text import name_key
 from kmood_lib.upstream.open_meteo import describe
 from kmood_lib.validation import (
@@ -123,10 +124,12 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
             (*(value for _, value in assignments), now_ms, entry_id, user_id)).rowcount
         if not found:
             raise vocab.NotFound(f"entry {entry_id}")
-        if "location" in data.present:  # weather belongs to the old place: the sweep refills it
-            conn.execute("DELETE FROM weather WHERE entry_id = ? AND NOT EXISTS (SELECT 1 FROM"
-                         " entries WHERE id = ? AND lat IS ? AND lon IS ? AND ? IS NOT NULL)",
-                         (entry_id, entry_id, lat_before, lon_before, lat_before))
+        if "location" in data.present:  # weather and place belong to the old place
+            for table in ("weather", "entry_places"):  # fixed names; the sweeps refill them
+                conn.execute(f"DELETE FROM {table} WHERE entry_id = ? AND NOT EXISTS (SELECT 1"
+                             " FROM entries WHERE id = ? AND lat IS ? AND lon IS ?"
+                             " AND ? IS NOT NULL)",
+                             (entry_id, entry_id, lat_before, lon_before, lat_before))
         if "activities" in data.present:
             _set_activities(conn, user_id, entry_id, data.activities, now_ms)
         if "metrics" in data.present:
@@ -155,11 +158,14 @@ _ENTRY_SELECT = (
     "   ORDER BY a.name_key)) AS activities_json,"
     " s.artist AS song_artist, s.title AS song_title, s.album AS song_album,"
     " s.source AS song_source, w.temperature_c AS w_temperature, w.code AS w_code,"
-    " w.unavailable AS w_unavailable"
+    " w.unavailable AS w_unavailable, pl.locality AS p_locality,"
+    " pl.country_code AS p_country, pl.display_name AS p_name"
     " FROM entries e"
     " LEFT JOIN mood_labels ml ON ml.user_id = e.user_id AND ml.level = e.mood"
     " LEFT JOIN songs s ON s.entry_id = e.id"
     " LEFT JOIN weather w ON w.entry_id = e.id"
+    " LEFT JOIN entry_places ep ON ep.entry_id = e.id"
+    " LEFT JOIN places pl ON pl.cell = ep.cell AND pl.unavailable = 0"
 )
 
 
@@ -214,7 +220,8 @@ def entry_json(row, metrics: dict[str, float]) -> dict:
     """One _ENTRY_SELECT row -> the entry's JSON shape (SPEC §6)."""
     location = None
     if row["lat"] is not None:
-        location = {"lat": row["lat"], "lon": row["lon"], "place": None}
+        location = {"lat": row["lat"], "lon": row["lon"],
+                    "place": place_label(row["p_locality"], row["p_country"], row["p_name"])}
     return {
         "id": row["id"],
         "client_id": row["client_id"],

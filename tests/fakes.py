@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from datetime import date, datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -68,7 +69,7 @@ class FakeUpstream:
                 record = {"method": self.command, "path": parts.path,
                           "query": {k: v[0] for k, v in parse_qs(parts.query).items()},
                           "headers": dict(self.headers),
-                          "json": json.loads(raw) if raw else None}
+                          "json": json.loads(raw) if raw else None, "at": time.monotonic()}
                 fake.requests.append(record)
                 reply = fake.routes.get(parts.path) or fake.routes.get("*")
                 if callable(reply):
@@ -163,3 +164,23 @@ class FakeOpenMeteo(FakeUpstream):
 
     def calls(self, path: str) -> list[dict]:
         return [r for r in self.requests if r["path"] == path]
+
+
+class FakeNominatim(FakeUpstream):
+    """Reverse geocoding with SPEC §8's shape: a place per known cell, else "Unable to geocode"."""
+
+    def __init__(self, places: dict[tuple[float, float], tuple[str, str]] | None = None):
+        super().__init__()
+        self.places = places or {}
+        self.failure: Reply | None = None
+        self.route("/reverse", self._reverse)
+
+    def _reverse(self, record) -> Reply:
+        if self.failure is not None:
+            return self.failure
+        lat, lon = float(record["query"]["lat"]), float(record["query"]["lon"])
+        for (plat, plon), (city, country) in self.places.items():
+            if abs(plat - lat) < 0.06 and abs(plon - lon) < 0.06:
+                return Reply({"place_id": 1, "display_name": f"{city}, Somewhere, {country}",
+                              "address": {"city": city, "country_code": country.lower()}})
+        return Reply({"error": "Unable to geocode"})

@@ -26,6 +26,7 @@ def base_env(db_path: Path, **extra: str) -> dict[str, str]:
     env.update({
         "KMOOD_DB": str(db_path),
         "KMOOD_SCRYPT_N": "16",
+        "KMOOD_POLITE_INTERVAL_MS": "1",  # tests that pin the 1 s rule set it back
         "KMOOD_LOG_LEVEL": "INFO",
         "PYTHONUNBUFFERED": "1",
         # Upstreams point at a closed local port unless a test starts a fake.

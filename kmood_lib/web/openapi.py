@@ -64,7 +64,8 @@ SCHEMAS = {
         "location": _nullable({"type": "object", "properties": {
             "lat": NUM, "lon": NUM, "place": {
                 "type": ["string", "null"],
-                "description": "always null in this version: place names are not built yet"}}}),
+                "description": "'Berlin, DE': null until the worker has named the area, or "
+                               "when reverse geocoding found nothing there"}}}),
         "weather": {**_nullable({"type": "object", "properties": {
             "temperature_c": NUM, "code": INT, "description": STR, "unavailable": BOOL}}),
             "description": "null until the worker has looked it up; {\"unavailable\": true} "

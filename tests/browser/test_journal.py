@@ -211,31 +211,37 @@ def test_location_and_the_playing_song_are_attached_with_one_tap(tmp_path, brows
         assert stack.stop() == {"server": 0}
 
 
-def test_history_shows_the_weather_the_worker_looked_up(tmp_path, browser):
-    """Server and worker as deployed, Open-Meteo faked on 127.0.0.1: a saved entry with a
-    location shows its weather in history moments later."""
-    from tests.fakes import FakeOpenMeteo
+def test_history_shows_the_weather_and_place_the_worker_looked_up(tmp_path, browser):
+    """Server and worker as deployed, Open-Meteo and Nominatim faked on 127.0.0.1: a saved
+    entry with a location shows its weather and place in history moments later."""
+    from tests.fakes import FakeNominatim, FakeOpenMeteo
     from tests.helpers import wait_until
 
-    with FakeOpenMeteo() as meteo:
+    with FakeOpenMeteo() as meteo, FakeNominatim({(52.5, 13.4): ("Berlin", "DE")}) as places:
         stack = Stack(tmp_path, KMOOD_OPEN_METEO_ARCHIVE_URL=meteo.url,
-                      KMOOD_OPEN_METEO_FORECAST_URL=meteo.url).start(worker=True)
+                      KMOOD_OPEN_METEO_FORECAST_URL=meteo.url,
+                      KMOOD_NOMINATIM_URL=places.url).start(worker=True)
         create_user(stack, "kim")
         auth = api_session(stack.url, "kim")
         entry = http("POST", stack.url + "/api/entries", {
             "mood": 4, "note": "walk by the Spree", "occurred_at": "2026-11-01T15:10:00+01:00",
             "location": {"lat": 52.52, "lon": 13.405}}, auth)[2]
-        wait_until(lambda: http("GET", f"{stack.url}/api/entries/{entry['id']}",
-                                headers=auth)[2]["weather"], 30, what="the worker's weather")
+        def enriched():
+            found = http("GET", f"{stack.url}/api/entries/{entry['id']}", headers=auth)[2]
+            return found["weather"] and found["location"]["place"]
+
+        wait_until(enriched, 30, what="the worker's weather and place")
         driver = browser(PHONE)
         login(driver, stack.url, "kim")
         driver.get(stack.url + "/entries")
         card = entry_cards(driver)[0]
         assert "Light rain" in card.text and "°C" in card.text  # 14:00 UTC: the fake says rain
+        assert "Berlin, DE" in card.text
         screenshot(driver, "history-with-weather-phone-light")
         driver.get(stack.url + "/stats?range=all")
         assert "Average mood by weather" in driver.page_source
         screenshot(driver, "stats-with-weather-phone-light")
-        assert {r["headers"].get("User-Agent") for r in meteo.requests} == {DEFAULT_USER_AGENT}
+        assert {r["headers"].get("User-Agent") for r in meteo.requests + places.requests} == {
+            DEFAULT_USER_AGENT}
         assert console_errors(driver) == []
         assert stack.stop() == {"server": 0, "worker": 0}

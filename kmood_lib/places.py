@@ -1,0 +1,120 @@
+"""The `place` job kind: entries with a location whose cell (KMOOD_PLACE_CELL_DEG) has no
+place linked yet. One reverse geocode per cell, ever: the name is stored per cell and every
+entry in the cell is linked to it, in the transaction that completes the job.
+
+Nominatim allows one request a second from the whole deployment, so each request first
+claims a slot in `upstream_slots` with one UPDATE ... RETURNING, shared by every worker
+process, and waits for it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+from kmood_lib.jobs import JobKind
+
+log = logging.getLogger(__name__)
+
+KIND = "place"
+
+# Entries with a location and no place link, with their cell name `52.50:13.40`.
+# Parameters: the cell degrees four times, then the entry id where `{entry}` narrows it.
+_STRANDED = (
+    "SELECT printf('%.2f', CAST(round(e.lat / ?) AS INTEGER) * ?) || ':' ||"
+    " printf('%.2f', CAST(round(e.lon / ?) AS INTEGER) * ?) AS cell, e.id"
+    " FROM entries e WHERE e.lat IS NOT NULL{entry}"
+    " AND NOT EXISTS (SELECT 1 FROM entry_places p WHERE p.entry_id = e.id)"
+)
+_CELLS = ("SELECT 'place:' || s.cell AS key, json_object('cell', s.cell) AS payload"
+          " FROM ({stranded}) s GROUP BY s.cell")
+
+
+def claim_slot(conn, upstream: str, now_ms: int, interval_ms: int) -> int:
+    """The moment this request may go out: one statement takes the next free slot for the
+    upstream, so two processes can never take the same one."""
+    rows = conn.execute("UPDATE upstream_slots SET next_at = max(next_at, ?) + ?"
+                        " WHERE upstream = ? RETURNING next_at - ?",
+                        (now_ms, interval_ms, upstream, interval_ms)).fetchall()
+    return rows[0][0]
+
+
+MAX_SLOT_WAIT_MS = 30_000  # further ahead than this, retry later instead of holding the job
+
+
+class SlotBusy(Exception):
+    """Every slot for the next half minute is taken: try the job again after that."""
+
+    def __init__(self, upstream: str, delay_ms: int):
+        super().__init__(f"{upstream}: the next free request slot is {delay_ms / 1000:.0f} s away")
+        self.retry_after_s = delay_ms / 1000
+
+
+def wait_for_slot(ctx, upstream: str) -> None:
+    """Claim the next slot and wait for it (never sending early), or give the job back."""
+    interval_ms = ctx.services.config.polite_interval_ms
+    slot = claim_slot(ctx.conn, upstream, ctx.services.clock.now_ms(), interval_ms)
+    delay_ms = slot - ctx.services.clock.now_ms()
+    if delay_ms > MAX_SLOT_WAIT_MS:
+        raise SlotBusy(upstream, delay_ms)
+    if delay_ms > 0:
+        time.sleep(delay_ms / 1000)  # pacing an outside request, as the upstream asks
+
+
+def place_kind(config) -> JobKind:
+    """Registered even when switched off (KMOOD_ENRICH_PLACE=0): an empty sweep, no prompt,
+    and queued jobs finish as done without asking."""
+    deg = config.place_cell_deg
+    sweep_sql = (_CELLS.format(stranded=_STRANDED.format(entry="")) if config.enrich_place
+                 else "SELECT NULL AS key, NULL AS payload WHERE 0")
+
+    def params(now_ms: int) -> tuple:
+        return (deg,) * 4 if config.enrich_place else ()
+
+    def prompt(conn, user_id: int, entry_id: int, now_ms: int) -> list[tuple[str, dict]]:
+        if not config.enrich_place:
+            return []
+        rows = conn.execute(_CELLS.format(stranded=_STRANDED.format(entry=" AND e.id = ?")),
+                            (*(deg,) * 4, entry_id)).fetchall()
+        return [(row["key"], json.loads(row["payload"])) for row in rows]
+
+    return JobKind(KIND, sweep_sql, handle_place, sweep_params=params, prompt=prompt)
+
+
+def handle_place(ctx) -> None:
+    config = ctx.services.config
+    if not config.enrich_place:
+        with ctx.completing():
+            log.info("place names are switched off: job %d done without asking", ctx.job.id)
+        return
+    cell = str(ctx.payload["cell"])
+    lat, lon = (float(part) for part in cell.split(":"))
+    known = ctx.conn.execute("SELECT 1 FROM places WHERE cell = ?", (cell,)).fetchone()
+    found = None
+    if known is None:
+        wait_for_slot(ctx, "nominatim")
+        found = ctx.services.nominatim.reverse(lat, lon)
+    deg = config.place_cell_deg
+    with ctx.completing() as conn:
+        if known is None:
+            conn.execute(
+                "INSERT OR IGNORE INTO places (cell, display_name, locality, country_code,"
+                " unavailable, fetched_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (cell, found and found["display_name"], found and found["locality"],
+                 found and found["country_code"], int(found is None),
+                 ctx.services.clock.now_ms()))
+        linked = conn.execute(
+            "INSERT OR IGNORE INTO entry_places (entry_id, cell) SELECT s.id, s.cell FROM ("
+            + _STRANDED.format(entry="") + ") s WHERE s.cell = ?", (*(deg,) * 4, cell)).rowcount
+    log.info("place %s: %s, %d entr%s linked", cell,
+             "known" if known else ("no result" if found is None else found["display_name"]),
+             linked, "y" if linked == 1 else "ies")
+
+
+def place_label(locality: str | None, country_code: str | None, display_name: str | None
+                ) -> str | None:
+    """'Berlin, DE' (SPEC §6), or the full name when there is no locality."""
+    if locality:
+        return f"{locality}, {country_code}" if country_code else locality
+    return display_name

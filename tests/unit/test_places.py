@@ -1,0 +1,90 @@
+"""The place kind against a fake Nominatim on 127.0.0.1: one lookup per cell ever, shared by
+every entry in it, "no result" recorded, a changed location linked again (issue #11)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from kmood_lib import jobs
+from kmood_lib.worker import Worker
+from tests.fakes import FakeNominatim, Reply
+from tests.helpers import base_env
+from tests.unit.test_weather import drain
+
+NOW = datetime(2025, 4, 10, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def nominatim():
+    with FakeNominatim({(52.5, 13.4): ("Berlin", "DE"), (48.1, 11.6): ("München", "DE")}) as fake:
+        yield fake
+
+
+@pytest.fixture
+def env(db_path, nominatim):
+    return base_env(db_path, KMOOD_NOMINATIM_URL=nominatim.url, KMOOD_ENRICH_WEATHER="0",
+                    KMOOD_JOB_BACKOFF_BASE_S="1", KMOOD_JOB_BACKOFF_CAP_S="2")
+
+
+@pytest.fixture
+def alice(client_for, clock):
+    clock.set(NOW)
+    return client_for("alice")
+
+
+def place_of(client, entry_id: int):
+    return client.get(f"/api/entries/{entry_id}").json["location"]["place"]
+
+
+def test_one_lookup_per_cell_names_every_entry_in_it(alice, client_for, services, clock,
+                                                     nominatim):
+    ids = [alice.post("/api/entries", {"mood": 3, "location": {"lat": 52.5 + i * 0.004,
+                                                               "lon": 13.4}}).json["id"]
+           for i in range(10)]
+    munich = alice.post("/api/entries", {"mood": 4, "location": {"lat": 48.1, "lon": 11.6}}
+                        ).json["id"]
+    nowhere = alice.post("/api/entries", {"mood": 2, "location": {"lat": 0.0, "lon": -150.0}}
+                         ).json["id"]
+    drain(services, clock)
+    assert {place_of(alice, i) for i in ids} == {"Berlin, DE"}
+    assert place_of(alice, munich) == "München, DE" and place_of(alice, nowhere) is None
+    assert len(nominatim.requests) == 3  # one per cell, the ocean included
+    request = nominatim.requests[0]
+    assert request["query"]["zoom"] == "10" and request["query"]["format"] == "jsonv2"
+    assert request["headers"]["User-Agent"] == services.config.user_agent
+    later = client_for("bob").post("/api/entries", {"mood": 5, "location": {"lat": 52.501,
+                                                                             "lon": 13.402}})
+    drain(services, clock)
+    assert place_of(alice, ids[0]) == "Berlin, DE"
+    assert len(nominatim.requests) == 3  # a known cell is never asked again
+    assert later.status == 201
+    assert jobs.sweep_all(services.connect(), services.job_kinds, clock.now_ms(), 100,
+                          jobs.Policy.from_config(services.config))["place"] == 0
+
+
+def test_a_failed_lookup_is_retried_and_a_new_location_is_named_again(alice, services, clock,
+                                                                     nominatim, conn):
+    nominatim.failure = Reply({"error": "busy"}, 503)
+    entry = alice.post("/api/entries", {"mood": 3, "location": {"lat": 52.5, "lon": 13.4}}).json
+    worker = Worker(services)
+    worker.run_once()
+    worker.close()
+    job = jobs.list_jobs(conn, kind="place")[0]
+    assert job["status"] == "retrying" and "503" in job["last_error"]
+    nominatim.failure = None
+    drain(services, clock)
+    assert place_of(alice, entry["id"]) == "Berlin, DE"
+    alice.patch(f"/api/entries/{entry['id']}", {"location": {"lat": 48.1, "lon": 11.6}})
+    assert place_of(alice, entry["id"]) is None
+    drain(services, clock)
+    assert place_of(alice, entry["id"]) == "München, DE"
+
+
+def test_slots_are_claimed_one_interval_apart_whatever_the_clock_says(conn):
+    from kmood_lib.places import claim_slot
+
+    slots = [claim_slot(conn, "nominatim", 10_000, 1000) for _ in range(3)]
+    assert slots == [10_000, 11_000, 12_000]
+    assert claim_slot(conn, "nominatim", 50_000, 1000) == 50_000  # idle: no waiting
