@@ -46,10 +46,9 @@ def daily(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[Day]
 def distribution(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict[str, int]:
     """Entries per mood level, "1" to "5"."""
     where, params = flt.where()
-    row = conn.execute(
-        "SELECT " + ", ".join(f"coalesce(sum(mood = {level}), 0)" for level in LEVELS) +
-        " FROM entries e WHERE e.user_id = ?" + where, (user_id, *params)).fetchone()
-    return {str(level): row[level - 1] for level in LEVELS}
+    found = dict(conn.execute("SELECT mood, count(*) FROM entries e WHERE e.user_id = ?" + where
+                              + " GROUP BY mood", (user_id, *params)).fetchall())
+    return {str(level): found.get(level, 0) for level in LEVELS}
 
 
 def summary(conn: sqlite3.Connection, user_id: int, today: date, flt: EntryFilter) -> dict:
@@ -185,8 +184,10 @@ def weather_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> 
     """Mean mood by temperature band (5 °C wide) and by kind of weather, over the entries whose
     weather is known."""
     where, params = flt.where()
-    base = (" FROM entries e JOIN weather w ON w.entry_id = e.id AND w.unavailable = 0"
-            " WHERE e.user_id = ?" + where)
+    # Weather first (CROSS JOIN keeps that order): it holds only entries with a location,
+    # so a journal without any costs nothing here.
+    base = (" FROM weather w CROSS JOIN entries e ON e.id = w.entry_id"
+            " WHERE w.unavailable = 0 AND e.user_id = ?" + where)
     # +100 bands before the cast: CAST truncates toward zero, this floors every real temperature.
     bands = conn.execute(
         "SELECT CAST(w.temperature_c / ? + 100 AS INTEGER) - 100 AS band,"
