@@ -9,10 +9,10 @@ process, and waits for it.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 
+from kmood_lib.enrich import enrichment_kind
 from kmood_lib.jobs import JobKind
 
 log = logging.getLogger(__name__)
@@ -63,31 +63,13 @@ def wait_for_slot(ctx, upstream: str) -> None:
 
 
 def place_kind(config) -> JobKind:
-    """Registered even when switched off (KMOOD_ENRICH_PLACE=0): an empty sweep, no prompt,
-    and queued jobs finish as done without asking."""
     deg = config.place_cell_deg
-    sweep_sql = (_CELLS.format(stranded=_STRANDED.format(entry="")) if config.enrich_place
-                 else "SELECT NULL AS key, NULL AS payload WHERE 0")
-
-    def params(now_ms: int) -> tuple:
-        return (deg,) * 4 if config.enrich_place else ()
-
-    def prompt(conn, user_id: int, entry_id: int, now_ms: int) -> list[tuple[str, dict]]:
-        if not config.enrich_place:
-            return []
-        rows = conn.execute(_CELLS.format(stranded=_STRANDED.format(entry=" AND e.id = ?")),
-                            (*(deg,) * 4, entry_id)).fetchall()
-        return [(row["key"], json.loads(row["payload"])) for row in rows]
-
-    return JobKind(KIND, sweep_sql, handle_place, sweep_params=params, prompt=prompt)
+    return enrichment_kind(KIND, config.enrich_place, _CELLS, _STRANDED,
+                           lambda now_ms: (deg,) * 4, handle_place)
 
 
 def handle_place(ctx) -> None:
     config = ctx.services.config
-    if not config.enrich_place:
-        with ctx.completing():
-            log.info("place names are switched off: job %d done without asking", ctx.job.id)
-        return
     cell = str(ctx.payload["cell"])
     lat, lon = (float(part) for part in cell.split(":"))
     known = ctx.conn.execute("SELECT 1 FROM places WHERE cell = ?", (cell,)).fetchone()

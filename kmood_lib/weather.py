@@ -10,10 +10,10 @@ derive the same key for the same work.
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import date, datetime, timedelta, timezone
 
+from kmood_lib.enrich import enrichment_kind
 from kmood_lib.jobs import JobKind
 
 log = logging.getLogger(__name__)
@@ -39,25 +39,9 @@ _CELLS = (
 
 
 def weather_kind(config) -> JobKind:
-    """Registered even when switched off (KMOOD_ENRICH_WEATHER=0): then its sweep finds
-    nothing, nothing is prompted, and jobs still queued finish as done with a note."""
     deg = config.weather_cell_deg
-    if config.enrich_weather:
-        sweep_sql = _CELLS.format(stranded=_STRANDED.format(entry=""))
-    else:
-        sweep_sql = "SELECT NULL AS key, NULL AS payload WHERE 0"
-
-    def params(now_ms: int) -> tuple:
-        return (deg, deg, deg, deg, now_ms) if config.enrich_weather else ()
-
-    def prompt(conn, user_id: int, entry_id: int, now_ms: int) -> list[tuple[str, dict]]:
-        if not config.enrich_weather:
-            return []
-        rows = conn.execute(_CELLS.format(stranded=_STRANDED.format(entry=" AND e.id = ?")),
-                            (deg, deg, deg, deg, now_ms, entry_id)).fetchall()
-        return [(row["key"], json.loads(row["payload"])) for row in rows]
-
-    return JobKind(KIND, sweep_sql, handle_weather, sweep_params=params, prompt=prompt)
+    return enrichment_kind(KIND, config.enrich_weather, _CELLS, _STRANDED,
+                           lambda now_ms: (deg, deg, deg, deg, now_ms), handle_weather)
 
 
 def nearest_hour(ms: int) -> datetime:
@@ -69,11 +53,6 @@ def nearest_hour(ms: int) -> datetime:
 
 def handle_weather(ctx) -> None:
     config, clock = ctx.services.config, ctx.services.clock
-    if not config.enrich_weather:
-        with ctx.completing():
-            log.info("weather enrichment is switched off: job %d done without asking",
-                     ctx.job.id)
-        return
     ilat, ilon, year = int(ctx.payload["ilat"]), int(ctx.payload["ilon"]), str(
         ctx.payload["year"])
     deg = config.weather_cell_deg
