@@ -14,8 +14,10 @@ from kmood_lib.clock import SystemClock
 from kmood_lib.config import Config
 from kmood_lib.jobs import JobKind, JobKinds
 from kmood_lib.passwords import PasswordHasher
+from kmood_lib.upstream.coverart import CoverArt
 from kmood_lib.upstream.lastfm import LastFm
 from kmood_lib.upstream.listenbrainz import ListenBrainz
+from kmood_lib.upstream.musicbrainz import MusicBrainz
 from kmood_lib.upstream.nominatim import Nominatim
 from kmood_lib.upstream.open_meteo import OpenMeteo
 
@@ -36,6 +38,8 @@ class Services:
     lastfm: LastFm
     open_meteo: OpenMeteo
     nominatim: Nominatim
+    musicbrainz: MusicBrainz
+    coverart: CoverArt
     job_kinds: JobKinds
     # Called after an entry's transaction commits: (hook_conn, user_id, entry_id, now_ms).
     after_entry_saved: list[Callable] = field(default_factory=list)
@@ -75,6 +79,8 @@ def bootstrap(
         open_meteo=OpenMeteo(config.open_meteo_archive_url, config.open_meteo_forecast_url,
                              config.user_agent),
         nominatim=Nominatim(config.nominatim_url, config.user_agent),
+        musicbrainz=MusicBrainz(config.musicbrainz_url, config.user_agent),
+        coverart=CoverArt(config.coverart_url, config.user_agent),
         job_kinds=JobKinds([*sweeps.production_kinds(config), *job_kinds]),
     )
     if any(kind.prompt for kind in services.job_kinds):

@@ -192,6 +192,10 @@ class Config:
         "KMOOD_WEATHER_CELL_DEG", "0.1", _float(0.001),
         "coordinates are rounded to cells this many degrees wide: one weather request per cell"
     )
+    weather_range_days: int = _setting(
+        "KMOOD_WEATHER_RANGE_DAYS", "366", _int(1, 366),
+        "longest span of days one weather request asks for (longer spans are split)"
+    )
     weather_archive_delay_days: int = _setting(
         "KMOOD_WEATHER_ARCHIVE_DELAY_DAYS", "5", _int(0, 93),
         "days the weather archive lags; more recent days come from the forecast API"
@@ -203,9 +207,16 @@ class Config:
         "KMOOD_PLACE_CELL_DEG", "0.1", _float(0.01),
         "coordinates are rounded to cells this many degrees wide: one place name per cell"
     )
+    enrich_songs: bool = _setting(
+        "KMOOD_ENRICH_SONGS", "1", _bool, "look up the release and cover of songs on entries"
+    )
+    musicbrainz_min_score: int = _setting(
+        "KMOOD_MUSICBRAINZ_MIN_SCORE", "90", _int(0, 100),
+        "a MusicBrainz match scoring below this (0-100) is recorded as not found"
+    )
     polite_interval_ms: int = _setting(
         "KMOOD_POLITE_INTERVAL_MS", "1000", _int(1),
-        "least time between two requests to Nominatim (or MusicBrainz), whole deployment"
+        "least time between two requests to Nominatim, and to MusicBrainz, whole deployment"
     )
     open_meteo_archive_url: str = _setting(
         "KMOOD_OPEN_METEO_ARCHIVE_URL", "https://archive-api.open-meteo.com", _url, ""
@@ -217,6 +228,9 @@ class Config:
         "KMOOD_NOMINATIM_URL", "https://nominatim.openstreetmap.org", _url, ""
     )
     musicbrainz_url: str = _setting("KMOOD_MUSICBRAINZ_URL", "https://musicbrainz.org", _url, "")
+    coverart_url: str = _setting(
+        "KMOOD_COVERART_URL", "https://coverartarchive.org", _url, ""
+    )
     listenbrainz_url: str = _setting(
         "KMOOD_LISTENBRAINZ_URL", "https://api.listenbrainz.org", _url, ""
     )

@@ -16,14 +16,16 @@ NOTHING = "SELECT NULL AS key, NULL AS payload WHERE 0"
 
 
 def enrichment_kind(name: str, enabled: bool, cells_sql: str, stranded_sql: str,
-                    params: Callable[[int], tuple], handler: Callable) -> JobKind:
+                    params: Callable[[int], tuple], handler: Callable,
+                    one_entry: str = " AND e.id = ?") -> JobKind:
     """`cells_sql` groups `{stranded}` into (key, payload) rows; `stranded_sql` ends with an
-    `{entry}` slot, so its last parameter can be an entry id. Switched off, the sweep finds
-    nothing, nothing is prompted, and jobs still queued finish as done without asking."""
+    `{entry}` slot where `one_entry` narrows it to one entry, whose id is its last parameter.
+    Switched off, the sweep finds nothing, nothing is prompted, and jobs still queued finish
+    as done without asking."""
     if not enabled:
         return JobKind(name, NOTHING, finish_switched_off)
     sweep_sql = cells_sql.format(stranded=stranded_sql.format(entry=""))
-    one_entry = cells_sql.format(stranded=stranded_sql.format(entry=" AND e.id = ?"))
+    one_entry = cells_sql.format(stranded=stranded_sql.format(entry=one_entry))
 
     def prompt(conn, user_id: int, entry_id: int, now_ms: int) -> list[tuple[str, dict]]:
         rows = conn.execute(one_entry, (*params(now_ms), entry_id)).fetchall()

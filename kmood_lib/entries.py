@@ -16,6 +16,7 @@ from kmood_lib.clock import ms_to_iso
 from kmood_lib.db import transaction
 from kmood_lib.entry_input import EntryInput
 from kmood_lib.places import place_label
+from kmood_lib.song_metadata import LOOKUP_KEY_SQL
 from kmood_lib.text import name_key
 from kmood_lib.upstream.open_meteo import describe
 from kmood_lib.validation import (
@@ -62,9 +63,10 @@ def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
         _add_metrics(conn, entry_id, data.metrics)
         if data.song is not None:
             song = data.song
-            conn.execute("INSERT INTO songs (entry_id, artist, title, album, source, created_at)"
-                         " VALUES (?, ?, ?, ?, ?, ?)",
-                         (entry_id, song.artist, song.title, song.album, song.source, now_ms))
+            conn.execute("INSERT INTO songs (entry_id, artist, title, album, source, created_at,"
+                         " lookup_key) VALUES (?, ?, ?, ?, ?, ?, " + LOOKUP_KEY_SQL + ")",
+                         (entry_id, song.artist, song.title, song.album, song.source, now_ms,
+                          song.artist, song.title))
     return Saved(entry_id, True)
 
 
@@ -159,13 +161,18 @@ _ENTRY_SELECT = (
     " s.artist AS song_artist, s.title AS song_title, s.album AS song_album,"
     " s.source AS song_source, w.temperature_c AS w_temperature, w.code AS w_code,"
     " w.unavailable AS w_unavailable, pl.locality AS p_locality,"
-    " pl.country_code AS p_country, pl.display_name AS p_name"
+    " pl.country_code AS p_country, pl.display_name AS p_name,"
+    " sl.recording_mbid AS m_recording, sl.release_mbid AS m_release,"
+    " sl.release_title AS m_release_title, sl.release_date AS m_release_date,"
+    " sl.length_ms AS m_length, c.content_type IS NOT NULL AS m_cover"
     " FROM entries e"
     " LEFT JOIN mood_labels ml ON ml.user_id = e.user_id AND ml.level = e.mood"
     " LEFT JOIN songs s ON s.entry_id = e.id"
     " LEFT JOIN weather w ON w.entry_id = e.id"
     " LEFT JOIN entry_places ep ON ep.entry_id = e.id"
     " LEFT JOIN places pl ON pl.cell = ep.cell AND pl.unavailable = 0"
+    " LEFT JOIN song_lookups sl ON sl.lookup_key = s.lookup_key AND sl.found = 1"
+    " LEFT JOIN covers c ON c.release_mbid = sl.release_mbid"
 )
 
 
@@ -216,6 +223,15 @@ def _weather(row) -> dict | None:
             "description": describe(row["w_code"])}
 
 
+def _song_metadata(row) -> dict | None:
+    """SPEC §6: null until MusicBrainz found the recording; the cover is served by k-mood."""
+    if row["m_recording"] is None:
+        return None
+    return {"recording_mbid": row["m_recording"], "release": row["m_release_title"],
+            "release_date": row["m_release_date"], "length_ms": row["m_length"],
+            "cover_url": f"/covers/{row['m_release']}" if row["m_cover"] else None}
+
+
 def entry_json(row, metrics: dict[str, float]) -> dict:
     """One _ENTRY_SELECT row -> the entry's JSON shape (SPEC §6)."""
     location = None
@@ -235,7 +251,7 @@ def entry_json(row, metrics: dict[str, float]) -> dict:
         "weather": _weather(row),
         "song": None if row["song_artist"] is None else {
             "artist": row["song_artist"], "title": row["song_title"], "album": row["song_album"],
-            "source": row["song_source"], "metadata": None},
+            "source": row["song_source"], "metadata": _song_metadata(row)},
         "metrics": metrics,
         "source": row["source"],
         "created_at": ms_to_iso(row["created_at"]),

@@ -2,18 +2,16 @@
 place linked yet. One reverse geocode per cell, ever: the name is stored per cell and every
 entry in the cell is linked to it, in the transaction that completes the job.
 
-Nominatim allows one request a second from the whole deployment, so each request first
-claims a slot in `upstream_slots` with one UPDATE ... RETURNING, shared by every worker
-process, and waits for it.
+Nominatim allows one request a second from the whole deployment (see `polite`).
 """
 
 from __future__ import annotations
 
 import logging
-import time
 
 from kmood_lib.enrich import enrichment_kind
 from kmood_lib.jobs import JobKind
+from kmood_lib.polite import wait_for_slot
 
 log = logging.getLogger(__name__)
 
@@ -29,37 +27,6 @@ _STRANDED = (
 )
 _CELLS = ("SELECT 'place:' || s.cell AS key, json_object('cell', s.cell) AS payload"
           " FROM ({stranded}) s GROUP BY s.cell")
-
-
-def claim_slot(conn, upstream: str, now_ms: int, interval_ms: int) -> int:
-    """The moment this request may go out: one statement takes the next free slot for the
-    upstream, so two processes can never take the same one."""
-    rows = conn.execute("UPDATE upstream_slots SET next_at = max(next_at, ?) + ?"
-                        " WHERE upstream = ? RETURNING next_at - ?",
-                        (now_ms, interval_ms, upstream, interval_ms)).fetchall()
-    return rows[0][0]
-
-
-MAX_SLOT_WAIT_MS = 30_000  # further ahead than this, retry later instead of holding the job
-
-
-class SlotBusy(Exception):
-    """Every slot for the next half minute is taken: try the job again after that."""
-
-    def __init__(self, upstream: str, delay_ms: int):
-        super().__init__(f"{upstream}: the next free request slot is {delay_ms / 1000:.0f} s away")
-        self.retry_after_s = delay_ms / 1000
-
-
-def wait_for_slot(ctx, upstream: str) -> None:
-    """Claim the next slot and wait for it (never sending early), or give the job back."""
-    interval_ms = ctx.services.config.polite_interval_ms
-    slot = claim_slot(ctx.conn, upstream, ctx.services.clock.now_ms(), interval_ms)
-    delay_ms = slot - ctx.services.clock.now_ms()
-    if delay_ms > MAX_SLOT_WAIT_MS:
-        raise SlotBusy(upstream, delay_ms)
-    if delay_ms > 0:
-        time.sleep(delay_ms / 1000)  # pacing an outside request, as the upstream asks
 
 
 def place_kind(config) -> JobKind:

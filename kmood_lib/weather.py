@@ -15,6 +15,8 @@ from datetime import date, datetime, timedelta, timezone
 
 from kmood_lib.enrich import enrichment_kind
 from kmood_lib.jobs import JobKind
+from kmood_lib.polite import wait_for_budget
+from kmood_lib.upstream import open_meteo
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,17 @@ def nearest_hour(ms: int) -> datetime:
     return hour + timedelta(hours=1) if moment.minute * 60 + moment.second >= 1800 else hour
 
 
+def spans(days: list[date], range_days: int) -> list[tuple[date, date]]:
+    """Sorted days -> as few (start, end) spans of at most `range_days` days as cover them."""
+    out: list[tuple[date, date]] = []
+    for day in days:
+        if out and (day - out[-1][0]).days < range_days:
+            out[-1] = (out[-1][0], day)
+        else:
+            out.append((day, day))
+    return out
+
+
 def handle_weather(ctx) -> None:
     config, clock = ctx.services.config, ctx.services.clock
     ilat, ilon, year = int(ctx.payload["ilat"]), int(ctx.payload["ilon"]), str(
@@ -68,10 +81,11 @@ def handle_weather(ctx) -> None:
     days = sorted({h.date() for h in hours.values() if h.date() >= FIRST_DAY})
     old, recent = [d for d in days if d <= archive_end], [d for d in days if d > archive_end]
     lat, lon = ilat * deg, ilon * deg
-    if old:
-        known.update(ctx.services.open_meteo.archive(lat, lon, old[0], old[-1]))
-    if recent:
-        known.update(ctx.services.open_meteo.forecast(lat, lon, recent[0], recent[-1]))
+    upstream = ctx.services.open_meteo
+    for ask, part in ((upstream.archive, old), (upstream.forecast, recent)):
+        for start, end in spans(part, config.weather_range_days):
+            wait_for_budget(ctx, open_meteo.BUDGET, open_meteo.weighted_calls(start, end))
+            known.update(ask(lat, lon, start, end))
     filled = unavailable = waiting = 0
     with ctx.completing() as conn:
         for entry_id, hour in hours.items():

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
+import struct
 import threading
 import time
+import zlib
 from datetime import date, datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -34,14 +37,26 @@ class FakeClock:
 
 
 
+class QuietServer(ThreadingHTTPServer):
+    """A client that hangs up mid-answer (a deadline, a size cap) is expected, not an error."""
+
+    def handle_error(self, request, client_address):
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 class Reply:
     """What the fake answers: JSON with a status, or a misbehaviour ('hang', 'trickle')."""
 
     def __init__(self, body=None, status: int = 200, behaviour: str = "normal",
-                 headers: dict | None = None, raw: bytes | None = None):
+                 headers: dict | None = None, raw: bytes | None = None,
+                 content_type: str = "application/json"):
         self.body, self.status, self.behaviour = body, status, behaviour
         self.headers = headers or {}
         self.raw = raw
+        self.content_type = content_type
 
 
 class FakeUpstream:
@@ -80,7 +95,7 @@ class FakeUpstream:
 
             do_GET = do_POST = do_PUT = _handle
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
@@ -102,7 +117,7 @@ class FakeUpstream:
                     return
             return
         handler.send_response(reply.status)
-        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Type", reply.content_type)
         handler.send_header("Content-Length", str(len(data)))
         for name, value in reply.headers.items():
             handler.send_header(name, value)
@@ -184,3 +199,98 @@ class FakeNominatim(FakeUpstream):
                 return Reply({"place_id": 1, "display_name": f"{city}, Somewhere, {country}",
                               "address": {"city": city, "country_code": country.lower()}})
         return Reply({"error": "Unable to geocode"})
+
+
+class FakeMusicBrainz(FakeUpstream):
+    """Recording search with SPEC §8's shape. `catalogue` maps a lower-cased (artist, title) to
+    the recordings answered for it; anything else gets a low-scoring stranger. With
+    `enforce_rate`, a request less than a second after the previous one gets 503, as the real
+    service does."""
+
+    QUERY = re.compile(r'recording:"((?:[^"\\]|\\.)*)" AND artist:"((?:[^"\\]|\\.)*)"')
+
+    def __init__(self, catalogue: dict[tuple[str, str], list[dict]] | None = None,
+                 enforce_rate: bool = False):
+        super().__init__()
+        self.catalogue = catalogue or {}
+        self.enforce_rate = enforce_rate
+        self.failure: Reply | None = None
+        self.route("/ws/2/recording", self._search)
+
+    def _search(self, record) -> Reply:
+        if self.failure is not None:
+            return self.failure
+        earlier = [r["at"] for r in self.requests[:-1]]
+        if self.enforce_rate and earlier and record["at"] - max(earlier) < 1.0:
+            return Reply({"error": "rate limit exceeded"}, 503)
+        query = record["query"]
+        match = self.QUERY.fullmatch(query.get("query", ""))
+        if not match or query.get("fmt") != "json":
+            return Reply({"error": "bad query"}, 400)
+        title, artist = (re.sub(r"\\(.)", r"\1", part) for part in match.groups())
+        found = self.catalogue.get((artist.lower(), title.lower()))
+        if found is None:
+            found = [{"id": "00000000-0000-4000-8000-000000000000", "score": "41",
+                      "title": "Something else", "length": 1000,
+                      "artist-credit": [{"artist": {"name": "Someone else"}}], "releases": []}]
+        return Reply({"created": "2026-12-01T00:00:00.000Z", "count": len(found), "offset": 0,
+                      "recordings": found})
+
+
+def recording(mbid: str, title: str, artist: str, release: str, release_title: str,
+              release_date: str | None = "2004-04-19", score=100, length=222000) -> dict:
+    """One recording as MusicBrainz's search answers it."""
+    releases = [{"id": release, "title": release_title, "status": "Official",
+                 **({"date": release_date} if release_date else {})}]
+    return {"id": mbid, "score": score, "title": title, "length": length,
+            "artist-credit": [{"name": artist, "artist": {"id": mbid, "name": artist}}],
+            "releases": releases}
+
+
+def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    """A solid-colour PNG, built by hand (no imaging library needed)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2,
+                                                            0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+class FakeCoverArt(FakeUpstream):
+    """Cover Art Archive: `/release/<mbid>/front-250` redirects (307) to the image on another
+    server (`self.images`, a second fake on its own port), or answers 404 for a release with
+    no cover. `covers` maps release MBIDs to (content type, bytes)."""
+
+    def __init__(self, covers: dict[str, tuple[str, bytes]] | None = None):
+        super().__init__()
+        self.covers = covers or {}
+        self.failure: Reply | None = None
+        self.images = FakeUpstream()
+        self.images.route("*", self._image)
+        self.route("*", self._front)
+
+    def _front(self, record) -> Reply:
+        if self.failure is not None:
+            return self.failure
+        match = re.fullmatch(r"/release/([0-9a-f-]{36})/front-250", record["path"])
+        if not match or match.group(1) not in self.covers:
+            return Reply(raw=b"Not found", status=404, content_type="text/plain")
+        return Reply(raw=b"See: the image", status=307, content_type="text/plain",
+                     headers={"Location": f"{self.images.url}/images/{match.group(1)}-250.png"})
+
+    def _image(self, record) -> Reply:
+        match = re.fullmatch(r"/images/([0-9a-f-]{36})-250\.png", record["path"])
+        if not match or match.group(1) not in self.covers:
+            return Reply(raw=b"Not found", status=404, content_type="text/plain")
+        kind, data = self.covers[match.group(1)]
+        return Reply(raw=data, content_type=kind)
+
+    def __enter__(self) -> FakeCoverArt:
+        self.images.__enter__()
+        return super().__enter__()
+
+    def __exit__(self, *exc) -> None:
+        super().__exit__(*exc)
+        self.images.__exit__(*exc)

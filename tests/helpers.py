@@ -34,6 +34,7 @@ def base_env(db_path: Path, **extra: str) -> dict[str, str]:
         "KMOOD_OPEN_METEO_FORECAST_URL": "http://127.0.0.1:9",
         "KMOOD_NOMINATIM_URL": "http://127.0.0.1:9",
         "KMOOD_MUSICBRAINZ_URL": "http://127.0.0.1:9",
+        "KMOOD_COVERART_URL": "http://127.0.0.1:9",
         "KMOOD_LISTENBRAINZ_URL": "http://127.0.0.1:9",
         "KMOOD_LASTFM_URL": "http://127.0.0.1:9",
     })

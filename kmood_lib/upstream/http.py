@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 import urllib.parse
+from dataclasses import dataclass
 
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 
@@ -43,31 +44,50 @@ def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, s
     return cls(parts.hostname, parts.port, timeout=timeout), target
 
 
-def request_json(method: str, url: str, *, user_agent: str, deadline: float,
-                 headers: dict | None = None, body: dict | None = None,
-                 expect_json: bool = True):
-    """Send one request and return (status, parsed JSON or None); raise UpstreamError.
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    headers: dict[str, str]  # names lower-cased
+    body: bytes
+    url: str  # where the answer came from, after any redirects
 
-    `deadline` is a time.monotonic() value. 4xx answers other than 429 are returned, not
-    raised, when the caller expects them (the caller decides what 404 means); 429 and 5xx raise.
-    """
+
+REDIRECTS = (301, 302, 303, 307, 308)
+MAX_REDIRECTS = 5
+
+
+def exchange(method: str, url: str, *, user_agent: str, deadline: float,
+             headers: dict | None = None, payload: bytes | None = None,
+             max_bytes: int = MAX_RESPONSE_BYTES, follow_redirects: bool = False) -> Answer:
+    """Send one request (following up to MAX_REDIRECTS redirects of a GET when asked), all
+    within `deadline` (a time.monotonic() value). Raises UpstreamError for transport trouble,
+    a body over `max_bytes`, 429 and 5xx; any other status is returned for the caller to read."""
+    for _ in range(MAX_REDIRECTS + 1):
+        answer = _exchange_once(method, url, user_agent, deadline, headers or {}, payload,
+                                max_bytes)
+        location = answer.headers.get("location")
+        if not (follow_redirects and answer.status in REDIRECTS and location):
+            return answer
+        url = urllib.parse.urljoin(url, location)
+    raise UpstreamError(f"{_host(url)}: more than {MAX_REDIRECTS} redirects")
+
+
+def _exchange_once(method: str, url: str, user_agent: str, deadline: float, headers: dict,
+                   payload: bytes | None, max_bytes: int) -> Answer:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise UpstreamError("deadline passed before the request started")
     conn, target = _connection(url, remaining)
-    all_headers = {"User-Agent": user_agent, "Accept": "application/json", **(headers or {})}
-    payload = None
-    if body is not None:
-        payload = json.dumps(body).encode("utf-8")
-        all_headers["Content-Type"] = "application/json"
+    all_headers = {"User-Agent": user_agent, **headers}
     outcome: dict = {}
 
     def work():
         try:
             conn.request(method, target, body=payload, headers=all_headers)
             response = conn.getresponse()
-            data = response.read(MAX_RESPONSE_BYTES + 1)
-            outcome["result"] = (response.status, response.getheader("Retry-After"), data)
+            data = response.read(max_bytes + 1)
+            outcome["result"] = (response.status, dict(
+                (name.lower(), value) for name, value in response.getheaders()), data)
         except BaseException as exc:  # reported to the caller's thread
             outcome["error"] = exc
 
@@ -81,19 +101,36 @@ def request_json(method: str, url: str, *, user_agent: str, deadline: float,
     if "error" in outcome:
         exc = outcome["error"]
         raise UpstreamError(f"{_host(url)}: {type(exc).__name__}: {exc}") from None
-    status, retry_after, data = outcome["result"]
-    if len(data) > MAX_RESPONSE_BYTES:
-        raise UpstreamError(f"{_host(url)}: response larger than {MAX_RESPONSE_BYTES} bytes")
+    status, answer_headers, data = outcome["result"]
+    if len(data) > max_bytes:
+        raise UpstreamError(f"{_host(url)}: response larger than {max_bytes} bytes")
     if status == 429 or status >= 500:
         raise UpstreamError(f"{_host(url)} answered HTTP {status}", status,
-                            _retry_after(retry_after))
+                            _retry_after(answer_headers.get("retry-after")))
+    return Answer(status, answer_headers, data, url)
+
+
+def request_json(method: str, url: str, *, user_agent: str, deadline: float,
+                 headers: dict | None = None, body: dict | None = None,
+                 expect_json: bool = True):
+    """Send one request and return (status, parsed JSON or None); raise UpstreamError.
+
+    4xx answers other than 429 are returned, not raised (the caller decides what 404 means).
+    """
+    all_headers = {"Accept": "application/json", **(headers or {})}
+    payload = None
+    if body is not None:
+        payload = json.dumps(body).encode("utf-8")
+        all_headers["Content-Type"] = "application/json"
+    answer = exchange(method, url, user_agent=user_agent, deadline=deadline,
+                      headers=all_headers, payload=payload)
     if not expect_json:
-        return status, None
+        return answer.status, None
     try:
-        return status, json.loads(data.decode("utf-8")) if data else None
+        return answer.status, json.loads(answer.body.decode("utf-8")) if answer.body else None
     except (UnicodeDecodeError, ValueError):
-        raise UpstreamError(f"{_host(url)} answered HTTP {status} with a body that is not JSON",
-                            status) from None
+        raise UpstreamError(f"{_host(url)} answered HTTP {answer.status} with a body that is"
+                            f" not JSON", answer.status) from None
 
 
 def get_json(url: str, *, user_agent: str, deadline: float, headers: dict | None = None):

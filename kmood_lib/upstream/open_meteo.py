@@ -12,6 +12,14 @@ from kmood_lib.upstream.http import UpstreamError, get_json, with_query
 
 TIMEOUT_S = 20
 HOURLY = "temperature_2m,weather_code"
+BUDGET = "open-meteo"
+
+
+def weighted_calls(start: date, end: date, variables: int = len(HOURLY.split(","))) -> float:
+    """What Open-Meteo's fair-use limits count a request as: more than 14 days or more than
+    10 variables make it several calls, fractionally (366 days of 2 variables: 26.1)."""
+    days = (end - start).days + 1
+    return max(1.0, days / 14) * max(1.0, variables / 10)
 
 
 class OpenMeteo:

@@ -40,6 +40,9 @@ def make_app(services: Services) -> bottle.Bottle:
     # `<name:id>`: an object id as SQLite stores it; anything longer or not ASCII digits is no
     # route (404), never an int too big to bind (Bottle's own `int` also takes '-5' and '٣').
     app.router.add_filter("id", lambda conf: (r"[0-9]{1,18}", int, str))
+    # `<name:mbid>`: a MusicBrainz identifier, lower-case as MusicBrainz writes it.
+    app.router.add_filter("mbid", lambda conf: (
+        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", None, None))
     app.install(AuthPlugin(services, pool))
     app.config["kmood.entry_writes"] = EntryWrites(services)
 

@@ -15,7 +15,7 @@ from kmood_lib.text import TextError, decode_utf8, has_surrogate
 log = logging.getLogger(__name__)
 
 CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; "
     "frame-ancestors 'none'"
 )

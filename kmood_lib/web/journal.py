@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import bottle
 
 from kmood_lib import entries, stats, vocab
+from kmood_lib.song_metadata import cover_of
 from kmood_lib.validation import ValidationError
 from kmood_lib.web import entry_form
 from kmood_lib.web.auth import Auth
@@ -38,9 +39,24 @@ def not_found() -> bottle.HTTPError:
     return bottle.HTTPError(404, "No such entry.")
 
 
+COVER_CACHE_S = 30 * 24 * 3600  # a release's cover never changes once stored
+
+
 def register(app: bottle.Bottle, services) -> None:
     config = services.config
     writes = app.config["kmood.entry_writes"]
+
+    @app.get("/covers/<release:mbid>")
+    def cover(conn, auth: Auth, release: str):
+        """A release's cover, stored by the worker: the browser never loads a third party."""
+        found = cover_of(conn, auth.user.id, release)
+        if found is None:
+            raise bottle.HTTPError(404, "No cover for this release.")
+        etag = f'"{release}"'
+        headers = {"Cache-Control": f"private, max-age={COVER_CACHE_S}", "ETag": etag}
+        if bottle.request.get_header("If-None-Match") == etag:
+            return bottle.HTTPResponse(status=304, headers=headers)
+        return bottle.HTTPResponse(found[1], headers={**headers, "Content-Type": found[0]})
 
     def local_now(user):
         return services.clock.now().astimezone(ZoneInfo(user.timezone))

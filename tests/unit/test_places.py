@@ -83,7 +83,7 @@ def test_a_failed_lookup_is_retried_and_a_new_location_is_named_again(alice, ser
 
 
 def test_slots_are_claimed_one_interval_apart_whatever_the_clock_says(conn):
-    from kmood_lib.places import claim_slot
+    from kmood_lib.polite import claim_slot
 
     slots = [claim_slot(conn, "nominatim", 10_000, 1000) for _ in range(3)]
     assert slots == [10_000, 11_000, 12_000]

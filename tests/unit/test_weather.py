@@ -235,3 +235,56 @@ def test_weather_stats_give_mood_by_temperature_band_and_conditions(alice, servi
     assert "Average mood by weather" in page and "By temperature" in page
     assert alice.get("/api/stats/weather?from=2026-01-01").json == {
         "entries_with_weather": 0, "temperature": [], "conditions": []}
+
+
+def test_every_request_books_its_weight_in_the_shared_budget(alice, services, clock, meteo,
+                                                              conn):
+    for day in (1, 45, 90):  # one cell, a span of 90 days: one request weighing 90/14 calls
+        alice.post("/api/entries", {"mood": 3, "location": {"lat": 52.5, "lon": 13.4},
+                                    "occurred_at": (datetime(2025, 1, 1, 12, tzinfo=timezone.utc)
+                                                    + timedelta(days=day - 1)).isoformat()})
+    drain(services, clock)
+    assert len(meteo.requests) == 1
+    used = conn.execute("SELECT span_ms, used FROM upstream_budgets WHERE upstream ="
+                        " 'open-meteo' ORDER BY span_ms").fetchall()
+    assert [(row[0], round(row[1], 3)) for row in used] == [
+        (60_000, round(90 / 14, 3)), (3_600_000, round(90 / 14, 3)),
+        (86_400_000, round(90 / 14, 3))]
+
+
+def test_a_full_budget_waits_rather_than_exceeds_it(alice, services, clock, meteo, conn):
+    conn.execute("UPDATE upstream_budgets SET window_start = ?, used = 4999.5"
+                 " WHERE span_ms = 3600000", (clock.now_ms() - clock.now_ms() % 3_600_000,))
+    entry = alice.post("/api/entries", {"mood": 3, "location": {"lat": 52.5, "lon": 13.4},
+                                        "occurred_at": "2025-03-01T12:00:00+00:00"}).json["id"]
+    worker = Worker(services)
+    worker.run_once()
+    worker.close()
+    job = jobs.list_jobs(conn, kind="weather")[0]
+    assert job["status"] == "retrying" and "open-meteo" in job["last_error"]
+    assert meteo.requests == []  # nothing was sent over the limit
+    assert job["run_after"] >= clock.now_ms() + 30_000  # not before the hour rolls over
+    clock.advance(3600)
+    drain(services, clock)
+    assert weather_of(alice, entry)["code"] in (3, 61) and len(meteo.requests) == 1
+
+
+def test_budget_windows_roll_over_on_their_own_span(conn):
+    from kmood_lib.polite import book
+
+    start = 7 * 86_400_000  # midnight UTC: every window starts here
+    assert book(conn, "open-meteo", 599, start) == 0
+    assert book(conn, "open-meteo", 2, start + 59_000) == 1_000  # the minute is full
+    assert book(conn, "open-meteo", 2, start + 60_000) == 0  # a new minute
+    used = dict(conn.execute("SELECT span_ms, used FROM upstream_budgets").fetchall())
+    assert used == {60_000: 2, 3_600_000: 601, 86_400_000: 601}
+
+
+def test_a_span_longer_than_the_range_is_split(services):
+    from kmood_lib.weather import spans
+
+    days = [date(2025, 1, 1) + timedelta(days=n) for n in (0, 1, 29, 30, 31, 200)]
+    assert spans(days, 30) == [(date(2025, 1, 1), date(2025, 1, 30)),
+                               (date(2025, 1, 31), date(2025, 2, 1)),
+                               (date(2025, 7, 20), date(2025, 7, 20))]
+    assert spans(days, 366) == [(date(2025, 1, 1), date(2025, 7, 20))]
