@@ -14,6 +14,7 @@ from datetime import date
 from typing import NamedTuple
 
 from kmood_lib.entries import EntryFilter
+from kmood_lib.places import place_label
 
 LEVELS = (1, 2, 3, 4, 5)
 
@@ -206,3 +207,38 @@ def weather_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> 
             "temperature": [{"from_c": r["band"] * BAND_C, "to_c": (r["band"] + 1) * BAND_C,
                              **_cell(r["total"], r["n"])} for r in bands],
             "conditions": groups}
+
+
+TOP = 10
+
+
+def place_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
+    """Mean mood in the places with the most entries. A place is the name of a cell, so
+    neighbouring cells with the same name ("Berlin, DE") count together."""
+    where, params = flt.where()
+    rows = conn.execute(
+        "SELECT p.locality, p.country_code, p.display_name, sum(e.mood) AS total, count(*) AS n"
+        " FROM entry_places ep CROSS JOIN entries e ON e.id = ep.entry_id"
+        " JOIN places p ON p.cell = ep.cell AND p.unavailable = 0"
+        " WHERE e.user_id = ?" + where + " GROUP BY ep.cell", (user_id, *params)).fetchall()
+    merged: dict[str, list[int]] = {}
+    for r in rows:
+        label = place_label(r["locality"], r["country_code"], r["display_name"]) or "?"
+        sums = merged.setdefault(label, [0, 0])
+        sums[0] += r["total"]
+        sums[1] += r["n"]
+    ranked = sorted(merged.items(), key=lambda item: (-item[1][1], item[0]))
+    return {"entries_with_place": sum(n for _, n in merged.values()),
+            "places": [{"place": label, **_cell(total, n)} for label, (total, n) in ranked[:TOP]]}
+
+
+def music_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
+    """Mean mood while listening to the artists heard most, artists compared by name key."""
+    where, params = flt.where()
+    rows = conn.execute(
+        "SELECT min(s.artist) AS artist, sum(e.mood) AS total, count(*) AS n"
+        " FROM songs s CROSS JOIN entries e ON e.id = s.entry_id WHERE e.user_id = ?" + where
+        + " GROUP BY json_extract(s.lookup_key, '$[0]') ORDER BY n DESC, artist",
+        (user_id, *params)).fetchall()
+    return {"entries_with_song": sum(r["n"] for r in rows),
+            "artists": [{"artist": r["artist"], **_cell(r["total"], r["n"])} for r in rows[:TOP]]}

@@ -185,6 +185,18 @@ def register(app: bottle.Bottle, services) -> None:
         flt = entries.parse_filter(query_params(bottle.request))
         return json_response(stats.weather_impact(conn, auth.user.id, flt))
 
+    @app.get("/api/stats/places")
+    @guarded
+    def stats_places(conn, auth: Auth):
+        flt = entries.parse_filter(query_params(bottle.request))
+        return json_response(stats.place_impact(conn, auth.user.id, flt))
+
+    @app.get("/api/stats/music")
+    @guarded
+    def stats_music(conn, auth: Auth):
+        flt = entries.parse_filter(query_params(bottle.request))
+        return json_response(stats.music_impact(conn, auth.user.id, flt))
+
     @app.get("/api/stats/activities")
     @guarded
     def stats_activities(conn, auth: Auth):

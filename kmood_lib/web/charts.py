@@ -137,3 +137,30 @@ def bars(items: list[dict], title: str, desc: str, *, max_value: float | None = 
             body.append(f'<text x="{label_x:.1f}" y="{HEIGHT - 14}" text-anchor="middle">'
                         f'{escape(item["label"])}</text>')
     return _svg(title, desc, "".join(body))
+
+
+ROW_H, LABEL_W = 26, 172
+
+
+def hbars(items: list[dict], title: str, desc: str, *, max_value: float = 5,
+          value_format=lambda v: f"{v:.1f}") -> str:
+    """Horizontal bars, one row per item, for long labels (places, artists): the label on the
+    left (shortened, whole in the bar's <title>), the value and the item's note after the bar,
+    the bar coloured by the mood it rounds to."""
+    height = TOP + len(items) * ROW_H + 6
+    bar_x, bar_w = LABEL_W + 8, WIDTH - LABEL_W - 8 - 84
+    body = []
+    for k, item in enumerate(items):
+        y = TOP + k * ROW_H
+        label = item["label"] if len(item["label"]) <= 24 else item["label"][:23] + "…"
+        w = bar_w * max(item["value"], 0) / max_value
+        level = min(5, max(1, round(item["value"])))
+        body.append(
+            f'<text x="{LABEL_W}" y="{y + 16}" text-anchor="end">{escape(label)}</text>'
+            f'<rect class="bar lv{level}" x="{bar_x}" y="{y + 4}" width="{max(w, 1):.1f}" '
+            f'height="{ROW_H - 9}" rx="2"><title>{escape(item["label"])}: '
+            f'{escape(value_format(item["value"]))}{escape(item.get("note", ""))}</title></rect>'
+            f'<text class="value" x="{bar_x + w + 6:.1f}" y="{y + 16}">'
+            f'{escape(value_format(item["value"]))}</text>'
+            f'<text x="{bar_x + w + 34:.1f}" y="{y + 16}">{escape(item.get("short", ""))}</text>')
+    return _svg(title, desc, "".join(body), height)

@@ -84,6 +84,8 @@ def register(app: bottle.Bottle, services) -> None:
                   "hours": stats.hours(conn, user.id, flt)}
         impact = stats.activity_impact(conn, user.id, flt)["activities"]
         weather = stats.weather_impact(conn, user.id, flt)
+        places = stats.place_impact(conn, user.id, flt)
+        music = stats.music_impact(conn, user.id, flt)
         return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
                     range_name=name, summary=summary, labels=labels, impact=impact,
                     over_time=charts.mood_over_time(weeks, months, first, today, labels)
@@ -94,7 +96,13 @@ def register(app: bottle.Bottle, services) -> None:
                     by_temperature=temperature_chart(weather["temperature"])
                     if weather["entries_with_weather"] else None,
                     by_conditions=conditions_chart(weather["conditions"])
-                    if weather["entries_with_weather"] else None)
+                    if weather["entries_with_weather"] else None,
+                    places=places, music=music,
+                    by_place=ranking_chart(places["places"], "place", "Average mood by place")
+                    if places["places"] else None,
+                    by_artist=ranking_chart(music["artists"], "artist",
+                                            "Average mood by artist listened to")
+                    if music["artists"] else None)
 
 
 def distribution_chart(summary: dict, labels: dict[int, str]) -> str:
@@ -130,6 +138,14 @@ def temperature_chart(bands: list[dict]) -> str:
     return charts.bars(items, "Average mood by temperature (5 °C bands)",
                        f"Average mood (1-5): {words}.", max_value=5,
                        value_format=lambda v: f"{v:.1f}")
+
+
+def ranking_chart(rows: list[dict], name: str, title: str) -> str:
+    """Places or artists, most entries first, with their average mood and entry count."""
+    items = [{"label": r[name], "value": r["average"], "short": f"({r['count']})",
+              "note": f" ({r['count']} entries)"} for r in rows]
+    words = ", ".join(f"{r[name]} {r['average']:.1f} over {r['count']}" for r in rows)
+    return charts.hbars(items, title, f"Average mood (1-5), most entries first: {words}.")
 
 
 def conditions_chart(groups: list[dict]) -> str:

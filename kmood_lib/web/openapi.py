@@ -51,9 +51,15 @@ SCHEMAS = {
         "artist": STR, "title": STR, "album": {"type": ["string", "null"]},
         "source": {"enum": ["manual", "listenbrainz", "lastfm"]},
         "metadata": {**_nullable({"type": "object", "properties": {
-            "recording_mbid": STR, "release": STR, "release_date": STR, "length_ms": INT,
-            "cover_url": STR}}),
-            "description": "always null in this version: song metadata is not built yet"}}},
+            "recording_mbid": STR, "release": {"type": ["string", "null"]},
+            "release_date": {"type": ["string", "null"],
+                             "description": "YYYY, YYYY-MM or YYYY-MM-DD, as MusicBrainz has it"},
+            "length_ms": {"type": ["integer", "null"]},
+            "cover_url": {"type": ["string", "null"],
+                          "description": "/covers/<release MBID>, served by k-mood; null when "
+                                         "the release has no cover"}}}),
+            "description": "null until the worker has found the recording on MusicBrainz, "
+                           "and when no recording matched well enough"}}},
     "Entry": {"type": "object", "properties": {
         "id": INT, "client_id": {"type": ["string", "null"], "format": "uuid"},
         "occurred_at": {"type": "string", "format": "date-time",
@@ -141,6 +147,14 @@ SCHEMAS = {
             "from_c": INT, "to_c": INT, "average": {"type": ["number", "null"]}, "count": INT}}},
         "conditions": {"type": "array", "items": {"type": "object", "properties": {
             "group": STR, "average": {"type": ["number", "null"]}, "count": INT}}}}},
+    "PlaceImpact": {"type": "object", "properties": {
+        "entries_with_place": INT,
+        "places": {"type": "array", "items": {"type": "object", "properties": {
+            "place": STR, "average": {"type": ["number", "null"]}, "count": INT}}}}},
+    "MusicImpact": {"type": "object", "properties": {
+        "entries_with_song": INT,
+        "artists": {"type": "array", "items": {"type": "object", "properties": {
+            "artist": STR, "average": {"type": ["number", "null"]}, "count": INT}}}}},
     "ActivityImpact": {"type": "object", "properties": {"activities": {
         "type": "array", "items": {"type": "object", "properties": {
             "activity": STR, "count_with": INT, "average_with": NUM, "count_without": INT,
@@ -256,6 +270,10 @@ PATHS = {
                                          "ActivityImpact", params=FILTER_PARAMS)},
     "/api/stats/weather": {"get": _op("Mean mood by temperature band and by kind of weather",
                                       "WeatherImpact", params=FILTER_PARAMS)},
+    "/api/stats/places": {"get": _op("Mean mood in the places with the most entries",
+                                     "PlaceImpact", params=FILTER_PARAMS)},
+    "/api/stats/music": {"get": _op("Mean mood with the artists heard most", "MusicImpact",
+                                    params=FILTER_PARAMS)},
     "/api/jobs": {"get": _op(
         "List jobs, newest first (admin)", _list_of("jobs", "Job"), errors=(401, 403, 422),
         params=[{"name": "status", "in": "query", "schema": {"enum": [

@@ -211,37 +211,72 @@ def test_location_and_the_playing_song_are_attached_with_one_tap(tmp_path, brows
         assert stack.stop() == {"server": 0}
 
 
-def test_history_shows_the_weather_and_place_the_worker_looked_up(tmp_path, browser):
-    """Server and worker as deployed, Open-Meteo and Nominatim faked on 127.0.0.1: a saved
-    entry with a location shows its weather and place in history moments later."""
-    from tests.fakes import FakeNominatim, FakeOpenMeteo
+def test_history_shows_the_weather_place_song_and_cover_the_worker_looked_up(tmp_path, browser):
+    """Server and worker as deployed, Open-Meteo, Nominatim, MusicBrainz and the Cover Art
+    Archive faked on 127.0.0.1: a saved entry with a location and a song shows its weather,
+    place, release and cover in history moments later, the cover served by k-mood itself."""
+    from tests.fakes import (
+        FakeCoverArt,
+        FakeMusicBrainz,
+        FakeNominatim,
+        FakeOpenMeteo,
+        png,
+        recording,
+    )
     from tests.helpers import wait_until
 
-    with FakeOpenMeteo() as meteo, FakeNominatim({(52.5, 13.4): ("Berlin", "DE")}) as places:
+    release = "b1a9c0e9-d987-4042-ae91-78d6a3267d69"
+    catalogue = {("radiohead", "reckoner"): [recording(
+        "a9a4a5a8-1111-4e4e-9a9a-123456789abc", "Reckoner", "Radiohead", release,
+        "In Rainbows", "2007-10-10")]}
+    with FakeOpenMeteo() as meteo, FakeNominatim({(52.5, 13.4): ("Berlin", "DE")}) as places, \
+            FakeMusicBrainz(catalogue) as musicbrainz, \
+            FakeCoverArt({release: ("image/png", png(250, 250, (214, 96, 38)))}) as covers:
         stack = Stack(tmp_path, KMOOD_OPEN_METEO_ARCHIVE_URL=meteo.url,
-                      KMOOD_OPEN_METEO_FORECAST_URL=meteo.url,
-                      KMOOD_NOMINATIM_URL=places.url).start(worker=True)
+                      KMOOD_OPEN_METEO_FORECAST_URL=meteo.url, KMOOD_NOMINATIM_URL=places.url,
+                      KMOOD_MUSICBRAINZ_URL=musicbrainz.url,
+                      KMOOD_COVERART_URL=covers.url).start(worker=True)
         create_user(stack, "kim")
         auth = api_session(stack.url, "kim")
         entry = http("POST", stack.url + "/api/entries", {
             "mood": 4, "note": "walk by the Spree", "occurred_at": "2026-11-01T15:10:00+01:00",
-            "location": {"lat": 52.52, "lon": 13.405}}, auth)[2]
+            "location": {"lat": 52.52, "lon": 13.405},
+            "song": {"artist": "Radiohead", "title": "Reckoner", "source": "manual"}}, auth)[2]
+        http("POST", stack.url + "/api/entries", {
+            "mood": 2, "occurred_at": "2026-11-01T09:00:00+01:00",
+            "location": {"lat": 52.49, "lon": 13.41}}, auth)
+
         def enriched():
             found = http("GET", f"{stack.url}/api/entries/{entry['id']}", headers=auth)[2]
-            return found["weather"] and found["location"]["place"]
+            metadata = found["song"]["metadata"]
+            return (found["weather"] and found["location"]["place"] and metadata
+                    and metadata["cover_url"])
 
-        wait_until(enriched, 30, what="the worker's weather and place")
-        driver = browser(PHONE)
-        login(driver, stack.url, "kim")
-        driver.get(stack.url + "/entries")
-        card = entry_cards(driver)[0]
-        assert "Light rain" in card.text and "°C" in card.text  # 14:00 UTC: the fake says rain
-        assert "Berlin, DE" in card.text
-        screenshot(driver, "history-with-weather-phone-light")
-        driver.get(stack.url + "/stats?range=all")
-        assert "Average mood by weather" in driver.page_source
-        screenshot(driver, "stats-with-weather-phone-light")
-        assert {r["headers"].get("User-Agent") for r in meteo.requests + places.requests} == {
-            DEFAULT_USER_AGENT}
-        assert console_errors(driver) == []
+        wait_until(enriched, 30, what="the worker's weather, place and song metadata")
+        for size, dark, name in ((PHONE, False, "phone-light"), (DESKTOP, True, "desktop-dark")):
+            driver = browser(size, dark=dark)
+            login(driver, stack.url, "kim")
+            driver.get(stack.url + "/entries")
+            card = entry_cards(driver)[0]
+            assert "Light rain" in card.text and "°C" in card.text  # 14:00 UTC: rain
+            assert "Berlin, DE" in card.text
+            assert "Reckoner" in card.text and "In Rainbows, 2007" in card.text
+            cover = card.find_element(By.CSS_SELECTOR, "img.cover")
+            assert cover.get_attribute("src") == f"{stack.url}/covers/{release}"
+            assert driver.execute_script("return arguments[0].complete && "
+                                         "arguments[0].naturalWidth", cover) == 250
+            screenshot(driver, f"history-enriched-{name}")
+            driver.get(f"{stack.url}/entries/{entry['id']}/edit")
+            assert "In Rainbows, 2007" in driver.page_source
+            screenshot(driver, f"edit-enriched-{name}")
+            driver.get(stack.url + "/stats?range=all")
+            source = driver.page_source
+            assert "Average mood by weather" in source and "Average mood by place" in source
+            assert "Average mood by artist listened to" in source
+            screenshot(driver, f"stats-enriched-{name}")
+            assert console_errors(driver) == []
+        seen = meteo.requests + places.requests + musicbrainz.requests + covers.requests \
+            + covers.images.requests
+        assert {r["headers"].get("User-Agent") for r in seen} == {DEFAULT_USER_AGENT}
+        assert len(covers.images.requests) == 1  # fetched once by the worker, never by a page
         assert stack.stop() == {"server": 0, "worker": 0}

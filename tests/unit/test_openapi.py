@@ -43,5 +43,6 @@ def test_writes_document_their_replay_csrf_and_body_answers(wsgi):
                 assert "403" in op["responses"], (method, path)
     entry = Client(wsgi).get("/api/openapi.json").json["components"]["schemas"]["Entry"]
     song = Client(wsgi).get("/api/openapi.json").json["components"]["schemas"]["Song"]
-    assert "not built yet" in song["properties"]["metadata"]["description"]
+    assert "MusicBrainz" in song["properties"]["metadata"]["description"]
+    assert "cover_url" in str(song["properties"]["metadata"])
     assert "unavailable" in entry["properties"]["weather"]["description"]

@@ -88,3 +88,23 @@ def test_slots_are_claimed_one_interval_apart_whatever_the_clock_says(conn):
     slots = [claim_slot(conn, "nominatim", 10_000, 1000) for _ in range(3)]
     assert slots == [10_000, 11_000, 12_000]
     assert claim_slot(conn, "nominatim", 50_000, 1000) == 50_000  # idle: no waiting
+
+
+def test_place_stats_rank_places_by_entries_with_their_mean_mood(alice, client_for, services,
+                                                                 clock, nominatim):
+    nominatim.places[(52.6, 13.4)] = ("Berlin", "DE")  # a second cell with the same name
+    for lat, mood in ((52.5, 5), (52.5, 3), (52.61, 4), (48.1, 1)):  # two Berlin cells
+        alice.post("/api/entries", {"mood": mood, "location": {"lat": lat, "lon": 13.4
+                                                               if lat > 50 else 11.6}})
+    alice.post("/api/entries", {"mood": 2, "location": {"lat": 0.0, "lon": -150.0}})  # no name
+    alice.post("/api/entries", {"mood": 2})
+    client_for("bob").post("/api/entries", {"mood": 1, "location": {"lat": 52.5, "lon": 13.4}})
+    drain(services, clock)
+    data = alice.get("/api/stats/places").json
+    assert data == {"entries_with_place": 4, "places": [
+        {"place": "Berlin, DE", "average": 4.0, "count": 3},
+        {"place": "München, DE", "average": 1.0, "count": 1}]}
+    page = alice.get("/stats?range=all").text
+    assert "Average mood by place" in page and "Berlin, DE" in page
+    assert alice.get("/api/stats/places?from=2030-01-01").json == {
+        "entries_with_place": 0, "places": []}

@@ -246,3 +246,35 @@ def test_switched_off_songs_leave_no_exhausted_job(env, clock, make_user, musicb
     assert jobs.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
                           policy)["song_metadata"] == 0
     conn.close()
+
+
+def test_history_and_the_edit_page_show_the_release_its_year_and_the_cover(alice, services,
+                                                                           clock):
+    entry = with_song(alice, "Radiohead", "Creep")
+    waiting = alice.post("/api/entries", {"mood": 2, "song": {
+        "artist": "Nobody", "title": "Nothing", "album": "Some album", "source": "manual"}}
+    ).json["id"]
+    before = alice.get("/entries").text
+    assert "Pablo Honey" not in before and "/covers/" not in before
+    drain(services, clock)
+    history = alice.get("/entries").text
+    assert f'<img class="cover" src="/covers/{PABLO}" alt="Cover of Pablo Honey"' in history
+    assert "Pablo Honey, 1993" in history and "by Radiohead" in history
+    assert "Some album" in history  # not found: the album the user gave is shown instead
+    edit = alice.get(f"/entries/{entry}/edit").text
+    assert f'src="/covers/{PABLO}"' in edit and "Pablo Honey, 1993" in edit
+    assert "/covers/" not in alice.get(f"/entries/{waiting}/edit").text
+
+
+def test_music_stats_rank_artists_by_entries_with_their_mean_mood(alice, client_for):
+    for artist, title, mood in (("Radiohead", "Creep", 2), ("RADIOHEAD", "Karma Police", 4),
+                                ("radiohead", "Creep", 3), ("Björk", "Joga", 5)):
+        with_song(alice, artist, title, mood)
+    alice.post("/api/entries", {"mood": 1})
+    with_song(client_for("bob"), "Björk", "Joga", 1)
+    data = alice.get("/api/stats/music").json
+    assert data == {"entries_with_song": 4, "artists": [
+        {"artist": "RADIOHEAD", "average": 3.0, "count": 3},
+        {"artist": "Björk", "average": 5.0, "count": 1}]}
+    page = alice.get("/stats?range=all").text
+    assert "Average mood by artist listened to" in page and "Björk" in page

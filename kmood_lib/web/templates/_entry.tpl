@@ -22,7 +22,25 @@
     % end
   </ul>
   % end
-  % has_meta = entry['metrics'] or entry['location'] or entry['weather'] or entry['song']
+  % song = entry['song']
+  % if song:
+  % info = song['metadata']
+  <div class="song">
+    % if info and info['cover_url']:
+    <img class="cover" src="{{info['cover_url']}}" alt="Cover of {{info['release']}}" width="48" height="48" loading="lazy">
+    % else:
+    <span class="cover none" aria-hidden="true">♪</span>
+    % end
+    <span class="song-text"><span><span class="song-title">{{song['title']}}</span> <span class="muted">by {{song['artist']}}</span></span>
+    % if info and info['release']:
+    <span class="muted song-release">{{info['release']}}{{', ' + info['release_date'][:4] if info['release_date'] else ''}}</span>
+    % elif song['album']:
+    <span class="muted song-release">{{song['album']}}</span>
+    % end
+    </span>
+  </div>
+  % end
+  % has_meta = entry['metrics'] or entry['location'] or entry['weather']
   % if has_meta:
   <div class="meta">
     % for name, value in entry['metrics'].items():
@@ -33,9 +51,6 @@
     % end
     % if entry['weather'] and not entry['weather'].get('unavailable'):
     <span>{{entry['weather']['description']}}, {{'%.1f' % entry['weather']['temperature_c']}} °C</span>
-    % end
-    % if entry['song']:
-    <span>♪ {{entry['song']['artist']}} – {{entry['song']['title']}}</span>
     % end
   </div>
   % end

@@ -27,6 +27,20 @@
   <section><h3>By conditions</h3><div class="card">{{!by_conditions}}</div></section>
 </div>
 % end
+% if by_place or by_artist:
+<div class="chart-grid two">
+  % if by_place:
+  <section><h2>Places</h2>
+  <p class="muted">Where you logged most, from the {{places['entries_with_place']}} entr{{'y' if places['entries_with_place'] == 1 else 'ies'}} with a named place.</p>
+  <div class="card">{{!by_place}}</div></section>
+  % end
+  % if by_artist:
+  <section><h2>Music</h2>
+  <p class="muted">The artists you heard most, from the {{music['entries_with_song']}} entr{{'y' if music['entries_with_song'] == 1 else 'ies'}} with a song.</p>
+  <div class="card">{{!by_artist}}</div></section>
+  % end
+</div>
+% end
 <h2>Activities</h2>
 % if impact:
 <div class="table-wrap card">
