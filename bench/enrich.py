@@ -108,7 +108,7 @@ def count(db: Path, sql: str) -> int:
 def main() -> list[str]:
     tmp = Path(tempfile.mkdtemp(prefix="kmood-enrich-"))
     db = tmp / "bench.db"
-    covers = {f"{i:08x}-1111-4000-8000-000000000000": ("image/png", png(250, 250, (i, 90, 40)))
+    covers = {f"{i:08x}-1111-4000-8000-000000000000": ("image/png", png(250, 250, (i % 256, 90, 40)))
               for i in range(0, SONGS, 3)}
     with FakeOpenMeteo() as meteo, FakeNominatim() as nominatim, \
             FakeMusicBrainz(catalogue(), enforce_rate=True) as musicbrainz, \

@@ -27,6 +27,17 @@ class QueueError(Exception):
     """A request the queue refuses (for example a job kind with no sweeper)."""
 
 
+class Defer(Exception):
+    """Raised by a handler that may not run yet (an upstream's allowance is taken): the job
+    goes back to the queue unattempted, due at `not_before_ms` — later by `spacing_ms` for
+    each job of its kind already waiting for that moment, so they come due one by one."""
+
+    def __init__(self, message: str, not_before_ms: int, spacing_ms: int = 0):
+        super().__init__(message)
+        self.not_before_ms = not_before_ms
+        self.spacing_ms = spacing_ms
+
+
 @dataclass(frozen=True)
 class JobKind:
     """A kind of work: its sweeper is the truth, the queue only makes it prompt.
@@ -261,6 +272,17 @@ def release(conn: sqlite3.Connection, job_ids: list[int], worker_id: str, now_ms
     return len(_update_held(conn, "status = 'queued', claimed_by = NULL, lease_until = NULL,"
                             " attempts = attempts - 1, updated_at = ?", (now_ms,), job_ids,
                             worker_id))
+
+
+def defer(conn: sqlite3.Connection, job: ClaimedJob, worker_id: str, why: str, now_ms: int,
+          not_before_ms: int, spacing_ms: int) -> bool:
+    """Hand a claimed job back unattempted (see Defer), with `why` as its visible note."""
+    return bool(_update_held(
+        conn, "status = 'queued', claimed_by = NULL, lease_until = NULL,"
+        " attempts = attempts - 1, last_error = ?, updated_at = ?, run_after = ? + ? *"
+        " (SELECT count(*) FROM jobs w WHERE w.kind = jobs.kind"
+        "  AND w.status IN ('queued', 'retrying') AND w.run_after >= ?)",
+        (why, now_ms, not_before_ms, spacing_ms, not_before_ms), [job.id], worker_id))
 
 
 STALLED = "status = 'running' AND lease_until < ?"

@@ -1,10 +1,12 @@
 """Politeness towards upstreams, shared by every worker process through the database.
 
-Nominatim and MusicBrainz allow one request a second from the whole deployment: each request
-claims the next slot in `upstream_slots` with one UPDATE ... RETURNING and waits for it.
-Open-Meteo counts weighted calls per minute, hour and day: each request books its weight in
-`upstream_budgets` under BEGIN IMMEDIATE, and waits for the window to roll over when full.
-Waiting longer than MAX_WAIT_MS hands the job back to the queue instead.
+Nominatim and MusicBrainz allow one request a second from the whole deployment: a request may
+go only when it takes the upstream's slot in `upstream_slots` (one UPDATE ... RETURNING that
+matches only a free slot). Open-Meteo counts weighted calls per minute, hour and day: each
+request books its weight in `upstream_budgets` under BEGIN IMMEDIATE. When the slot is taken
+or the budget is full, the job is handed back to the queue unattempted (jobs.Defer), due when
+the upstream is free again: a worker never waits long on an upstream, so it keeps running
+other kinds of work meanwhile.
 """
 
 from __future__ import annotations
@@ -12,51 +14,52 @@ from __future__ import annotations
 import time
 
 from kmood_lib.db import transaction
-
-MAX_WAIT_MS = 30_000
-
-
-class UpstreamBusy(Exception):
-    """The upstream's allowance is taken for a while: try the job again after that."""
-
-    def __init__(self, upstream: str, delay_ms: int):
-        super().__init__(f"{upstream}: no request allowed for the next {delay_ms / 1000:.0f} s")
-        self.retry_after_s = delay_ms / 1000
+from kmood_lib.jobs import Defer
 
 
-def claim_slot(conn, upstream: str, now_ms: int, interval_ms: int) -> int:
-    """The moment this request may go out: one statement takes the next free slot for the
-    upstream, so two processes can never take the same one."""
-    rows = conn.execute("UPDATE upstream_slots SET next_at = max(next_at, ?) + ?"
-                        " WHERE upstream = ? RETURNING next_at - ?",
-                        (now_ms, interval_ms, upstream, interval_ms)).fetchall()
-    return rows[0][0]
+class UpstreamBusy(Defer):
+    """The upstream's allowance is taken until `not_before_ms`."""
+
+
+def take_slot(conn, upstream: str, now_ms: int, interval_ms: int) -> int | None:
+    """None when the request may go now (the slot is taken for it, in one statement, so two
+    processes can never both take it); else the moment the slot is free again."""
+    taken = conn.execute("UPDATE upstream_slots SET next_at = ? + ? WHERE upstream = ?"
+                         " AND next_at <= ? RETURNING next_at",
+                         (now_ms, interval_ms, upstream, now_ms)).fetchall()
+    if taken:
+        return None
+    return conn.execute("SELECT next_at FROM upstream_slots WHERE upstream = ?",
+                        (upstream,)).fetchone()[0]
 
 
 def wait_for_slot(ctx, upstream: str) -> None:
-    """Claim the next slot and wait for it (never sending early), or give the job back."""
-    interval_ms = ctx.services.config.polite_interval_ms
-    slot = claim_slot(ctx.conn, upstream, ctx.services.clock.now_ms(), interval_ms)
-    delay_ms = slot - ctx.services.clock.now_ms()
-    if delay_ms > MAX_WAIT_MS:
-        raise UpstreamBusy(upstream, delay_ms)
-    if delay_ms > 0:
-        time.sleep(delay_ms / 1000)  # pacing an outside request, as the upstream asks
+    """Take the upstream's slot, or hand the job back until the slot is free. A slot that
+    frees within a quarter interval is waited for: a job due when the slot frees may wake a
+    little before it (the previous request went out a little late)."""
+    clock, interval_ms = ctx.services.clock, ctx.services.config.polite_interval_ms
+    free_at = take_slot(ctx.conn, upstream, clock.now_ms(), interval_ms)
+    if free_at is not None and 0 < free_at - clock.now_ms() <= interval_ms // 4:
+        time.sleep((free_at - clock.now_ms()) / 1000)  # under 250 ms at the default interval
+        free_at = take_slot(ctx.conn, upstream, clock.now_ms(), interval_ms)
+    if free_at is not None:
+        raise UpstreamBusy(f"waiting for a {upstream} request slot (one per"
+                           f" {interval_ms} ms across all workers)", free_at, interval_ms)
 
 
 def book(conn, upstream: str, cost: float, now_ms: int) -> int:
     """Book `cost` calls in every window of the upstream's budget: 0 when booked, else the
-    milliseconds until the fullest window rolls over (nothing booked)."""
+    moment the fullest window rolls over (nothing booked)."""
     with transaction(conn):
         windows = conn.execute("SELECT span_ms, capacity, window_start, used"
                                " FROM upstream_budgets WHERE upstream = ?", (upstream,)).fetchall()
-        wait_ms = 0
+        free_at = 0
         for w in windows:
-            current = now_ms < w["window_start"] + w["span_ms"]
-            if current and w["used"] + cost > w["capacity"]:
-                wait_ms = max(wait_ms, w["window_start"] + w["span_ms"] - now_ms)
-        if wait_ms:
-            return wait_ms
+            ends = w["window_start"] + w["span_ms"]
+            if now_ms < ends and w["used"] + cost > w["capacity"]:
+                free_at = max(free_at, ends)
+        if free_at:
+            return free_at
         conn.execute(
             "UPDATE upstream_budgets SET"
             " used = CASE WHEN ? < window_start + span_ms THEN used ELSE 0 END + ?,"
@@ -67,12 +70,8 @@ def book(conn, upstream: str, cost: float, now_ms: int) -> int:
 
 
 def wait_for_budget(ctx, upstream: str, cost: float) -> None:
-    """Book the request's weight, waiting (briefly) for room, or give the job back."""
-    for _ in range(3):
-        wait_ms = book(ctx.conn, upstream, cost, ctx.services.clock.now_ms())
-        if not wait_ms:
-            return
-        if wait_ms > MAX_WAIT_MS:
-            break
-        time.sleep(wait_ms / 1000)  # the budget's window rolls over: wait rather than exceed
-    raise UpstreamBusy(upstream, wait_ms)
+    """Book the request's weight, or hand the job back until the budget has room."""
+    free_at = book(ctx.conn, upstream, cost, ctx.services.clock.now_ms())
+    if free_at:
+        raise UpstreamBusy(f"{upstream}'s fair-use budget is spent until its window rolls"
+                           f" over", free_at)

@@ -279,6 +279,13 @@ class Worker:
         except LeaseLost as exc:
             log.warning("%s", exc)
             return False
+        except jobs.Defer as exc:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            jobs.defer(self.conn, job, self.worker_id, str(exc), self.now_ms(),
+                       exc.not_before_ms, exc.spacing_ms)
+            log.debug("job %d (%s) deferred: %s", job.id, job.kind, exc)
+            return False
         except Exception as exc:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")

@@ -82,12 +82,34 @@ def test_a_failed_lookup_is_retried_and_a_new_location_is_named_again(alice, ser
     assert place_of(alice, entry["id"]) == "München, DE"
 
 
-def test_slots_are_claimed_one_interval_apart_whatever_the_clock_says(conn):
-    from kmood_lib.polite import claim_slot
+def test_a_slot_is_taken_only_when_free_and_says_when_it_frees(conn):
+    from kmood_lib.polite import take_slot
 
-    slots = [claim_slot(conn, "nominatim", 10_000, 1000) for _ in range(3)]
-    assert slots == [10_000, 11_000, 12_000]
-    assert claim_slot(conn, "nominatim", 50_000, 1000) == 50_000  # idle: no waiting
+    assert take_slot(conn, "nominatim", 10_000, 1000) is None  # taken: the request may go
+    assert take_slot(conn, "nominatim", 10_400, 1000) == 11_000  # busy until then
+    assert take_slot(conn, "musicbrainz", 10_400, 1000) is None  # each upstream its own
+    assert take_slot(conn, "nominatim", 11_000, 1000) is None
+    assert take_slot(conn, "nominatim", 11_999, 1000) == 12_000
+
+
+def test_a_busy_upstream_defers_jobs_unattempted_and_one_by_one(alice, services, clock, conn,
+                                                                nominatim):
+    for i in range(3):
+        alice.post("/api/entries", {"mood": 3, "location": {"lat": 10.0 + i, "lon": 20.0}})
+    conn.execute("UPDATE upstream_slots SET next_at = ? WHERE upstream = 'nominatim'",
+                 (clock.now_ms() + 5000,))  # another worker's request just went out
+    worker = Worker(services)
+    worker.run_once()
+    worker.close()
+    rows = conn.execute("SELECT status, attempts, run_after, last_error FROM jobs"
+                        " WHERE kind = 'place' ORDER BY run_after").fetchall()
+    assert nominatim.requests == []
+    assert [(r["status"], r["attempts"]) for r in rows] == [("queued", 0)] * 3
+    assert [r["run_after"] - clock.now_ms() for r in rows] == [5000, 5001, 5002]  # spaced
+    assert "nominatim request slot" in rows[0]["last_error"]
+    clock.advance(6)
+    drain(services, clock)
+    assert len(nominatim.requests) == 3
 
 
 def test_place_stats_rank_places_by_entries_with_their_mean_mood(alice, client_for, services,

@@ -261,9 +261,10 @@ def test_a_full_budget_waits_rather_than_exceeds_it(alice, services, clock, mete
     worker.run_once()
     worker.close()
     job = jobs.list_jobs(conn, kind="weather")[0]
-    assert job["status"] == "retrying" and "open-meteo" in job["last_error"]
+    assert job["status"] == "queued" and job["attempts"] == 0  # deferred, not failed
+    assert "open-meteo" in job["last_error"] and "budget" in job["last_error"]
     assert meteo.requests == []  # nothing was sent over the limit
-    assert job["run_after"] >= clock.now_ms() + 30_000  # not before the hour rolls over
+    assert job["run_after"] == clock.now_ms() + 3_600_000  # when the hour rolls over
     clock.advance(3600)
     drain(services, clock)
     assert weather_of(alice, entry)["code"] in (3, 61) and len(meteo.requests) == 1
@@ -274,7 +275,7 @@ def test_budget_windows_roll_over_on_their_own_span(conn):
 
     start = 7 * 86_400_000  # midnight UTC: every window starts here
     assert book(conn, "open-meteo", 599, start) == 0
-    assert book(conn, "open-meteo", 2, start + 59_000) == 1_000  # the minute is full
+    assert book(conn, "open-meteo", 2, start + 59_000) == start + 60_000  # the minute is full
     assert book(conn, "open-meteo", 2, start + 60_000) == 0  # a new minute
     used = dict(conn.execute("SELECT span_ms, used FROM upstream_budgets").fetchall())
     assert used == {60_000: 2, 3_600_000: 601, 86_400_000: 601}
