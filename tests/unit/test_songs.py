@@ -278,3 +278,12 @@ def test_music_stats_rank_artists_by_entries_with_their_mean_mood(alice, client_
         {"artist": "Björk", "average": 5.0, "count": 1}]}
     page = alice.get("/stats?range=all").text
     assert "Average mood by artist listened to" in page and "Björk" in page
+
+
+def test_saving_a_song_enqueues_the_same_job_the_sweep_would(alice, services, clock, conn):
+    with_song(alice, "Radiohead", "Creep")
+    with_song(alice, "radiohead", "CREEP")
+    queued = jobs.list_jobs(conn, kind="song_metadata")
+    assert [(j["key"], j["status"]) for j in queued] == [('song:["radiohead","creep"]', "queued")]
+    assert jobs.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
+                          jobs.Policy.from_config(services.config))["song_metadata"] == 0
