@@ -173,32 +173,16 @@ def register(app: bottle.Bottle, services) -> None:
                                MAX_YEAR, default=today_for(auth.user).year)
         return json_response(stats.calendar(conn, auth.user.id, year))
 
-    @app.get("/api/stats/weekday")
-    @guarded
-    def stats_weekday(conn, auth: Auth):
-        flt = entries.parse_filter(query_params(bottle.request))
-        return json_response(stats.by_weekday_and_hour(conn, auth.user.id, flt))
+    def filtered_stats(compute):
+        """A stats route over the entry filters (from, to, mood, activity, q)."""
+        @guarded
+        def route(conn, auth: Auth):
+            flt = entries.parse_filter(query_params(bottle.request))
+            return json_response(compute(conn, auth.user.id, flt))
 
-    @app.get("/api/stats/weather")
-    @guarded
-    def stats_weather(conn, auth: Auth):
-        flt = entries.parse_filter(query_params(bottle.request))
-        return json_response(stats.weather_impact(conn, auth.user.id, flt))
+        return route
 
-    @app.get("/api/stats/places")
-    @guarded
-    def stats_places(conn, auth: Auth):
-        flt = entries.parse_filter(query_params(bottle.request))
-        return json_response(stats.place_impact(conn, auth.user.id, flt))
-
-    @app.get("/api/stats/music")
-    @guarded
-    def stats_music(conn, auth: Auth):
-        flt = entries.parse_filter(query_params(bottle.request))
-        return json_response(stats.music_impact(conn, auth.user.id, flt))
-
-    @app.get("/api/stats/activities")
-    @guarded
-    def stats_activities(conn, auth: Auth):
-        flt = entries.parse_filter(query_params(bottle.request))
-        return json_response(stats.activity_impact(conn, auth.user.id, flt))
+    for path, compute in (("weekday", stats.by_weekday_and_hour),
+                          ("weather", stats.weather_impact), ("places", stats.place_impact),
+                          ("music", stats.music_impact), ("activities", stats.activity_impact)):
+        app.get(f"/api/stats/{path}", name=f"stats_{path}")(filtered_stats(compute))
