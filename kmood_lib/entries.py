@@ -50,24 +50,33 @@ def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
                                (user_id, data.client_id)).fetchone()
             if row is not None:
                 return Saved(row["id"], False)
-        moment = data.moment
-        entry_id = conn.execute(
-            "INSERT INTO entries (user_id, client_id, occurred_at, utc_offset_s, local_date,"
-            " local_minute, mood, mood_label, note_title, note, lat, lon, source, created_at,"
-            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (user_id, data.client_id, moment.occurred_at_ms, moment.offset_s, moment.local_date,
-             moment.local_minute, data.mood, data.mood_label, data.note_title, data.note,
-             *(data.location or (None, None)), source, now_ms, now_ms),
-        ).fetchall()[0][0]
-        _add_activities(conn, user_id, entry_id, data.activities, now_ms)
-        _add_metrics(conn, entry_id, data.metrics)
-        if data.song is not None:
-            song = data.song
-            conn.execute("INSERT INTO songs (entry_id, artist, title, album, source, created_at,"
-                         " lookup_key) VALUES (?, ?, ?, ?, ?, ?, " + LOOKUP_KEY_SQL + ")",
-                         (entry_id, song.artist, song.title, song.album, song.source, now_ms,
-                          song.artist, song.title))
+        entry_id = insert_entry(conn, user_id, data, source, now_ms)
     return Saved(entry_id, True)
+
+
+def insert_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, source: str,
+                 now_ms: int) -> int:
+    """The entry's rows, inside the caller's transaction; returns its id."""
+    moment = data.moment
+    entry_id = conn.execute(
+        "INSERT INTO entries (user_id, client_id, occurred_at, utc_offset_s, local_date,"
+        " local_minute, time_known, mood, mood_label, note_title, note, lat, lon, source,"
+        " import_key, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (user_id, data.client_id, moment.occurred_at_ms, moment.offset_s, moment.local_date,
+         moment.local_minute, int(data.time_known), data.mood, data.mood_label,
+         data.note_title, data.note, *(data.location or (None, None)), source,
+         data.import_key, now_ms, now_ms),
+    ).fetchall()[0][0]
+    _add_activities(conn, user_id, entry_id, data.activities, now_ms)
+    _add_metrics(conn, entry_id, data.metrics)
+    if data.song is not None:
+        song = data.song
+        conn.execute("INSERT INTO songs (entry_id, artist, title, album, source, created_at,"
+                     " lookup_key) VALUES (?, ?, ?, ?, ?, ?, " + LOOKUP_KEY_SQL + ")",
+                     (entry_id, song.artist, song.title, song.album, song.source, now_ms,
+                      song.artist, song.title))
+    return entry_id
 
 
 def _add_activities(conn, user_id: int, entry_id: int, names: list[str], now_ms: int) -> None:
@@ -102,7 +111,8 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
     if data.moment is not None and "occurred_at" in data.present:
         m = data.moment
         assignments += [("occurred_at = ?", m.occurred_at_ms), ("utc_offset_s = ?", m.offset_s),
-                        ("local_date = ?", m.local_date), ("local_minute = ?", m.local_minute)]
+                        ("local_date = ?", m.local_date), ("local_minute = ?", m.local_minute),
+                        ("time_known = ?", 1)]  # a time given: no longer date-only
     if "mood" in data.present and "mood_label" not in data.present:
         assignments.append(("mood_label = CASE WHEN mood = ? THEN mood_label END", data.mood))
     for name in ("mood", "mood_label", "note_title", "note"):
@@ -242,6 +252,7 @@ def entry_json(row, metrics: dict[str, float]) -> dict:
         "id": row["id"],
         "client_id": row["client_id"],
         "occurred_at": _local_iso(row["occurred_at"], row["utc_offset_s"]),
+        "time_known": bool(row["time_known"]),
         "mood": row["mood"],
         "mood_label": row["mood_label"] or row["level_label"],
         "activities": json.loads(row["activities_json"]),

@@ -21,7 +21,7 @@ SONG_SOURCES = ("manual", "listenbrainz", "lastfm")
 
 WRITABLE = {"client_id", "occurred_at", "mood", "mood_label", "activities", "note_title", "note",
             "location", "song", "metrics"}
-READ_ONLY = {"id", "weather", "source", "created_at", "updated_at"}
+READ_ONLY = {"id", "weather", "source", "created_at", "updated_at", "time_known"}
 PATCH_READ_ONLY = READ_ONLY | {"client_id"}
 
 
@@ -66,6 +66,8 @@ class EntryInput:
     location: tuple[float, float] | None = None
     song: Song | None = None
     metrics: dict[int, float] = field(default_factory=dict)
+    time_known: bool = True  # False: a date-only entry (imported history), stored at 12:00
+    import_key: str | None = None  # the imported row it came from (never from a client)
 
 
 def parse_entry(body: dict, *, tz: ZoneInfo, now: datetime, metric_defs: dict, patch: bool

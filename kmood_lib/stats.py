@@ -120,11 +120,12 @@ def weekdays_of(days: list[Day]) -> list[dict]:
 
 
 def hours(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[dict]:
-    """By the entry's own local hour."""
+    """By the entry's own local hour; date-only entries (no time recorded) are left out."""
     where, params = flt.where()
     found = {r["h"]: (r["total"], r["n"]) for r in conn.execute(
         "SELECT local_minute / 60 AS h, sum(mood) AS total, count(*) AS n FROM entries e"
-        " WHERE e.user_id = ?" + where + " GROUP BY h", (user_id, *params))}
+        " WHERE e.user_id = ?" + where + " AND e.time_known = 1 GROUP BY h",
+        (user_id, *params))}
     return [{"hour": h, **_cell(*found.get(h, (0, 0)))} for h in range(24)]
 
 

@@ -34,7 +34,7 @@ def set_mood_label(conn: sqlite3.Connection, user_id: int, level: int, body: dic
 
 # --- activities ---------------------------------------------------------------------------
 
-def _group_id(conn, user_id: int, group: str | None) -> int | None:
+def ensure_group(conn, user_id: int, group: str | None) -> int | None:
     if group is None:
         return None
     key = name_key(group)
@@ -105,7 +105,7 @@ def create_activity(conn, user_id: int, body: dict, now_ms: int) -> dict:
         row = conn.execute(
             "INSERT INTO activities (user_id, name, name_key, group_id, created_at)"
             " VALUES (?, ?, ?, ?, ?) RETURNING id",
-            (user_id, name, name_key(name), _group_id(conn, user_id, group), now_ms)).fetchall()
+            (user_id, name, name_key(name), ensure_group(conn, user_id, group), now_ms)).fetchall()
     except sqlite3.IntegrityError:
         raise ValidationError({"name": "an activity with this name exists"}) from None
     return get_activity(conn, user_id, row[0]["id"])
@@ -126,7 +126,7 @@ def update_activity(conn, user_id: int, activity_id: int, body: dict, now_ms: in
                          (name, name_key(name), activity_id, user_id))
         if group_given:
             conn.execute("UPDATE activities SET group_id = ? WHERE id = ? AND user_id = ?",
-                         (_group_id(conn, user_id, group), activity_id, user_id))
+                         (ensure_group(conn, user_id, group), activity_id, user_id))
     except sqlite3.IntegrityError:
         raise ValidationError({"name": "an activity with this name exists"}) from None
     return get_activity(conn, user_id, activity_id)

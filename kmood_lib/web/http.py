@@ -216,14 +216,32 @@ def form_params(request: bottle.BaseRequest, max_bytes: int) -> Params:
         if content_type == "application/x-www-form-urlencoded":
             environ["kmood.form"] = parse_urlencoded(read_body(request, max_bytes), "form field")
         elif content_type == "multipart/form-data":
-            try:
-                environ["kmood.form"] = Params([
-                    (name, value) for name, value in request.forms.allitems()])
-            except (UnicodeError, bottle.MultipartError) as exc:
-                raise ApiError(400, f"unreadable multipart form: {exc}") from None
+            environ["kmood.form"] = multipart(request)[0]
         else:
             environ["kmood.form"] = Params([])
     return environ["kmood.form"]
+
+
+def multipart(request: bottle.BaseRequest) -> tuple[Params, dict[str, bytes]]:
+    """A multipart form's fields decoded as UTF-8 (Bottle hands them over as Latin-1) and its
+    files as bytes; the body size was checked by the auth plugin before anything was read."""
+    environ = request.environ
+    if "kmood.multipart" not in environ:
+        try:
+            fields = []
+            for name, value in request.forms.allitems():
+                try:
+                    fields.append((name.encode("latin-1").decode("utf-8"),
+                                   value.encode("latin-1").decode("utf-8")))
+                except UnicodeError:
+                    raise ApiError(400, f"form field {name!r} is not UTF-8 text") from None
+                if has_surrogate(fields[-1][1]):
+                    raise ApiError(400, f"form field {name!r} is not valid Unicode")
+            files = {name: upload.file.read() for name, upload in request.files.allitems()}
+        except bottle.MultipartError as exc:
+            raise ApiError(400, f"unreadable multipart form: {exc}") from None
+        environ["kmood.multipart"] = (Params(fields), files)
+    return environ["kmood.multipart"]
 
 
 def error_page(res: bottle.HTTPError) -> str:

@@ -65,6 +65,8 @@ SCHEMAS = {
         "occurred_at": {"type": "string", "format": "date-time",
                         "description": "seconds precision with the offset the moment was lived "
                                        "in, e.g. 2026-11-30T21:15:00+01:00"},
+        "time_known": {"type": "boolean", "description": "false for a date-only entry "
+                       "(imported history that recorded no time): stored at 12:00 local"},
         "mood": {"type": "integer", "minimum": 1, "maximum": 5}, "mood_label": STR,
         "activities": {"type": "array", "items": STR}, "note_title": STR, "note": STR,
         "location": _nullable({"type": "object", "properties": {

@@ -38,8 +38,8 @@ def icon(name: str) -> str:
 
 
 def clock_time(entry: dict) -> str:
-    """'21:15' on the entry's own wall clock."""
-    return entry["occurred_at"][11:16]
+    """'21:15' on the entry's own wall clock; 'no time' for a date-only entry."""
+    return entry["occurred_at"][11:16] if entry["time_known"] else "no time"
 
 
 def day_title(day: str, today: str) -> str:
@@ -59,7 +59,8 @@ def number(value: float) -> str:
 
 def when(entry: dict) -> str:
     moment = datetime.fromisoformat(entry["occurred_at"])
-    return f"{moment.day} {moment.strftime('%b %Y')}, {moment.strftime('%H:%M')}"
+    day = f"{moment.day} {moment.strftime('%b %Y')}"
+    return f"{day}, {moment.strftime('%H:%M')}" if entry["time_known"] else f"{day} (no time)"
 
 
 def escape(text: str) -> str:

@@ -1,0 +1,106 @@
+"""`kmood.py import-daylio`: a Daylio CSV or backup into one user's journal, with progress."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from kmood_lib import daylio, importer, users
+from kmood_lib.cli import EXIT_OK, EXIT_USAGE, UsageError
+
+
+def add_parser(sub) -> None:
+    cmd = sub.add_parser("import-daylio", help="import a Daylio CSV export or .daylio backup",
+                         description="Import a Daylio CSV export or .daylio backup into a "
+                         "user's journal: all of it or nothing; importing it again adds nothing.")
+    cmd.add_argument("file", help="the CSV or .daylio file")
+    cmd.add_argument("--user", required=True, help="whose journal")
+    cmd.add_argument("--mood-map", help='levels for mood names: JSON {"sad": 2} or sad=2,ok=3')
+    cmd.add_argument("--mood-map-file", help="a JSON file holding the mood map")
+    cmd.add_argument("--dry-run", action="store_true", help="report without writing anything")
+
+
+class Progress:
+    """Rows done / total and the rate on stderr: one redrawn line on a terminal, plain lines
+    otherwise."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream, self.started = stream, time.monotonic()
+        self.tty = stream.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        rate = done / max(time.monotonic() - self.started, 1e-6)
+        line = f"{done}/{total} rows ({done * 100 // max(total, 1)}%), {rate:,.0f} rows/s"
+        if self.tty:
+            width = 30
+            filled = width * done // max(total, 1)
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {line}")
+            if done == total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def mood_map_of(args) -> dict[str, int]:
+    texts = []
+    if args.mood_map_file:
+        try:
+            texts.append(Path(args.mood_map_file).read_bytes().decode("utf-8-sig"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"import-daylio: cannot read the mood map file: {exc}") from None
+    if args.mood_map:
+        texts.append(args.mood_map)
+    out: dict[str, int] = {}
+    for text in texts:
+        try:
+            out.update(daylio.parse_mood_map(text))
+        except ValueError as exc:
+            raise UsageError(f"import-daylio: {exc}") from None
+    return out
+
+
+def cmd_import_daylio(args, services) -> int:
+    mood_map = mood_map_of(args)
+    try:
+        data = Path(args.file).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"import-daylio: cannot read {args.file}: {exc.strerror}") from None
+    conn = services.connect()
+    try:
+        person = users.find_user(conn, args.user)
+        if person is None:
+            raise UsageError(f"import-daylio: no user {args.user!r}")
+        try:
+            report = importer.import_file(conn, person.id, ZoneInfo(person.timezone), data,
+                                          mood_map, services.clock.now_ms(),
+                                          dry_run=args.dry_run, progress=Progress())
+        except daylio.DaylioFormatError as exc:
+            raise UsageError(f"import-daylio: {args.file}: {exc}") from None
+        except importer.ImportRefused as exc:
+            print_report(exc.report, sys.stderr)
+            return EXIT_USAGE
+    finally:
+        conn.close()
+    print_report(report, sys.stdout)
+    return EXIT_OK
+
+
+def print_report(report: dict, stream) -> None:
+    print(report["message"], file=stream)
+    if report["rows"]:
+        print(f"{report['rows']} rows from {report['first_day']} to {report['last_day']}"
+              f" ({report['format']})", file=stream)
+    for mood in report["moods"]:
+        print(f"  mood {mood['name']!r} -> level {mood['level']}: {mood['rows']} rows",
+              file=stream)
+    for mood in report["unknown_moods"]:
+        print(f"  mood {mood['name']!r} has no level: {mood['rows']} rows, first"
+              f" {', '.join(mood['first'])}", file=stream)
+    for kind in ("problems", "warnings", "ignored"):
+        for line in report[kind]:
+            print(f"  {kind[:-1] if kind != 'ignored' else 'ignored'}: {line}", file=stream)
+    if report.get("more_problems"):
+        print(f"  ... and {report['more_problems']} more problems", file=stream)
