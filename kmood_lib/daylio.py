@@ -218,6 +218,8 @@ class Row:
 class Plan:
     source: str  # "csv" or "backup"
     rows: list[Row] = field(default_factory=list)
+    total: int = 0  # rows (or entries) in the file, readable or not
+    days: list[date] = field(default_factory=list)  # every day that could be read
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
@@ -291,6 +293,7 @@ def read_csv(data: bytes, moods: MoodNames) -> Plan:
         line = reader.line_num
         if not any(c.strip() for c in cells):
             continue
+        plan.total += 1
         if len(cells) != len(columns):
             plan.problem(f"line {line}: {len(cells)} cells where the header has {len(columns)}")
             continue
@@ -318,6 +321,8 @@ def _csv_row(plan: Plan, record: dict, where: str, moods: MoodNames) -> Row | No
         raw = record.get("full_date", f"{record.get('year')} {record.get('date')}")
         errors.append(f"the date {raw.strip()!r} is not a real day ({exc})"
                       if "full_date" in record else str(exc))
+    if day is not None:
+        plan.days.append(day)
     minute = None
     try:
         minute = parse_time(record["time"])
@@ -398,6 +403,7 @@ def read_backup(data: bytes) -> Plan:
     identity = hashlib.sha256(json.dumps(document.get("metadata"), sort_keys=True,
                                          default=str).encode()).hexdigest()[:16]
     mismatched = 0
+    plan.total = len(entries)
     for position, entry in enumerate(entries):
         row, off = _backup_row(plan, entry, position, moods, tags, identity)
         mismatched += off
@@ -505,6 +511,8 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
         except ValueError:
             errors.append(f"{fields['year']}-{fields['month'] + 1:02d}-{fields['day']:02d} is"
                           f" not a real day (month is 0-based in backups)")
+        else:
+            plan.days.append(day)
         if fields["hour"] == -1:
             minute = None  # no time recorded
         elif 0 <= fields["hour"] <= 23 and 0 <= fields["minute"] <= 59:

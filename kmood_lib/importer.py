@@ -13,7 +13,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import secrets
 import sqlite3
 from collections import Counter
 from collections.abc import Callable
@@ -50,11 +52,10 @@ class ImportRefused(Exception):
 
 
 def base_report(plan: Plan, format_name: str) -> dict:
-    rows = plan.rows
-    days = sorted(r.local_date for r in rows)
+    days = sorted(plan.days)
     return {
         "format": format_name,
-        "rows": len(rows),
+        "rows": plan.total,
         "first_day": days[0].isoformat() if days else None,
         "last_day": days[-1].isoformat() if days else None,
         "moods": [{"name": name, "level": level, "rows": n}
@@ -233,3 +234,34 @@ def import_file(conn, user_id: int, tz: ZoneInfo, data: bytes, mood_map: dict[st
     plan, format_name = plan_file(conn, user_id, data, mood_map)
     return import_plan(conn, user_id, tz, plan, now_ms, dry_run=dry_run,
                        format_name=format_name, progress=progress)
+
+
+PENDING_TTL_MS = 24 * 3600 * 1000
+
+
+def stash_upload(conn, user_id: int, data: bytes, mood_map: dict[str, int], now_ms: int) -> str:
+    """Keep an uploaded file between its report and the user's confirm; returns its token."""
+    token = secrets.token_urlsafe(18)
+    with transaction(conn):
+        conn.execute("DELETE FROM pending_imports WHERE created_at < ?",
+                     (now_ms - PENDING_TTL_MS,))
+        conn.execute("INSERT INTO pending_imports (token, user_id, data, mood_map, created_at)"
+                     " VALUES (?, ?, ?, ?, ?)",
+                     (token, user_id, data, json.dumps(mood_map), now_ms))
+    return token
+
+
+def stashed_upload(conn, user_id: int, token: str) -> dict | None:
+    """{"data", "mood_map", "report"} of this user's pending upload, or None."""
+    row = conn.execute("SELECT data, mood_map, report FROM pending_imports WHERE token = ?"
+                       " AND user_id = ?", (token, user_id)).fetchone()
+    if row is None:
+        return None
+    return {"data": bytes(row["data"]), "mood_map": json.loads(row["mood_map"]),
+            "report": json.loads(row["report"]) if row["report"] else None}
+
+
+def finish_upload(conn, user_id: int, token: str, report: dict) -> None:
+    """Keep the result to show, drop the file."""
+    conn.execute("UPDATE pending_imports SET data = x'', report = ? WHERE token = ?"
+                 " AND user_id = ?", (json.dumps(report), token, user_id))

@@ -18,13 +18,14 @@ from kmood_lib.web import (
     journal,
     openapi,
     pages,
+    portability,
     settings,
 )
 from kmood_lib.web.auth import AuthPlugin
 from kmood_lib.web.entry_writes import EntryWrites
 
 ROUTE_MODULES = (api_accounts, api_entries, api_jobs, openapi, pages, journal, insight, settings,
-                 admin)
+                 portability, admin)
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,8 @@ def make_app(services: Services) -> bottle.Bottle:
     # `<name:mbid>`: a MusicBrainz identifier, lower-case as MusicBrainz writes it.
     app.router.add_filter("mbid", lambda conf: (
         r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", None, None))
+    # `<name:token>`: a random URL-safe token of 18 bytes (a pending upload's).
+    app.router.add_filter("token", lambda conf: (r"[A-Za-z0-9_-]{24}", None, None))
     app.install(AuthPlugin(services, pool))
     app.config["kmood.entry_writes"] = EntryWrites(services)
 

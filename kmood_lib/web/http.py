@@ -38,9 +38,10 @@ class ApiError(bottle.HTTPResponse):
     """A JSON error answer: `{"error": {"code", "message", "fields"}}`."""
 
     def __init__(self, status: int, message: str, fields: dict | None = None,
-                 code: str | None = None, headers: dict | None = None):
+                 code: str | None = None, headers: dict | None = None,
+                 extra: dict | None = None):
         body = {"error": {"code": code or ERROR_CODES.get(status, "error"), "message": message,
-                          "fields": fields or {}}}
+                          "fields": fields or {}}, **(extra or {})}
         super().__init__(json.dumps(body), status, headers)
         self.content_type = "application/json"
         self.message, self.fields = message, fields or {}
@@ -223,23 +224,20 @@ def form_params(request: bottle.BaseRequest, max_bytes: int) -> Params:
 
 
 def multipart(request: bottle.BaseRequest) -> tuple[Params, dict[str, bytes]]:
-    """A multipart form's fields decoded as UTF-8 (Bottle hands them over as Latin-1) and its
-    files as bytes; the body size was checked by the auth plugin before anything was read."""
+    """A multipart form's fields (Bottle decodes them as UTF-8, strictly) and its files as
+    bytes; the body size was checked by the auth plugin before anything was read."""
     environ = request.environ
     if "kmood.multipart" not in environ:
         try:
-            fields = []
-            for name, value in request.forms.allitems():
-                try:
-                    fields.append((name.encode("latin-1").decode("utf-8"),
-                                   value.encode("latin-1").decode("utf-8")))
-                except UnicodeError:
-                    raise ApiError(400, f"form field {name!r} is not UTF-8 text") from None
-                if has_surrogate(fields[-1][1]):
-                    raise ApiError(400, f"form field {name!r} is not valid Unicode")
+            fields = list(request.forms.allitems())
             files = {name: upload.file.read() for name, upload in request.files.allitems()}
+        except UnicodeError:
+            raise ApiError(400, "a multipart form field is not UTF-8 text") from None
         except bottle.MultipartError as exc:
             raise ApiError(400, f"unreadable multipart form: {exc}") from None
+        for name, value in fields:
+            if has_surrogate(name) or has_surrogate(value):
+                raise ApiError(400, f"form field {name!r} is not valid Unicode")
         environ["kmood.multipart"] = (Params(fields), files)
     return environ["kmood.multipart"]
 

@@ -299,6 +299,27 @@ PATHS["/api/moods/{level}"]["patch"]["requestBody"] = {"required": True, "conten
                                     "properties": {"label": STR}}}}}
 
 
+_REPORT = {"type": "object", "properties": {
+    "format": {"enum": ["daylio-csv", "daylio-backup"]}, "rows": INT,
+    "first_day": {"type": ["string", "null"]}, "last_day": {"type": ["string", "null"]},
+    "moods": {"type": "array", "items": {"type": "object", "properties": {
+        "name": STR, "level": INT, "rows": INT}}},
+    "unknown_moods": {"type": "array", "items": {"type": "object", "properties": {
+        "name": STR, "rows": INT, "first": {"type": "array", "items": STR}}}},
+    "problems": {"type": "array", "items": STR}, "more_problems": INT,
+    "warnings": {"type": "array", "items": STR}, "ignored": {"type": "array", "items": STR},
+    "imported": INT, "duplicates": INT, "dry_run": BOOL, "message": STR}}
+PATHS["/api/import/daylio"] = {"post": _op(
+    "Import a Daylio CSV export or .daylio backup: every row or none; a file imported again "
+    "adds nothing. A refused file answers 422 with the report under `report`.", _REPORT,
+    errors=(401, 413, 415, 422))}
+PATHS["/api/import/daylio"]["post"]["requestBody"] = {"required": True, "content": {
+    "multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {
+        "file": {"type": "string", "format": "binary"},
+        "mood_map": {"type": "string", "description": 'JSON {"sad": 2} or sad=2,ok=3'},
+        "dry_run": {"enum": ["0", "1", "true", "false"]}}}}}}
+
+
 PATHS["/api/entries"]["post"]["responses"]["200"] = {
     "description": "a replayed client_id: the entry created the first time, unchanged",
     "content": {"application/json": {"schema": _ref("Entry")}}}

@@ -16,7 +16,8 @@ from kmood_lib.web.views import FormError, form, handle_form, page, redirect
 
 SECTIONS = [("profile", "/settings", "Profile"), ("moods", "/settings/moods", "Mood labels"),
             ("activities", "/settings/activities", "Activities"),
-            ("metrics", "/settings/metrics", "Metrics"), ("tokens", "/settings/tokens", "API tokens")]
+            ("metrics", "/settings/metrics", "Metrics"), ("tokens", "/settings/tokens", "API tokens"),
+            ("import", "/settings/import", "Import")]
 ADMIN_SECTIONS = [("users", "/settings/users", "Household"), ("jobs", "/admin/jobs", "Jobs")]
 
 
@@ -39,7 +40,8 @@ def as_form_error(exc: Exception) -> FormError:
 def settings_page(name: str, auth: Auth, status: int = 200, **values) -> bottle.HTTPResponse:
     values.setdefault("errors", {})
     values.setdefault("fields", {})
-    return page(f"settings_{name}.tpl", auth, active="settings", section=name,
+    section = values.pop("section", name)
+    return page(f"settings_{name}.tpl", auth, active="settings", section=section,
                 sections=sections_for(auth.user), status=status, **values)
 
 

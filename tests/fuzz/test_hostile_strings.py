@@ -65,6 +65,8 @@ def body_schema_name(op) -> str | None:
     body = op.get("requestBody")
     if not body:
         return None
+    if "application/json" not in body["content"]:
+        return None  # the multipart upload: test_hostile_strings_in_the_import_upload
     schema = body["content"]["application/json"]["schema"]
     return schema["$ref"].rsplit("/", 1)[1] if "$ref" in schema else "moods"
 
@@ -128,6 +130,35 @@ def test_hostile_strings_in_every_json_field_of_every_route(world, wsgi, conn):
     assert sent > 1000
     assert alice.get("/api/entries?limit=500").status == 200
     assert alice.get("/api/activities").status == 200
+    everything_reads_back(conn)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_hostile_strings_in_the_import_upload(world, conn):
+    """Every hostile string as the mood map, the dry-run flag, and inside a CSV's mood,
+    activities, title and note; and raw bytes as the file: a 4xx or a report, never a 500,
+    and nothing stored that cannot be read back."""
+    from tests.unit.test_daylio_csv import NEWEST
+    from tests.unit.test_import_pages import upload
+
+    alice, _ = world
+    for hostile in HOSTILE:
+        text = hostile.encode("utf-8", "surrogatepass")
+        for fields in ({"mood_map": hostile}, {"dry_run": hostile}):
+            check(upload(alice, "/api/import/daylio",
+                         {k: v.encode("utf-8", "surrogatepass") for k, v in fields.items()},
+                         {"file": b"x"}), fields)
+        quoted = b'"' + text.replace(b'"', b'""') + b'"'
+        for column in range(4):
+            cells = [b"good", b"walk", b"title", b"note"]
+            cells[column] = quoted
+            row = b"2024-01-01,,,10:00," + cells[0] + b"," + cells[1] + b",," + b",".join(
+                cells[2:])
+            data = NEWEST.encode() + b"\n" + row + b"\n"
+            check(upload(alice, "/api/import/daylio", {"mood_map": "x=3"}, {"file": data}),
+                  (column, hostile[:20]))
+    for raw in (b"\xff\xfe\x00", b"PK\x03\x04" + b"\xff" * 100, bytes(range(256)) * 10):
+        check(upload(alice, "/api/import/daylio", {}, {"file": raw}), raw[:10])
     everything_reads_back(conn)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 

@@ -1,0 +1,64 @@
+"""Importing Daylio history in a real browser: upload a CSV with a custom mood name, map it on
+the report page, confirm, and find the entries in history and the year view (issue #12)."""
+
+from __future__ import annotations
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from tests.browser.conftest import (
+    DESKTOP,
+    PHONE,
+    console_errors,
+    create_user,
+    follow,
+    screenshot,
+)
+from tests.browser.test_journal import entry_cards, login
+from tests.unit.test_daylio_csv import NEWEST, csv_bytes
+
+pytestmark = pytest.mark.slow
+
+ROWS = ["2025-06-03,June 3,Tuesday,8:15 pm,Chill,reading | tea,,Evening,quiet <b>evening</b>",
+        "2025-06-02,June 2,Monday,7:40 AM,good,work,,,standup<br>then coffee",
+        "2025-06-01,June 1,Sunday,13:05,Chill,hike,,,"]
+
+
+@pytest.mark.parametrize("size, dark, name", [(PHONE, False, "phone-light"),
+                                              (DESKTOP, True, "desktop-dark")])
+def test_upload_map_a_custom_mood_confirm_and_find_the_entries(app_stack, browser, tmp_path,
+                                                               size, dark, name):
+    user = f"imp{name.split('-')[0]}"
+    create_user(app_stack, user)
+    path = tmp_path / "daylio_export.csv"
+    path.write_bytes(csv_bytes(NEWEST, *ROWS))
+    driver = browser(size, dark=dark)
+    login(driver, app_stack.url, user)
+    driver.get(app_stack.url + "/settings/import")
+    screenshot(driver, f"import-upload-{name}")
+    driver.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    report = driver.find_element(By.ID, "import-report").text
+    assert "3 entries readable, from 2025-06-01 to 2025-06-03" in report
+    picker = Select(driver.find_element(By.NAME, "map_level_0"))
+    assert "“Chill”" in driver.page_source
+    picker.select_by_value("4")
+    screenshot(driver, f"import-report-{name}")
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "form[action^='/settings/import/']"
+                                                        " button[type=submit]"))
+    result = driver.find_element(By.ID, "import-result").text
+    assert "3 entries imported; 0 skipped" in result
+    screenshot(driver, f"import-result-{name}")
+    follow(driver, driver.find_element(By.LINK_TEXT, "See them in History"))
+    cards = entry_cards(driver)
+    assert len(cards) == 3
+    assert "Chill" in cards[0].text and "20:15" in cards[0].text
+    assert "quiet evening" in cards[0].text and "Evening" in cards[0].text
+    assert "standup\nthen coffee" in cards[1].text
+    driver.get(app_stack.url + "/calendar?year=2025")
+    days = {cell.get_attribute("title") or cell.text for cell in
+            driver.find_elements(By.CSS_SELECTOR, ".pixels td a")}
+    assert len(days) == 3, days
+    screenshot(driver, f"import-year-{name}")
+    assert console_errors(driver) == []
