@@ -11,6 +11,7 @@ import base64
 import binascii
 import csv
 import hashlib
+import html
 import io
 import json
 import re
@@ -112,11 +113,17 @@ class _PlainText(HTMLParser):
         self.parts.append(data)
 
 
-def html_to_text(value: str) -> str:
-    """Daylio's HTML notes as plain text: `<br>` a newline, entities unescaped, tags dropped."""
+def html_to_text(value: str, parser: _PlainText | None = None) -> str:
+    """Daylio's HTML notes as plain text: `<br>` a newline, entities unescaped, tags dropped.
+    A parser may be passed in to be reused (reset first) across many notes."""
     if "<" not in value and "&" not in value:
         return value.strip()
-    parser = _PlainText()
+    lines = value.replace("<br/>", "<br>").replace("<br />", "<br>").split("<br>")
+    if not any("<" in line for line in lines):  # only line breaks: what most notes hold
+        return html.unescape("\n".join(lines)).strip()  # as HTMLParser unescapes text
+    parser = parser or _PlainText()
+    parser.reset()
+    parser.parts = []
     parser.feed(value)
     parser.close()
     return "".join(parser.parts).strip()
@@ -226,6 +233,7 @@ class Plan:
     moods: Counter = field(default_factory=Counter)  # (name, level) -> rows
     unknown_moods: dict[str, dict] = field(default_factory=dict)  # name -> count, first lines
     groups: dict[str, str] = field(default_factory=dict)  # activity -> group name
+    html: _PlainText = field(default_factory=_PlainText, repr=False)  # reused for every note
 
     def problem(self, message: str) -> None:
         self.problems.append(message)
@@ -303,7 +311,7 @@ def read_csv(data: bytes, moods: MoodNames) -> Plan:
             signature = (row.local_date.isoformat(), record["time"].strip(),
                          record["mood"].strip(), record["activities"], record["note"])
             seen[signature] += 1
-            digest = hashlib.sha256(json.dumps(signature).encode()).hexdigest()[:32]
+            digest = hashlib.sha256("\x1f".join(signature).encode()).hexdigest()[:32]
             row.import_key = f"daylio-csv:{digest}:{seen[signature]}"
             plan.rows.append(row)
     return plan
@@ -342,7 +350,8 @@ def _csv_row(plan: Plan, record: dict, where: str, moods: MoodNames) -> Row | No
     activities = [a.strip() for a in record["activities"].split("|")]
     metrics = _scales(plan, record.get("scales", ""), where)
     return Row(where, day, minute, None, level, name, [a for a in activities if a],
-               html_to_text(record.get("note_title", "")), html_to_text(record["note"]), metrics,
+               html_to_text(record.get("note_title", ""), plan.html),
+               html_to_text(record["note"], plan.html), metrics,
                "")
 
 
@@ -550,8 +559,9 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
     level, name = mood
     plan.moods[(name, level)] += 1
     return Row(where, day, minute, offset_s, level, name,
-               list(dict.fromkeys(tags[t] for t in tag_ids)), html_to_text(notes["note_title"]),
-               html_to_text(notes["note"]), [], f"daylio-backup:{identity}:{ident}"), mismatch
+               list(dict.fromkeys(tags[t] for t in tag_ids)),
+               html_to_text(notes["note_title"], plan.html), html_to_text(notes["note"], plan.html),
+               [], f"daylio-backup:{identity}:{ident}"), mismatch
 
 
 def date_ordinal_ms(day: date) -> int:

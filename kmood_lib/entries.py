@@ -54,20 +54,27 @@ def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
     return Saved(entry_id, True)
 
 
+_INSERT = (
+    "INSERT INTO entries (user_id, client_id, occurred_at, utc_offset_s, local_date,"
+    " local_minute, time_known, mood, mood_label, note_title, note, lat, lon, source,"
+    " import_key, created_at, updated_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _entry_row(user_id: int, data: EntryInput, source: str, now_ms: int) -> tuple:
+    moment = data.moment
+    return (user_id, data.client_id, moment.occurred_at_ms, moment.offset_s, moment.local_date,
+            moment.local_minute, int(data.time_known), data.mood, data.mood_label,
+            data.note_title, data.note, *(data.location or (None, None)), source,
+            data.import_key, now_ms, now_ms)
+
+
 def insert_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, source: str,
                  now_ms: int) -> int:
     """The entry's rows, inside the caller's transaction; returns its id."""
-    moment = data.moment
-    entry_id = conn.execute(
-        "INSERT INTO entries (user_id, client_id, occurred_at, utc_offset_s, local_date,"
-        " local_minute, time_known, mood, mood_label, note_title, note, lat, lon, source,"
-        " import_key, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        (user_id, data.client_id, moment.occurred_at_ms, moment.offset_s, moment.local_date,
-         moment.local_minute, int(data.time_known), data.mood, data.mood_label,
-         data.note_title, data.note, *(data.location or (None, None)), source,
-         data.import_key, now_ms, now_ms),
-    ).fetchall()[0][0]
+    entry_id = conn.execute(_INSERT + " RETURNING id",
+                            _entry_row(user_id, data, source, now_ms)).fetchall()[0][0]
     _add_activities(conn, user_id, entry_id, data.activities, now_ms)
     _add_metrics(conn, entry_id, data.metrics)
     if data.song is not None:
@@ -77,6 +84,24 @@ def insert_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
                      (entry_id, song.artist, song.title, song.album, song.source, now_ms,
                       song.artist, song.title))
     return entry_id
+
+
+def insert_imported(conn: sqlite3.Connection, user_id: int, items: list[EntryInput],
+                    source: str, now_ms: int) -> None:
+    """Many imported entries (each with its import key, no song) inside the caller's
+    transaction, a statement per table rather than per entry: the ids come back through the
+    unique import keys."""
+    conn.executemany(_INSERT, [_entry_row(user_id, data, source, now_ms) for data in items])
+    ids = dict(conn.execute("SELECT import_key, id FROM entries WHERE user_id = ? AND import_key"
+                            " IN (SELECT value FROM json_each(?))",
+                            (user_id, json.dumps([d.import_key for d in items]))).fetchall())
+    activity_ids = vocab.activity_ids(conn, user_id, [n for d in items for n in d.activities],
+                                      now_ms)
+    conn.executemany("INSERT OR IGNORE INTO entry_activities (entry_id, activity_id)"
+                     " VALUES (?, ?)", [(ids[d.import_key], activity_ids[name_key(n)])
+                                        for d in items for n in d.activities])
+    conn.executemany("INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?)",
+                     [(ids[d.import_key], m, v) for d in items for m, v in d.metrics.items()])
 
 
 def _add_activities(conn, user_id: int, entry_id: int, names: list[str], now_ms: int) -> None:

@@ -41,6 +41,7 @@ from kmood_lib.validation import MAX_YEAR, MIN_YEAR, resolve_local_time
 log = logging.getLogger(__name__)
 
 DATE_ONLY_MINUTE = 12 * 60  # a date-only entry is stored (and sorts) at noon
+BATCH = 500  # rows written per statement, and the progress step
 
 
 class ImportRefused(Exception):
@@ -152,6 +153,7 @@ def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str],
     metrics = _metrics(conn, user_id, plan, now_ms, dry_run)
     default_names = {level: name_key(label) for level, label in labels.items()}
     imported = duplicates = 0
+    batch: list[EntryInput] = []
     for done, row in enumerate(plan.rows, 1):
         moment = _moment(row, tz)
         signature = (moment.local_date, moment.local_minute, row.level, row.note)
@@ -170,9 +172,13 @@ def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str],
                                   note=row.note, time_known=row.minute is not None,
                                   import_key=row.import_key,
                                   metrics=_values(plan, row, metrics))
-                entries.insert_entry(conn, user_id, data, "daylio", now_ms)
-        if progress is not None and (done % 500 == 0 or done == len(plan.rows)):
-            progress(done, len(plan.rows))
+                batch.append(data)
+        if done % BATCH == 0 or done == len(plan.rows):
+            if batch:
+                entries.insert_imported(conn, user_id, batch, "daylio", now_ms)
+                batch = []
+            if progress is not None:
+                progress(done, len(plan.rows))
     if not dry_run:
         _groups(conn, user_id, plan)
     return imported, duplicates

@@ -59,6 +59,22 @@ def ensure_activities(conn: sqlite3.Connection, user_id: int, names: list[str], 
                  (entry_id, user_id, encoded))
 
 
+def activity_ids(conn: sqlite3.Connection, user_id: int, names: list[str], now_ms: int
+                 ) -> dict[str, int]:
+    """name key -> activity id for these names, creating the unknown ones (first spelling)."""
+    spelled = {}
+    for name in names:
+        spelled.setdefault(name_key(name), name)
+    encoded = json.dumps([[name, key] for key, name in spelled.items()])
+    conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                 " SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?"
+                 " FROM json_each(?) WHERE true"
+                 " ON CONFLICT (user_id, name_key) DO NOTHING", (user_id, now_ms, encoded))
+    return dict(conn.execute("SELECT name_key, id FROM activities WHERE user_id = ? AND name_key"
+                             " IN (SELECT json_extract(value, '$[1]') FROM json_each(?))",
+                             (user_id, encoded)).fetchall())
+
+
 _ACTIVITY_SELECT = (
     "SELECT a.id, a.name, g.name AS grp, a.archived_at IS NOT NULL AS archived,"
     " (SELECT count(*) FROM entry_activities ea WHERE ea.activity_id = a.id) AS uses"

@@ -281,3 +281,17 @@ def test_localised_day_helper_refuses_what_it_cannot_read():
         localised_day("year", "June 22")
     with pytest.raises(ValueError):
         localised_day("2019", "31 June")
+
+
+@pytest.mark.parametrize("note", [
+    "a<br>b &amp; c", "x&lt;br&gt;y", "one<br/>two<br />three &#128578;", "a < b<br>c",
+    "<b>x</b><br>y", "&nbsp;hi&", "Tom &amp Jerry", "&#x41;&#65;", "<BR>upper", "<br><br>",
+    "<p>para</p>two", "<a href='x'>link</a> &quot;q&quot;",
+])
+def test_the_line_break_shortcut_reads_notes_exactly_as_html_parser_does(note):
+    from kmood_lib.daylio import _PlainText
+
+    parser = _PlainText()
+    parser.feed(note)
+    parser.close()
+    assert html_to_text(note) == "".join(parser.parts).strip()
