@@ -1,5 +1,5 @@
 """k-mood web server (Bottle on waitress) and admin CLI: serve, migrate, create-user, users,
-import-daylio."""
+import-daylio, import-json, export, backup."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import logging
 import signal
 import sys
 
-from kmood_lib import import_cli, users
+from kmood_lib import portability_cli, users
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.cli import EXIT_OK, EXIT_USAGE, UsageError, run_main
 from kmood_lib.config import Config
@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("name", help="username")
     delete.add_argument("--yes", action="store_true",
                         help="really delete (without it, only say what would go)")
-    import_cli.add_parser(sub)
+    portability_cli.add_parser(sub)
     return parser
 
 
@@ -174,12 +174,21 @@ def cmd_users(args, config: Config) -> int:
 
 
 def cmd_import_daylio(args, config: Config) -> int:
-    return import_cli.cmd_import_daylio(args, bootstrap(config))
+    return portability_cli.cmd_import_daylio(args, bootstrap(config))
+
+
+def cmd_import_json(args, config: Config) -> int:
+    return portability_cli.cmd_import_json(args, bootstrap(config))
+
+
+def cmd_export(args, config: Config) -> int:
+    return portability_cli.cmd_export(args, bootstrap(config))
 
 
 COMMANDS = {None: cmd_serve, "serve": cmd_serve, "migrate": cmd_migrate,
             "create-user": cmd_create_user, "users": cmd_users,
-            "import-daylio": cmd_import_daylio}
+            "import-daylio": cmd_import_daylio, "import-json": cmd_import_json,
+            "export": cmd_export, "backup": portability_cli.cmd_backup}
 
 
 def main(argv=None, environ=None, bootstrap_kwargs: dict | None = None) -> int:

@@ -236,6 +236,15 @@ class Config:
     )
     lastfm_url: str = _setting("KMOOD_LASTFM_URL", "https://ws.audioscrobbler.com", _url, "")
     lastfm_api_key: str = _setting("KMOOD_LASTFM_API_KEY", "", _text, "Last.fm API key")
+    backup_dir: str = _setting(
+        "KMOOD_BACKUP_DIR", "", _text, "where the worker keeps rotating backups (empty: off)"
+    )
+    backup_interval_s: float = _setting(
+        "KMOOD_BACKUP_INTERVAL_S", "86400", _float(60), "time between two of the worker's backups"
+    )
+    backup_keep: int = _setting(
+        "KMOOD_BACKUP_KEEP", "7", _int(1, 1000), "how many of the worker's backups are kept"
+    )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Config:

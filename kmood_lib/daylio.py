@@ -80,11 +80,14 @@ def parse_mood_map(value: str) -> dict[str, int]:
 
 
 class MoodNames:
-    """Mood name -> level: the user's map first, then the user's own labels, then the
-    defaults; names compared by name key after trimming."""
+    """Mood name -> level: the user's map first, then the user's own labels, then the custom
+    names the user's entries already carry for one level only, then the defaults; names
+    compared by name key after trimming."""
 
-    def __init__(self, user_map: dict[str, int], user_labels: dict[int, str]):
+    def __init__(self, user_map: dict[str, int], user_labels: dict[int, str],
+                 used: dict[str, int] | None = None):
         self.known = {name_key(k): v for k, v in DEFAULT_MOODS.items()}
+        self.known.update(used or {})
         self.known.update({name_key(label.strip()): level for level, label in user_labels.items()})
         self.known.update(user_map)
 
@@ -202,6 +205,7 @@ class Metric:
     value: float
     unit: str | None
     max: float | None
+    min: float | None = None
 
 
 @dataclass
@@ -219,6 +223,10 @@ class Row:
     note: str
     metrics: list[Metric]
     import_key: str
+    second: int = 0
+    location: tuple[float, float] | None = None
+    song: object | None = None  # entry_input.Song (k-mood's own export only)
+    source: str = "daylio"
 
 
 @dataclass
@@ -333,7 +341,8 @@ def _csv_row(plan: Plan, record: dict, where: str, moods: MoodNames) -> Row | No
         plan.days.append(day)
     minute = None
     try:
-        minute = parse_time(record["time"])
+        # Daylio always writes a time; k-mood's own CSV leaves it empty for a date-only entry.
+        minute = parse_time(record["time"]) if record["time"].strip() else None
     except ValueError as exc:
         errors.append(str(exc))
     name = record["mood"].strip()

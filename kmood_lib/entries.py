@@ -88,9 +88,9 @@ def insert_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
 
 def insert_imported(conn: sqlite3.Connection, user_id: int, items: list[EntryInput],
                     source: str, now_ms: int) -> None:
-    """Many imported entries (each with its import key, no song) inside the caller's
-    transaction, a statement per table rather than per entry: the ids come back through the
-    unique import keys."""
+    """Many imported entries (each with its import key) inside the caller's transaction, a
+    statement per table rather than per entry: the ids come back through the unique import
+    keys."""
     conn.executemany(_INSERT, [_entry_row(user_id, data, source, now_ms) for data in items])
     ids = dict(conn.execute("SELECT import_key, id FROM entries WHERE user_id = ? AND import_key"
                             " IN (SELECT value FROM json_each(?))",
@@ -102,6 +102,11 @@ def insert_imported(conn: sqlite3.Connection, user_id: int, items: list[EntryInp
                                         for d in items for n in d.activities])
     conn.executemany("INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?)",
                      [(ids[d.import_key], m, v) for d in items for m, v in d.metrics.items()])
+    conn.executemany("INSERT INTO songs (entry_id, artist, title, album, source, created_at,"
+                     " lookup_key) VALUES (?, ?, ?, ?, ?, ?, " + LOOKUP_KEY_SQL + ")",
+                     [(ids[d.import_key], d.song.artist, d.song.title, d.song.album,
+                       d.song.source, now_ms, d.song.artist, d.song.title)
+                      for d in items if d.song is not None])
 
 
 def _add_activities(conn, user_id: int, entry_id: int, names: list[str], now_ms: int) -> None:

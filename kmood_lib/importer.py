@@ -22,7 +22,7 @@ from collections.abc import Callable
 from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from kmood_lib import daylio, entries, vocab
+from kmood_lib import daylio, entries, export, vocab
 from kmood_lib.daylio import MAX_PROBLEMS, Plan, Row
 from kmood_lib.db import transaction
 from kmood_lib.entry_input import (
@@ -31,6 +31,7 @@ from kmood_lib.entry_input import (
     MAX_LABEL,
     MAX_NOTE,
     MAX_NOTE_TITLE,
+    MAX_SONG_FIELD,
     EntryInput,
     Moment,
 )
@@ -86,7 +87,7 @@ def refuse_if_unfit(plan: Plan, report: dict) -> None:
 
 def _moment(row: Row, tz: ZoneInfo) -> Moment:
     minute = DATE_ONLY_MINUTE if row.minute is None else row.minute
-    wall = datetime.combine(row.local_date, time(minute // 60, minute % 60))
+    wall = datetime.combine(row.local_date, time(minute // 60, minute % 60, row.second))
     if row.offset_s is None:
         return Moment.of(resolve_local_time(wall, tz))
     return Moment.of(wall.replace(tzinfo=timezone(timedelta(seconds=row.offset_s))))
@@ -106,6 +107,12 @@ def _check(row: Row) -> list[str]:
         if len(name) > MAX_ACTIVITY_NAME or text_problem(name, name=True):
             problems.append(f"the activity {name[:40]!r} is longer than {MAX_ACTIVITY_NAME}"
                             f" characters or holds control characters")
+    song = row.song
+    for what, text in (("artist", song.artist), ("title", song.title),
+                       ("album", song.album or "")) if song else ():
+        if len(text) > MAX_SONG_FIELD or text_problem(text, name=True):
+            problems.append(f"the song's {what} is longer than {MAX_SONG_FIELD} characters or"
+                            f" holds control characters")
     for what, text, limit in (("title", row.note_title, MAX_NOTE_TITLE),
                               ("note", row.note, MAX_NOTE)):
         if len(text) > limit:
@@ -153,7 +160,7 @@ def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str],
     metrics = _metrics(conn, user_id, plan, now_ms, dry_run)
     default_names = {level: name_key(label) for level, label in labels.items()}
     imported = duplicates = 0
-    batch: list[EntryInput] = []
+    batch: list[tuple[str, EntryInput]] = []
     for done, row in enumerate(plan.rows, 1):
         moment = _moment(row, tz)
         signature = (moment.local_date, moment.local_minute, row.level, row.note)
@@ -170,13 +177,14 @@ def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str],
                 data = EntryInput(moment=moment, mood=row.level, mood_label=label,
                                   activities=row.activities, note_title=row.note_title,
                                   note=row.note, time_known=row.minute is not None,
-                                  import_key=row.import_key,
-                                  metrics=_values(plan, row, metrics))
-                batch.append(data)
+                                  import_key=row.import_key, location=row.location,
+                                  song=row.song, metrics=_values(plan, row, metrics))
+                batch.append((row.source, data))
         if done % BATCH == 0 or done == len(plan.rows):
-            if batch:
-                entries.insert_imported(conn, user_id, batch, "daylio", now_ms)
-                batch = []
+            for source in sorted({s for s, _ in batch}):
+                entries.insert_imported(conn, user_id, [d for s, d in batch if s == source],
+                                        source, now_ms)
+            batch = []
             if progress is not None:
                 progress(done, len(plan.rows))
     if not dry_run:
@@ -197,7 +205,8 @@ def _metrics(conn, user_id: int, plan: Plan, now_ms: int, dry_run: bool) -> dict
             conn.execute("INSERT INTO metrics (user_id, name, name_key, unit, min_value,"
                          " max_value, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (user_id, m.name[:MAX_LABEL], key, (m.unit or "")[:32],
-                          0 if m.max is not None else None, m.max, now_ms))
+                          m.min if m.min is not None else (0 if m.max is not None else None),
+                          m.max, now_ms))
             defs = vocab.metric_defs(conn, user_id)
         if key in defs:
             metric_id, _, low, high = defs[key]
@@ -225,12 +234,25 @@ def _groups(conn, user_id: int, plan: Plan) -> None:
                      " AND group_id IS NULL", (group_id, user_id, name_key(activity)))
 
 
+def used_labels(conn, user_id: int) -> dict[str, int]:
+    """name key -> level of the custom mood names on this user's entries that name one level
+    only (so k-mood's own CSV export reads back without a mood map)."""
+    levels: dict[str, set[int]] = {}
+    for label, mood in conn.execute("SELECT DISTINCT mood_label, mood FROM entries"
+                                    " WHERE user_id = ? AND mood_label IS NOT NULL", (user_id,)):
+        levels.setdefault(name_key(label.strip()), set()).add(mood)
+    return {key: next(iter(found)) for key, found in levels.items() if len(found) == 1}
+
+
 def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int]) -> tuple[Plan, str]:
-    """Read an uploaded file as what it is: a `.daylio` backup (a ZIP) or a Daylio CSV.
-    Raises daylio.DaylioFormatError."""
+    """Read an uploaded file as what it is: a `.daylio` backup (a ZIP), k-mood's own JSON
+    export, or a Daylio CSV (k-mood's CSV export is one). Raises daylio.DaylioFormatError."""
     if data[:4] == b"PK\x03\x04":
         return daylio.read_backup(data), "daylio-backup"
-    moods = daylio.MoodNames(mood_map, vocab.mood_labels(conn, user_id))
+    if export.is_export(data):
+        return export.read_export(data), "kmood-json"
+    moods = daylio.MoodNames(mood_map, vocab.mood_labels(conn, user_id),
+                             used_labels(conn, user_id))
     return daylio.read_csv(data, moods), "daylio-csv"
 
 

@@ -19,9 +19,10 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from kmood_lib import auth as auth_store
-from kmood_lib import db, jobs, throttle
+from kmood_lib import backup, db, jobs, throttle
 from kmood_lib.bootstrap import Services
 from kmood_lib.db import transaction
 
@@ -376,13 +377,30 @@ def checkpoint_wal(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> boo
     return False
 
 
+def take_rotating_backup(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
+    """A backup into KMOOD_BACKUP_DIR when the newest one there is older than the interval."""
+    config = worker.config
+    directory = Path(config.backup_dir)
+    if backup.due(directory, config.backup_interval_s, now_ms):
+        backup.rotate(config.db_path, directory, config.backup_keep, config.busy_timeout_ms,
+                      now_ms)
+    return False
+
+
+BACKUP_CHECK_S = 60  # how often the worker looks whether a backup is due
+
+
 def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
     """(name, interval_s, step) for the maintenance the worker owns."""
-    return [
+    steps = [
         ("wal_checkpoint", services.config.checkpoint_interval_s, checkpoint_wal),
         ("session_cleanup", services.config.session_cleanup_interval_s, clean_up_sessions),
         ("prune_jobs", services.config.session_cleanup_interval_s, prune_jobs),
     ]
+    if services.config.backup_dir:
+        steps.append(("backup", min(BACKUP_CHECK_S, services.config.backup_interval_s),
+                      take_rotating_backup))
+    return steps
 
 
 def run_once(services: Services, now_ms: int | None = None) -> bool:

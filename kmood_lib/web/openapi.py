@@ -320,6 +320,18 @@ PATHS["/api/import/daylio"]["post"]["requestBody"] = {"required": True, "content
         "dry_run": {"enum": ["0", "1", "true", "false"]}}}}}}
 
 
+PATHS["/api/export"] = {"get": {
+    "summary": "Everything of this user as a file: k-mood's JSON (imports back into any "
+               "k-mood) or a CSV in Daylio's newest column layout",
+    "parameters": [{"name": "format", "in": "query", "schema": {"enum": ["json", "csv"]}}],
+    "responses": {
+        "200": {"description": "the file (Content-Disposition: attachment)", "content": {
+            "application/json": {"schema": {"type": "object"}},
+            "text/csv": {"schema": {"type": "string"}}}},
+        **{code: {"description": "error", "content": {"application/json": {
+            "schema": _ref("Error")}}} for code in ("401", "422")}}}}
+
+
 PATHS["/api/entries"]["post"]["responses"]["200"] = {
     "description": "a replayed client_id: the entry created the first time, unchanged",
     "content": {"application/json": {"schema": _ref("Entry")}}}

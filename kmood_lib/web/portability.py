@@ -1,5 +1,6 @@
-"""Bringing history in: `POST /api/import/daylio`, and the import pages under settings —
-upload, read the dry-run report (with a level picker for each unknown mood name), confirm."""
+"""Your data in and out: `POST /api/import/daylio` and `GET /api/export`, and the import and
+export page under settings — upload, read the dry-run report (with a level picker for each
+unknown mood name), confirm; download everything as JSON or CSV."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from zoneinfo import ZoneInfo
 
 import bottle
 
-from kmood_lib import daylio, importer, vocab
+from kmood_lib import daylio, export, importer, vocab
+from kmood_lib.db import transaction
 from kmood_lib.text import name_key
 from kmood_lib.web.auth import Auth
-from kmood_lib.web.http import ApiError, Params, json_response, multipart
+from kmood_lib.web.http import ApiError, Params, json_response, multipart, query_params
 from kmood_lib.web.settings import not_found, settings_page
 from kmood_lib.web.views import FormError, handle_form
 
@@ -56,6 +58,24 @@ def register(app: bottle.Bottle, services) -> None:
             raise ApiError(422, exc.report["message"], {"file": exc.report["message"]},
                            extra={"report": exc.report}) from None
         return json_response(report)
+
+    @app.get("/api/export")
+    def api_export(conn, auth: Auth):
+        wanted = query_params(bottle.request).get("format", "json")
+        if wanted not in ("json", "csv"):
+            raise ApiError(422, "format must be json or csv", {"format": "json or csv"})
+        return download(conn, auth, wanted)
+
+    def download(conn, auth: Auth, wanted: str) -> bottle.HTTPResponse:
+        """The whole journal as a file: one read snapshot, so it is consistent."""
+        with transaction(conn, immediate=False):
+            body = (export.export_json(conn, auth.user.id, clock.now_ms()) if wanted == "json"
+                    else export.export_csv(conn, auth.user.id))
+        day = clock.now().date().isoformat()
+        kind = "application/json" if wanted == "json" else "text/csv"
+        return bottle.HTTPResponse(body.encode("utf-8"), headers={
+            "Content-Type": f"{kind}; charset=utf-8", "Cache-Control": "no-store",
+            "Content-Disposition": f'attachment; filename="kmood-{day}.{wanted}"'})
 
     # --- pages ----------------------------------------------------------------------------
 

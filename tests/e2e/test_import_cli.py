@@ -70,3 +70,30 @@ def test_import_daylio_refuses_bad_input_with_exit_2(tmp_path):
         assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
         assert "Traceback" not in result.stderr
     assert entries(tmp_path / "k.db") == 0
+
+
+def test_export_to_a_file_and_import_json_into_a_fresh_database(tmp_path):
+    env = base_env(tmp_path / "k.db")
+    run(["kmood.py", "create-user", "ann", "--password-stdin"], env, input="a long password\n")
+    (tmp_path / "backup.daylio").write_bytes(backup())
+    assert run(["kmood.py", "import-daylio", str(tmp_path / "backup.daylio"), "--user", "ann"],
+               env).returncode == 0
+    out = tmp_path / "ann.json"
+    done = run(["kmood.py", "export", "--user", "ann", "--format", "json", "-o", str(out)], env)
+    assert done.returncode == 0 and f"to {out}" in done.stderr
+    assert not (tmp_path / "ann.json.partial").exists()
+    csv_out = run(["kmood.py", "export", "--user", "ann", "--format", "csv"], env)
+    assert csv_out.stdout.startswith("\ufefffull_date,date,weekday,time,mood,")
+    assert csv_out.stdout.count("\n") == 8  # the header and seven entries
+    other = base_env(tmp_path / "other.db")
+    run(["kmood.py", "create-user", "ann", "--password-stdin"], other, input="a long password\n")
+    first = run(["kmood.py", "import-json", str(out), "--user", "ann"], other)
+    assert first.returncode == 0 and "Imported 7 entries" in first.stdout, first.stderr
+    again = run(["kmood.py", "import-json", str(out), "--user", "ann"], other)
+    assert "Imported 0 entries; 7 already in the journal." in again.stdout
+    assert entries(tmp_path / "other.db") == 7
+    not_json = run(["kmood.py", "import-json", str(tmp_path / "backup.daylio"), "--user", "ann"],
+                   other)
+    assert not_json.returncode == 2 and "not a k-mood JSON export" in not_json.stderr
+    nobody = run(["kmood.py", "export", "--user", "nobody"], env)
+    assert nobody.returncode == 2 and "no user 'nobody'" in nobody.stderr

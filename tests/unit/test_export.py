@@ -1,0 +1,172 @@
+"""Export and re-import: k-mood's JSON carries everything and imports back into a fresh
+database as identical entries; the Daylio-style CSV reads back through the Daylio importer with
+the same moods, activities and notes; both downloads from the API (issue #12)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from kmood_lib import export, importer
+from kmood_lib.bootstrap import bootstrap
+from kmood_lib.config import Config
+from tests.helpers import base_env
+from tests.unit.test_daylio_backup import backup
+
+# What must survive a round trip (ids, times of creation and what the worker looks up again
+# are the new database's own).
+KEPT = ("occurred_at", "time_known", "mood", "mood_label", "activities", "note_title", "note",
+        "metrics", "source")
+
+
+def kept(entry: dict) -> dict:
+    out = {k: entry[k] for k in KEPT}
+    out["location"] = entry["location"] and {k: entry["location"][k] for k in ("lat", "lon")}
+    out["song"] = entry["song"] and {k: entry["song"][k] for k in ("artist", "title", "album",
+                                                                    "source")}
+    return out
+
+
+@pytest.fixture
+def journal(client_for, conn):
+    """A journal with everything an entry can hold, written through the API and a backup."""
+    ann = client_for("ann", timezone="Europe/Berlin")
+    user_id = conn.execute("SELECT id FROM users WHERE username = 'ann'").fetchone()[0]
+    assert ann.post("/api/metrics", {"name": "sleep", "unit": "h", "min": 0, "max": 24}
+                    ).status == 201
+    assert ann.post("/api/activities", {"name": "running", "group": "Sport"}).status == 201
+    bodies = [
+        {"mood": 4, "occurred_at": "2025-05-01T21:15:07+02:00", "activities": ["running", "tea"],
+         "note_title": "A <title> & more", "note": "line one\nline two, \"quoted\"\n  indented",
+         "metrics": {"sleep": 7.25}, "location": {"lat": 52.52, "lon": 13.405},
+         "song": {"artist": "Radiohead", "title": "Reckoner", "album": "In Rainbows",
+                  "source": "manual"}},
+        {"mood": 2, "mood_label": "Grumpy", "occurred_at": "2025-05-02T06:00:00+02:00",
+         "note": "café ☕ 🙂"},
+        {"mood": 5, "occurred_at": "2025-05-02T06:00:00+02:00"},
+    ]
+    for body in bodies:
+        assert ann.post("/api/entries", body).status == 201, body
+    importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), backup(), {}, 0)
+    return ann, user_id
+
+
+def fresh(tmp_path, clock):
+    services = bootstrap(Config.from_env(base_env(tmp_path / "fresh.db")), clock=clock)
+    conn = services.connect()
+    from kmood_lib import users
+
+    user = users.create_user(conn, "ann", "long password", now_ms=0, hasher=services.hasher,
+                             timezone="Europe/Berlin")
+    return conn, user.id
+
+
+def api_entries(conn, user_id: int) -> list[dict]:
+    return [kept(e) for e in export.all_entries(conn, user_id)]
+
+
+def test_json_export_imports_into_a_fresh_database_as_identical_entries(journal, conn,
+                                                                       tmp_path, clock):
+    ann, user_id = journal
+    response = ann.get("/api/export?format=json")
+    assert response.status == 200
+    assert response.headers["Content-Disposition"].startswith('attachment; filename="kmood-')
+    document = response.json
+    assert document["format"] == "k-mood" and document["version"] == 1
+    assert len(document["entries"]) == 10 and document["entries"][0]["occurred_at"] < \
+        document["entries"][-1]["occurred_at"]  # oldest first
+    assert {"name": "sleep", "unit": "h", "min": 0.0, "max": 24.0} in document["metrics"]
+    assert {"name": "running", "group": "Sport", "archived": False} in document["activities"]
+    other, other_id = fresh(tmp_path, clock)
+    report = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), response.body,
+                                  {}, 0)
+    assert (report["imported"], report["format"]) == (10, "kmood-json")
+    assert api_entries(other, other_id) == api_entries(conn, user_id)
+    groups = dict(other.execute("SELECT a.name, g.name FROM activities a JOIN activity_groups g"
+                                " ON g.id = a.group_id").fetchall())
+    assert groups["running"] == "Sport" and groups["work"] == "Work stuff"
+    again = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), response.body,
+                                 {}, 0)
+    assert (again["imported"], again["duplicates"]) == (0, 10)
+    # ...and back into the journal it came from: every entry is already there.
+    home = importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), response.body, {}, 0)
+    assert (home["imported"], home["duplicates"]) == (0, 10)
+
+
+def test_csv_export_is_daylio_shaped_and_reads_back_with_the_same_moods_and_notes(
+        journal, conn, tmp_path, clock):
+    ann, user_id = journal
+    response = ann.get("/api/export?format=csv")
+    assert response.status == 200 and response.headers["Content-Type"].startswith("text/csv")
+    text = response.body.decode("utf-8")
+    assert text.startswith("\ufefffull_date,date,weekday,time,mood,activities,scales,"
+                           "note_title,note\n")
+    rows = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
+    newest = rows[0]
+    assert rows[-1]["full_date"] == "2022-12-31"  # newest first, like Daylio
+    first = next(r for r in rows if r["full_date"] == "2025-05-01")
+    assert first["date"] == "May 1" and first["weekday"] == "Thursday"
+    assert first["time"] == "21:15" and first["activities"] == "running | tea"
+    assert first["scales"] == "sleep: 7.25/24 h"
+    assert first["note_title"] == "A &lt;title&gt; &amp; more"
+    assert first["note"] == 'line one<br>line two, "quoted"<br>  indented'
+    assert next(r for r in rows if r["full_date"] == "2023-04-01")["time"] == ""  # date-only
+    del newest
+    # Read back into the same journal: every row matches an entry (nothing new).
+    same = importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), response.body, {}, 0)
+    assert (same["imported"], same["duplicates"]) == (0, 10)
+    # Into a fresh journal, with the custom names mapped: the same moods, activities, notes.
+    other, other_id = fresh(tmp_path, clock)
+    mood_map = {"grumpy": 2, "pretty good": 4, "null": 4, "tired": 2}
+    report = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), response.body,
+                                  mood_map, 0)
+    assert report["imported"] == 10
+
+    def essence(conn_, uid):
+        return sorted((e["occurred_at"][:16], e["time_known"], e["mood"], e["mood_label"],
+                       e["activities"], e["note_title"], e["note"].strip())
+                      for e in export.all_entries(conn_, uid))
+
+    assert essence(other, other_id) == essence(conn, user_id)
+
+
+def test_an_unknown_export_format_is_422_and_a_stranger_gets_nothing(journal, wsgi):
+    from tests.wsgi import Client
+
+    ann, _ = journal
+    assert ann.get("/api/export?format=xml").status == 422
+    assert Client(wsgi).get("/api/export").status == 401
+
+
+@pytest.mark.parametrize("data, message", [
+    (b'{"format": "k-mood", "version": 7, "entries": []}', "version 7"),
+    (b'{"format": "other"}', "not a k-mood export"),
+    (b'{"format": "k-mood", "version": 1}', "no entries list"),
+    (b'{"format": "k-mood", "version": 1, "entries": [', "not valid JSON"),
+])
+def test_files_that_are_not_a_k_mood_export_are_refused(conn, make_user, data, message):
+    make_user("bea")
+    user_id = conn.execute("SELECT id FROM users WHERE username = 'bea'").fetchone()[0]
+    with pytest.raises(export.ExportFormatError, match=message):
+        importer.import_file(conn, user_id, ZoneInfo("UTC"), data, {}, 0)
+
+
+def test_a_bad_entry_in_an_export_refuses_the_whole_file(conn, make_user):
+    make_user("bea")
+    user_id = conn.execute("SELECT id FROM users WHERE username = 'bea'").fetchone()[0]
+    good = {"id": 1, "occurred_at": "2025-01-01T10:00:00+01:00", "mood": 3, "activities": [],
+            "note_title": "", "note": "", "metrics": {}, "location": None, "song": None}
+    document = {"format": "k-mood", "version": 1, "entries": [
+        good, {**good, "id": 2, "mood": 9}, {**good, "id": 3, "occurred_at": "yesterday"},
+        {**good, "id": 4, "location": {"lat": 91, "lon": 0}},
+        {**good, "id": 5, "song": {"artist": "a", "title": "t", "source": "radio"}}]}
+    with pytest.raises(importer.ImportRefused) as refused:
+        importer.import_file(conn, user_id, ZoneInfo("UTC"), json.dumps(document).encode(), {},
+                             0)
+    assert [p.split(":")[0] for p in refused.value.report["problems"]] == [
+        "entry 2", "entry 3", "entry 4", "entry 5"]
+    assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 0
