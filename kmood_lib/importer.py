@@ -161,7 +161,9 @@ def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str],
     default_names = {level: name_key(label) for level, label in labels.items()}
     imported = duplicates = 0
     batch: list[tuple[str, EntryInput]] = []
-    for done, row in enumerate(plan.rows, 1):
+    # Oldest first (Daylio writes newest first): the entries' indexes then grow at their end.
+    ordered = sorted(plan.rows, key=lambda r: (r.local_date, r.minute or 0, r.second))
+    for done, row in enumerate(ordered, 1):
         moment = _moment(row, tz)
         signature = (moment.local_date, moment.local_minute, row.level, row.note)
         if row.import_key in keys or existing[signature] > 0:

@@ -286,9 +286,12 @@ def test_localised_day_helper_refuses_what_it_cannot_read():
 @pytest.mark.parametrize("note", [
     "a<br>b &amp; c", "x&lt;br&gt;y", "one<br/>two<br />three &#128578;", "a < b<br>c",
     "<b>x</b><br>y", "&nbsp;hi&", "Tom &amp Jerry", "&#x41;&#65;", "<BR>upper", "<br><br>",
-    "<p>para</p>two", "<a href='x'>link</a> &quot;q&quot;",
+    "<p>para</p>two", "<a href='x'>link</a> &quot;q&quot;", "&am<b></b>p; split entity",
+    "<b>bold</b> <i>it</i><br/><u>u</u> &lt;b&gt;", "<ul><li>one</li><li>two</li></ul>",
+    "a <b", "a <b >spaced</b>", "x</br>y", "<B>upper</B>", "&", "a &lt; b &gt c",
+    "<strong>s</strong><em>e</em><s>x</s><div>d</div>", "<br<br>>",
 ])
-def test_the_line_break_shortcut_reads_notes_exactly_as_html_parser_does(note):
+def test_the_markup_shortcut_reads_notes_exactly_as_html_parser_does(note):
     from kmood_lib.daylio import _PlainText
 
     parser = _PlainText()
