@@ -59,7 +59,7 @@ def export_document(conn, user_id: int, now_ms: int) -> dict:
 
 
 def export_json(conn, user_id: int, now_ms: int) -> str:
-    return json.dumps(export_document(conn, user_id, now_ms), ensure_ascii=False, indent=1)
+    return json.dumps(export_document(conn, user_id, now_ms), ensure_ascii=False)
 
 
 def daylio_html(text: str) -> str:
