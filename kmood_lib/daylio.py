@@ -479,14 +479,20 @@ def _backup_json(data: bytes) -> dict:
             text = base64.b64decode(b"".join(text.split()), validate=True)
         except (binascii.Error, ValueError):
             raise DaylioFormatError("backup.daylio is neither JSON nor base64") from None
+    return json_object(text, "backup.daylio")
+
+
+def json_object(raw: bytes, what: str, error: type[DaylioFormatError] = DaylioFormatError
+                ) -> dict:
+    """UTF-8 JSON holding an object, or `error` saying what `what` holds instead."""
     try:
-        document = json.loads(text.decode("utf-8-sig"))
+        document = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        raise DaylioFormatError("backup.daylio does not hold UTF-8 text") from None
+        raise error(f"{what} does not hold UTF-8 text") from None
     except ValueError as exc:
-        raise DaylioFormatError(f"backup.daylio does not hold valid JSON ({exc})") from None
+        raise error(f"{what} does not hold valid JSON ({exc})") from None
     if not isinstance(document, dict):
-        raise DaylioFormatError("backup.daylio holds JSON that is not an object")
+        raise error(f"{what} holds JSON that is not an object")
     return document
 
 

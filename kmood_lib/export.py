@@ -15,7 +15,7 @@ from datetime import datetime
 
 from kmood_lib import entries, users, vocab
 from kmood_lib.clock import ms_to_iso
-from kmood_lib.daylio import DaylioFormatError, Metric, Plan, Row
+from kmood_lib.daylio import DaylioFormatError, Metric, Plan, Row, json_object
 from kmood_lib.entry_input import SONG_SOURCES, Song
 
 FORMAT, VERSION = "k-mood", 1
@@ -102,13 +102,8 @@ def is_export(data: bytes) -> bool:
 def read_export(data: bytes) -> Plan:
     """k-mood's JSON export -> a plan (the same importer applies it); raises
     ExportFormatError for a file that is not one."""
-    try:
-        document = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise ExportFormatError("the file is not UTF-8 text") from None
-    except ValueError as exc:
-        raise ExportFormatError(f"the file is not valid JSON ({exc})") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
+    document = json_object(data, "the file", ExportFormatError)
+    if document.get("format") != FORMAT:
         raise ExportFormatError("this JSON is not a k-mood export (no \"format\": \"k-mood\")")
     if document.get("version") != VERSION:
         raise ExportFormatError(f"k-mood export version {document.get('version')!r} is not"

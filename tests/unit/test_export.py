@@ -146,7 +146,7 @@ def test_an_unknown_export_format_is_422_and_a_stranger_gets_nothing(journal, ws
     (b'{"format": "k-mood", "version": 7, "entries": []}', "version 7"),
     (b'{"format": "other"}', "not a k-mood export"),
     (b'{"format": "k-mood", "version": 1}', "no entries list"),
-    (b'{"format": "k-mood", "version": 1, "entries": [', "not valid JSON"),
+    (b'{"format": "k-mood", "version": 1, "entries": [', "not hold valid JSON"),
 ])
 def test_files_that_are_not_a_k_mood_export_are_refused(conn, make_user, data, message):
     make_user("bea")
