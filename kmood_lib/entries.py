@@ -95,6 +95,10 @@ def insert_imported(conn: sqlite3.Connection, user_id: int, items: list[EntryInp
     ids = dict(conn.execute("SELECT import_key, id FROM entries WHERE user_id = ? AND import_key"
                             " IN (SELECT value FROM json_each(?))",
                             (user_id, json.dumps([d.import_key for d in items]))).fetchall())
+    # Imported entries are left out by the full-text trigger (migration 0011): index them here.
+    conn.execute("INSERT INTO entries_fts (rowid, note_title, note) SELECT id, note_title, note"
+                 " FROM entries WHERE id IN (SELECT value FROM json_each(?))",
+                 (json.dumps(list(ids.values())),))
     activity_ids = vocab.activity_ids(conn, user_id, [n for d in items for n in d.activities],
                                       now_ms)
     conn.executemany("INSERT OR IGNORE INTO entry_activities (entry_id, activity_id)"

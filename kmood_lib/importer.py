@@ -89,7 +89,11 @@ def _moment(row: Row, tz: ZoneInfo) -> Moment:
     minute = DATE_ONLY_MINUTE if row.minute is None else row.minute
     wall = datetime.combine(row.local_date, time(minute // 60, minute % 60, row.second))
     if row.offset_s is None:
-        return Moment.of(resolve_local_time(wall, tz))
+        first, second = wall.replace(tzinfo=tz), wall.replace(tzinfo=tz, fold=1)
+        offset = first.utcoffset()
+        if offset != second.utcoffset():  # in a DST gap or fold: the full rule
+            return Moment.of(resolve_local_time(wall, tz))
+        return Moment.of(wall.replace(tzinfo=timezone(offset)))
     return Moment.of(wall.replace(tzinfo=timezone(timedelta(seconds=row.offset_s))))
 
 

@@ -31,6 +31,8 @@ def has_surrogate(text: str) -> bool:
 def problem(text: str, *, name: bool) -> str | None:
     """What is wrong with a text value, or None: names refuse every control character, prose
     (notes, titles) keeps tab and line breaks."""
+    if text.isprintable():  # no control character, no surrogate: most text, checked in C
+        return None
     if has_surrogate(text):
         return "must be valid Unicode (it holds a lone surrogate)"
     if (_CONTROL if name else _CONTROL_IN_PROSE).search(text):

@@ -298,3 +298,25 @@ def test_the_markup_shortcut_reads_notes_exactly_as_html_parser_does(note):
     parser.feed(note)
     parser.close()
     assert html_to_text(note) == "".join(parser.parts).strip()
+
+
+def test_imported_notes_are_searchable_and_stay_so_through_edits_and_deletes(conn, client_for):
+    bea = client_for("bea", timezone="Europe/Berlin")
+    user_id = conn.execute("SELECT id FROM users WHERE username = 'bea'").fetchone()[0]
+    rows = [f"2024-01-{1 + i % 28:02d},,,{i % 24}:00,good,,,,plain note {i}" for i in range(1200)]
+    rows[7] = "2024-02-01,,,10:00,good,,,Übersicht,a walk by the harbour"
+    run(conn, user_id, csv_bytes(NEWEST, *rows))
+    found = bea.get("/api/entries?q=harbour").json["entries"]
+    assert [e["note"] for e in found] == ["a walk by the harbour"]
+    assert len(bea.get("/api/entries?q=ubersicht").json["entries"]) == 1  # the title, folded
+    assert len(bea.get("/api/entries?q=plain&limit=500").json["entries"]) == 500
+    entry_id = found[0]["id"]
+    bea.patch(f"/api/entries/{entry_id}", {"note": "a swim in the lake"})
+    assert bea.get("/api/entries?q=harbour").json["entries"] == []
+    assert [e["id"] for e in bea.get("/api/entries?q=lake").json["entries"]] == [entry_id]
+    bea.delete(f"/api/entries/{entry_id}")
+    assert bea.get("/api/entries?q=lake").json["entries"] == []
+    conn.execute("INSERT INTO entries_fts (entries_fts) VALUES ('integrity-check')")
+    indexed = conn.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'plain'"
+                           ).fetchone()[0]
+    assert indexed == 1199
