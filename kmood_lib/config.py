@@ -236,6 +236,10 @@ class Config:
     )
     lastfm_url: str = _setting("KMOOD_LASTFM_URL", "https://ws.audioscrobbler.com", _url, "")
     lastfm_api_key: str = _setting("KMOOD_LASTFM_API_KEY", "", _text, "Last.fm API key")
+    allow_private_notify_urls: bool = _setting(
+        "KMOOD_ALLOW_PRIVATE_NOTIFY_URLS", "0", _bool,
+        "allow reminder channels on loopback, link-local or private addresses"
+    )
     backup_dir: str = _setting(
         "KMOOD_BACKUP_DIR", "", _text, "where the worker keeps rotating backups (empty: off)"
     )

@@ -13,7 +13,7 @@ import json
 import math
 from datetime import datetime
 
-from kmood_lib import entries, users, vocab
+from kmood_lib import entries, reminders, users, vocab
 from kmood_lib.clock import ms_to_iso
 from kmood_lib.daylio import DaylioFormatError, Metric, Plan, Row, json_object
 from kmood_lib.entry_input import SONG_SOURCES, Song
@@ -53,7 +53,7 @@ def export_document(conn, user_id: int, now_ms: int) -> dict:
                        for a in vocab.list_activities(conn, user_id)],
         "metrics": [{"name": m["name"], "unit": m["unit"], "min": m["min"], "max": m["max"]}
                     for m in vocab.list_metrics(conn, user_id)],
-        "reminders": [],  # reminders are not built yet; their tokens would never be exported
+        "reminders": reminders.list_reminders(conn, user_id),  # tokens are write-only: none
         "entries": list(all_entries(conn, user_id))[::-1],  # oldest first
     }
 

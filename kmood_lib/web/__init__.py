@@ -13,6 +13,7 @@ from kmood_lib.web import (
     api_accounts,
     api_entries,
     api_jobs,
+    api_reminders,
     http,
     insight,
     journal,
@@ -24,8 +25,8 @@ from kmood_lib.web import (
 from kmood_lib.web.auth import AuthPlugin
 from kmood_lib.web.entry_writes import EntryWrites
 
-ROUTE_MODULES = (api_accounts, api_entries, api_jobs, openapi, pages, journal, insight, settings,
-                 portability, admin)
+ROUTE_MODULES = (api_accounts, api_entries, api_jobs, api_reminders, openapi, pages, journal,
+                 insight, settings, portability, admin)
 
 log = logging.getLogger(__name__)
 

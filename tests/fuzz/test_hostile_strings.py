@@ -32,6 +32,9 @@ BASE_BODIES = {
     "ActivityWrite": {"name": "walk2", "group": "outside"},
     "MetricWrite": {"name": "energy", "unit": "pts"},
     "moods": {"label": "fine"},
+    "ReminderWrite": {"time": "20:30", "weekdays": [0, 1], "timezone": "Europe/Berlin",
+                      "channel": "ntfy", "url": "https://ntfy.sh/kmood-test", "token": "tk",
+                      "title": "Log", "message": "How are you?"},
 }
 
 
@@ -78,7 +81,9 @@ def world(client_for, conn):
     entry = alice.post("/api/entries", {"mood": 3, "activities": ["walk"]}).json
     ids = {"entries": entry["id"], "activities": alice.get("/api/activities").json[
         "activities"][0]["id"], "metrics": alice.get("/api/metrics").json["metrics"][0]["id"],
-        "tokens": alice.post("/api/tokens", {"name": "x"}).json["id"]}
+        "tokens": alice.post("/api/tokens", {"name": "x"}).json["id"],
+        "reminders": alice.post("/api/reminders", {"time": "20:00", "channel": "webhook",
+                                                   "url": "https://example.org/hook"}).json["id"]}
     return alice, ids
 
 

@@ -10,6 +10,8 @@ def world(client_for):
         "token": alice.post("/api/tokens", {"name": "a-token"}).json["id"],
         "metric": alice.post("/api/metrics", {"name": "secret-metric"}).json["id"],
         "activity": alice.post("/api/activities", {"name": "secret-activity"}).json["id"],
+        "reminder": alice.post("/api/reminders", {"time": "21:00", "channel": "webhook",
+                                                  "url": "https://example.org/a-hook"}).json["id"],
     }
     a["entry"] = alice.post("/api/entries", {
         "mood": 2, "note": "alice private note", "activities": ["secret-activity"],
@@ -21,7 +23,8 @@ def snapshot(alice, a):
     return {
         "entry": alice.get(f"/api/entries/{a['entry']}").json,
         "lists": [alice.get(p).json for p in ("/api/entries", "/api/activities", "/api/metrics",
-                                              "/api/tokens", "/api/moods", "/api/me")],
+                                              "/api/tokens", "/api/moods", "/api/me",
+                                              "/api/reminders")],
     }
 
 
@@ -34,6 +37,9 @@ FOREIGN_OBJECT_ROUTES = [
     ("PATCH", "/api/metrics/{metric}", {"name": "stolen"}),
     ("DELETE", "/api/metrics/{metric}", None),
     ("DELETE", "/api/tokens/{token}", None),
+    ("GET", "/api/reminders/{reminder}", None),
+    ("PATCH", "/api/reminders/{reminder}", {"time": "03:00"}),
+    ("DELETE", "/api/reminders/{reminder}", None),
 ]
 
 
@@ -55,7 +61,8 @@ def test_every_object_route_with_an_id_is_in_the_cross_user_matrix(wsgi):
 
 
 @pytest.mark.parametrize("path,key", [("/api/entries", "entries"), ("/api/activities", "activities"),
-                                      ("/api/metrics", "metrics"), ("/api/tokens", "tokens")])
+                                      ("/api/metrics", "metrics"), ("/api/tokens", "tokens"),
+                                      ("/api/reminders", "reminders")])
 def test_lists_show_only_the_users_own_objects(world, path, key):
     alice, bob, _ = world
     assert alice.get(path).json[key] != []
