@@ -19,6 +19,7 @@ from kmood_lib.upstream.lastfm import LastFm
 from kmood_lib.upstream.listenbrainz import ListenBrainz
 from kmood_lib.upstream.musicbrainz import MusicBrainz
 from kmood_lib.upstream.nominatim import Nominatim
+from kmood_lib.upstream.notify import Notifier
 from kmood_lib.upstream.open_meteo import OpenMeteo
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class Services:
     nominatim: Nominatim
     musicbrainz: MusicBrainz
     coverart: CoverArt
+    notifier: Notifier
     job_kinds: JobKinds
     # Called after an entry's transaction commits: (hook_conn, user_id, entry_id, now_ms).
     after_entry_saved: list[Callable] = field(default_factory=list)
@@ -81,6 +83,8 @@ def bootstrap(
         nominatim=Nominatim(config.nominatim_url, config.user_agent),
         musicbrainz=MusicBrainz(config.musicbrainz_url, config.user_agent),
         coverart=CoverArt(config.coverart_url, config.user_agent),
+        notifier=Notifier(config.user_agent, config.allow_private_notify_urls,
+                          config.public_url),
         job_kinds=JobKinds([*sweeps.production_kinds(config), *job_kinds]),
     )
     if any(kind.prompt for kind in services.job_kinds):

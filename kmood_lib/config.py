@@ -84,6 +84,10 @@ def _url(raw: str) -> str:
     return value
 
 
+def _optional_url(raw: str) -> str:
+    return _url(raw) if raw.strip() else ""
+
+
 def _log_level(raw: str) -> str:
     value = raw.strip().upper()
     if value not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
@@ -236,6 +240,10 @@ class Config:
     )
     lastfm_url: str = _setting("KMOOD_LASTFM_URL", "https://ws.audioscrobbler.com", _url, "")
     lastfm_api_key: str = _setting("KMOOD_LASTFM_API_KEY", "", _text, "Last.fm API key")
+    public_url: str = _setting(
+        "KMOOD_PUBLIC_URL", "", _optional_url,
+        "the address users reach k-mood at (reminders link back to it); empty: no link"
+    )
     allow_private_notify_urls: bool = _setting(
         "KMOOD_ALLOW_PRIVATE_NOTIFY_URLS", "0", _bool,
         "allow reminder channels on loopback, link-local or private addresses"

@@ -184,6 +184,13 @@ def get_reminder(conn: sqlite3.Connection, user_id: int, reminder_id: int) -> di
     return reminder_json(row)
 
 
+def token_of(conn: sqlite3.Connection, user_id: int, reminder_id: int) -> str | None:
+    """The write-only token, for the code that sends (never for an answer)."""
+    row = conn.execute("SELECT token FROM reminders WHERE id = ? AND user_id = ?",
+                       (reminder_id, user_id)).fetchone()
+    return None if row is None else row[0]
+
+
 def _schedule(values: dict, now: datetime) -> tuple[int | None, str | None]:
     if not values["enabled"]:
         return None, None

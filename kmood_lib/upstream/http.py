@@ -9,6 +9,7 @@ helper's blocked read at once.
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import json
 import socket
 import threading
@@ -33,11 +34,50 @@ class UpstreamError(Exception):
         return self.status is None or self.status == 429 or self.status >= 500
 
 
-def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, str]:
+class RefusedAddress(Exception):
+    """The host resolves to an address this request may not go to (loopback, private...)."""
+
+
+class _PinnedHTTP(http.client.HTTPConnection):
+    """Connects to the address vetted beforehand; the host name stays for the Host header."""
+
+    address: str = ""
+
+    def connect(self):
+        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """As _PinnedHTTP, with TLS verified against the host name (SNI too), not the address."""
+
+    address: str = ""
+
+    def connect(self):
+        sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+
+
+def public_address(host: str, port: int) -> str:
+    """Resolve once and vet every address: a name that resolves to any loopback, link-local or
+    private address is refused (so DNS rebinding cannot slip one in); the first is used."""
+    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    addresses = [info[4][0] for info in found]
+    for address in addresses:
+        if not ipaddress.ip_address(address.split("%")[0]).is_global:
+            raise RefusedAddress(f"{host} resolves to {address}, a private or local address")
+    return addresses[0]
+
+
+def _connection(url: str, timeout: float, public_only: bool = False
+                ) -> tuple[http.client.HTTPConnection, str]:
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UpstreamError(f"not an http(s) URL: {url}")
-    cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    https = parts.scheme == "https"
+    if public_only:
+        cls = _PinnedHTTPS if https else _PinnedHTTP
+    else:
+        cls = http.client.HTTPSConnection if https else http.client.HTTPConnection
     target = parts.path or "/"
     if parts.query:
         target += "?" + parts.query
@@ -58,13 +98,15 @@ MAX_REDIRECTS = 5
 
 def exchange(method: str, url: str, *, user_agent: str, deadline: float,
              headers: dict | None = None, payload: bytes | None = None,
-             max_bytes: int = MAX_RESPONSE_BYTES, follow_redirects: bool = False) -> Answer:
+             max_bytes: int = MAX_RESPONSE_BYTES, follow_redirects: bool = False,
+             public_only: bool = False) -> Answer:
     """Send one request (following up to MAX_REDIRECTS redirects of a GET when asked), all
     within `deadline` (a time.monotonic() value). Raises UpstreamError for transport trouble,
-    a body over `max_bytes`, 429 and 5xx; any other status is returned for the caller to read."""
+    a body over `max_bytes`, 429 and 5xx; any other status is returned for the caller to read.
+    `public_only` connects only to a vetted public address (see public_address)."""
     for _ in range(MAX_REDIRECTS + 1):
         answer = _exchange_once(method, url, user_agent, deadline, headers or {}, payload,
-                                max_bytes)
+                                max_bytes, public_only)
         location = answer.headers.get("location")
         if not (follow_redirects and answer.status in REDIRECTS and location):
             return answer
@@ -73,16 +115,18 @@ def exchange(method: str, url: str, *, user_agent: str, deadline: float,
 
 
 def _exchange_once(method: str, url: str, user_agent: str, deadline: float, headers: dict,
-                   payload: bytes | None, max_bytes: int) -> Answer:
+                   payload: bytes | None, max_bytes: int, public_only: bool = False) -> Answer:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise UpstreamError("deadline passed before the request started")
-    conn, target = _connection(url, remaining)
+    conn, target = _connection(url, remaining, public_only)
     all_headers = {"User-Agent": user_agent, **headers}
     outcome: dict = {}
 
     def work():
         try:
+            if public_only:  # resolved here, so the deadline covers a slow DNS answer too
+                conn.address = public_address(conn.host, conn.port)
             conn.request(method, target, body=payload, headers=all_headers)
             response = conn.getresponse()
             data = response.read(max_bytes + 1)
@@ -100,6 +144,8 @@ def _exchange_once(method: str, url: str, user_agent: str, deadline: float, head
     conn.close()
     if "error" in outcome:
         exc = outcome["error"]
+        if isinstance(exc, RefusedAddress):
+            raise UpstreamError(f"refused: {exc}") from None
         raise UpstreamError(f"{_host(url)}: {type(exc).__name__}: {exc}") from None
     status, answer_headers, data = outcome["result"]
     if len(data) > max_bytes:

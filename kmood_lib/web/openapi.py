@@ -265,6 +265,12 @@ PATHS = {
         "delete": _op("Delete a reminder and its deliveries", None, 204, params=ID,
                       errors=(401, 404)),
     },
+    "/api/reminders/{id}/test": {"post": _op(
+        "Send one message now through the reminder's channel (5 s at most) and report the "
+        "answer; no delivery is recorded",
+        {"type": "object", "properties": {"ok": BOOL, "status": {"type": ["integer", "null"]},
+                                          "body": STR, "error": {"type": ["string", "null"]}}},
+        params=ID, errors=(401, 404))},
     "/api/tokens": {
         "get": _op("List my API tokens", _list_of("tokens", "Token"), errors=(401,)),
         "post": _op("Create an API token (shown once)", "NewToken", 201, "TokenWrite"),

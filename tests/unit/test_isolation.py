@@ -40,6 +40,7 @@ FOREIGN_OBJECT_ROUTES = [
     ("GET", "/api/reminders/{reminder}", None),
     ("PATCH", "/api/reminders/{reminder}", {"time": "03:00"}),
     ("DELETE", "/api/reminders/{reminder}", None),
+    ("POST", "/api/reminders/{reminder}/test", None),
 ]
 
 

@@ -170,3 +170,101 @@ def test_the_token_is_in_no_export_and_no_log_line(client_for, caplog):
     assert exported.json["reminders"][0]["has_token"] is True
     for secret in ("tk_secret_123", "tk_other_456"):
         assert secret not in exported.text and secret not in caplog.text
+
+
+# --- channels: the test send --------------------------------------------------------------
+
+@pytest.fixture
+def lan_env(env):
+    """Channels on 127.0.0.1 (the fakes) need private destinations allowed."""
+    return {**env, "KMOOD_ALLOW_PRIVATE_NOTIFY_URLS": "1",
+            "KMOOD_PUBLIC_URL": "https://mood.example.org"}
+
+
+@pytest.fixture
+def lan_client(lan_env, clock, make_user):
+    from kmood_lib.bootstrap import bootstrap
+    from kmood_lib.config import Config
+    from kmood_lib.web import make_wsgi
+    from tests.conftest import PASSWORD
+    from tests.wsgi import Client
+
+    services = bootstrap(Config.from_env(lan_env), clock=clock)
+    make_user("lan")
+    client = Client(make_wsgi(services))
+    assert client.login("lan", PASSWORD).status == 201
+    return client, services
+
+
+@pytest.fixture
+def channel():
+    from tests.fakes import FakeUpstream, Reply
+
+    with FakeUpstream() as fake:
+        fake.route("*", lambda record: Reply({"id": "msg1", "event": "message"}))
+        yield fake
+
+
+@pytest.mark.parametrize("kind, path, expected_path", [
+    ("ntfy", "/sub/path/kmood-topic", "/sub/path/"),  # ntfy under a sub-path
+    ("gotify", "/", "/message"),
+    ("webhook", "/hooks/abc", "/hooks/abc"),
+])
+def test_a_test_send_reaches_the_channel_with_its_body_and_headers_and_records_nothing(
+        lan_client, channel, conn, kind, path, expected_path):
+    client, services = lan_client
+    made = client.post("/api/reminders", {"time": "20:30", "channel": kind,
+                                          "url": channel.url + path, "token": "tk_send_789",
+                                          "message": "Log your mood"})
+    assert made.status == 201, made.text
+    answer = client.post(f"/api/reminders/{made.json['id']}/test", {})
+    assert answer.status == 200 and answer.json["ok"] is True, answer.json
+    assert answer.json["status"] == 200 and '"msg1"' in answer.json["body"]
+    (request,) = channel.requests
+    assert request["method"] == "POST" and request["path"] == expected_path
+    assert request["headers"]["User-Agent"] == services.config.user_agent
+    body = request["json"]
+    assert body["message"] == "Log your mood" and body["title"] == "k-mood"
+    if kind == "ntfy":
+        assert body["topic"] == "kmood-topic" and body["click"] == "https://mood.example.org/"
+        assert request["headers"]["Authorization"] == "Bearer tk_send_789"
+    elif kind == "gotify":
+        assert request["headers"]["X-Gotify-Key"] == "tk_send_789" and body["priority"] == 5
+    else:
+        assert body["reminder_id"] == made.json["id"]
+        assert body["local_date"] == made.json["next_local_date"]
+    assert conn.execute("SELECT count(*) FROM reminder_deliveries").fetchone()[0] == 0
+    assert "tk_send_789" not in answer.text
+
+
+def test_a_failing_channel_is_reported_not_raised(lan_client, channel):
+    from tests.fakes import Reply
+
+    client, _ = lan_client
+    channel.route("*", lambda record: Reply({"error": "unauthorized"}, 401))
+    made = client.post("/api/reminders", {"time": "20:30", "channel": "webhook",
+                                          "url": channel.url + "/hook"}).json
+    answer = client.post(f"/api/reminders/{made['id']}/test", {}).json
+    assert answer["ok"] is False and answer["status"] == 401 and "unauthorized" in answer["error"]
+    channel.route("*", lambda record: Reply(behaviour="hang"))
+    import time
+
+    started = time.monotonic()
+    hung = client.post(f"/api/reminders/{made['id']}/test", {}).json
+    assert hung["ok"] is False and "deadline" in hung["error"]
+    assert time.monotonic() - started < 5 * 5  # guard: 5x the 5 s deadline
+
+
+def test_a_name_that_resolves_to_a_private_address_is_refused_when_connecting(channel):
+    from kmood_lib.upstream.http import UpstreamError
+    from kmood_lib.upstream.notify import Notifier
+
+    port = channel.url.rsplit(":", 1)[1]
+    notifier = Notifier("k-mood/test", allow_private=False)
+    with pytest.raises(UpstreamError, match="refused: localhost resolves to 127.0.0.1"):
+        notifier.send("webhook", f"http://localhost:{port}/hook", None, None, None,
+                      reminder_id=1, local_date=None, timeout_s=5)
+    assert channel.requests == []  # nothing reached it
+    allowed = Notifier("k-mood/test", allow_private=True)
+    assert allowed.send("webhook", f"http://localhost:{port}/hook", None, None, None,
+                        reminder_id=1, local_date=None, timeout_s=5).status == 200
