@@ -244,6 +244,10 @@ class Config:
         "KMOOD_PUBLIC_URL", "", _optional_url,
         "the address users reach k-mood at (reminders link back to it); empty: no link"
     )
+    reminder_grace_s: float = _setting(
+        "KMOOD_REMINDER_GRACE_S", "3600", _float(1),
+        "a reminder not sent within this long of its time is recorded as missed, never sent late"
+    )
     allow_private_notify_urls: bool = _setting(
         "KMOOD_ALLOW_PRIVATE_NOTIFY_URLS", "0", _bool,
         "allow reminder channels on loopback, link-local or private addresses"

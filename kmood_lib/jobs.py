@@ -54,6 +54,8 @@ class JobKind:
     # Optional: (conn, user_id, entry_id, now_ms) -> [(key, payload)] for the server's prompt
     # enqueue after an entry is saved; it must produce the same keys the sweep would.
     prompt: Callable | None = None
+    # True when `sweep_sql` also selects `run_after` (work due at a set time, not at once).
+    timed: bool = False
 
     def params(self, now_ms: int) -> tuple:
         return self.sweep_params(now_ms) if callable(self.sweep_params) else self.sweep_params
@@ -118,15 +120,17 @@ def one_line(error: object) -> str:
 # --- enqueue and sweep --------------------------------------------------------------------
 
 def enqueue(conn: sqlite3.Connection, kinds: JobKinds, kind: str, key: str, payload: dict,
-            now_ms: int, policy: Policy) -> int | None:
-    """Queue work unless a live job of the same (kind, key) exists; return the new id or None."""
+            now_ms: int, policy: Policy, run_after_ms: int | None = None) -> int | None:
+    """Queue work (due now, or at `run_after_ms`) unless a live job of the same (kind, key)
+    exists; return the new id or None."""
     kinds.require(kind)
     rows = conn.execute(
         "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
         " created_at, updated_at) VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?)"
         " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING"
         " RETURNING id",
-        (kind, key, json.dumps(payload), policy.max_attempts, now_ms, now_ms, now_ms),
+        (kind, key, json.dumps(payload), policy.max_attempts,
+         now_ms if run_after_ms is None else run_after_ms, now_ms, now_ms),
     ).fetchall()
     return rows[0][0] if rows else None
 
@@ -149,14 +153,16 @@ def sweep_statement(kind: JobKind, now_ms: int, limit: int, policy: Policy) -> t
     sql = (
         "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
         " created_at, updated_at)"
-        " SELECT ?, c.key, c.payload, 'queued', 0, ?, ?, ?, ?"
+        " SELECT ?, c.key, c.payload, 'queued', 0, ?, " + ("c.run_after" if kind.timed else "?")
+        + ", ?, ?"
         f" FROM ({kind.sweep_sql}) AS c"  # the kind's own SQL, registered in code
         " WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = ? AND j.key = c.key AND"
         "   (j.status IN ('queued', 'running', 'retrying')"
         "    OR (j.status = 'exhausted' AND coalesce(j.finished_at, j.updated_at) > ?)))"
         " LIMIT ?"
         " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING")
-    return sql, (kind.name, policy.max_attempts, now_ms, now_ms, now_ms, *kind.params(now_ms),
+    times = (now_ms, now_ms) if kind.timed else (now_ms, now_ms, now_ms)
+    return sql, (kind.name, policy.max_attempts, *times, *kind.params(now_ms),
                  kind.name, now_ms - policy.cooldown_ms, limit)
 
 

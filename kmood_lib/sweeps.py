@@ -12,6 +12,7 @@ import logging
 from kmood_lib import jobs
 from kmood_lib.db import transaction
 from kmood_lib.places import place_kind
+from kmood_lib.reminder_delivery import reminder_kind
 from kmood_lib.song_metadata import song_metadata_kind
 from kmood_lib.weather import weather_kind
 
@@ -20,7 +21,8 @@ log = logging.getLogger(__name__)
 
 def production_kinds(config) -> list[jobs.JobKind]:
     """The kinds this build runs in production (enrichment and reminders register here)."""
-    return [weather_kind(config), place_kind(config), song_metadata_kind(config)]
+    return [weather_kind(config), place_kind(config), song_metadata_kind(config),
+            reminder_kind(config)]
 
 
 def prompt_enqueue_hook(services):

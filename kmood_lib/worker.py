@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kmood_lib import auth as auth_store
-from kmood_lib import backup, db, jobs, throttle
+from kmood_lib import backup, db, jobs, reminder_delivery, throttle
 from kmood_lib.bootstrap import Services
 from kmood_lib.db import transaction
 
@@ -388,6 +388,7 @@ def take_rotating_backup(worker: Worker, conn: sqlite3.Connection, now_ms: int) 
 
 
 BACKUP_CHECK_S = 60  # how often the worker looks whether a backup is due
+MISSED_CHECK_S = 60  # how often it looks for reminder occurrences past their grace window
 
 
 def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
@@ -396,6 +397,7 @@ def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
         ("wal_checkpoint", services.config.checkpoint_interval_s, checkpoint_wal),
         ("session_cleanup", services.config.session_cleanup_interval_s, clean_up_sessions),
         ("prune_jobs", services.config.session_cleanup_interval_s, prune_jobs),
+        ("reminders_missed", MISSED_CHECK_S, reminder_delivery.record_missed),
     ]
     if services.config.backup_dir:
         steps.append(("backup", min(BACKUP_CHECK_S, services.config.backup_interval_s),

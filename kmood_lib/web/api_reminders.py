@@ -3,18 +3,31 @@ write-only: it goes in, and never comes back out."""
 
 from __future__ import annotations
 
+import logging
+import sqlite3
+
 import bottle
 
-from kmood_lib import reminders
+from kmood_lib import reminder_delivery, reminders
 from kmood_lib.db import transaction
 from kmood_lib.upstream.http import UpstreamError
 from kmood_lib.web.api_entries import guarded
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import json_response, read_json_object
 
+log = logging.getLogger(__name__)
+
 
 def register(app: bottle.Bottle, services) -> None:
     config, clock = services.config, services.clock
+
+    def prompt(conn, reminder_id: int) -> None:
+        """Queue the occurrence at once when it is due soon; the sweep finds it otherwise."""
+        try:
+            reminder_delivery.prompt_reminder(conn, services, reminder_id, clock.now_ms())
+        except sqlite3.Error as exc:
+            log.warning("reminder %d saved; queueing it now failed (%s): the sweep will",
+                        reminder_id, exc)
 
     def checked(conn, auth: Auth, current: dict | None) -> dict:
         return reminders.parse_reminder(read_json_object(bottle.request, config.max_body_bytes),
@@ -32,6 +45,7 @@ def register(app: bottle.Bottle, services) -> None:
         values = checked(conn, auth, None)
         with transaction(conn):
             made = reminders.create_reminder(conn, auth.user.id, values, clock.now_ms())
+        prompt(conn, made["id"])
         return json_response(made, 201)
 
     @app.get("/api/reminders/<reminder_id:id>")
@@ -47,6 +61,7 @@ def register(app: bottle.Bottle, services) -> None:
         with transaction(conn):
             changed = reminders.update_reminder(conn, auth.user.id, reminder_id, changes,
                                                 clock.now_ms())
+        prompt(conn, reminder_id)
         return json_response(changed)
 
     @app.delete("/api/reminders/<reminder_id:id>")
