@@ -191,6 +191,20 @@ def token_of(conn: sqlite3.Connection, user_id: int, reminder_id: int) -> str | 
     return None if row is None else row[0]
 
 
+def recent_deliveries(conn: sqlite3.Connection, user_id: int, reminder_id: int | None = None,
+                      limit: int = 10) -> list[dict]:
+    """The latest settled occurrences, newest first, for the settings pages."""
+    rows = conn.execute(
+        "SELECT d.reminder_id, d.local_date, d.status, d.attempts, d.last_error, d.at,"
+        " r.local_minute FROM reminder_deliveries d JOIN reminders r ON r.id = d.reminder_id"
+        " WHERE r.user_id = ? AND (? IS NULL OR r.id = ?) ORDER BY d.at DESC, d.id DESC LIMIT ?",
+        (user_id, reminder_id, reminder_id, limit)).fetchall()
+    return [{"reminder_id": r["reminder_id"], "local_date": r["local_date"],
+             "time": f"{r['local_minute'] // 60:02d}:{r['local_minute'] % 60:02d}",
+             "status": r["status"], "attempts": r["attempts"], "last_error": r["last_error"],
+             "at": ms_to_iso(r["at"])} for r in rows]
+
+
 def _schedule(values: dict, now: datetime) -> tuple[int | None, str | None]:
     if not values["enabled"]:
         return None, None

@@ -20,13 +20,14 @@ from kmood_lib.web import (
     openapi,
     pages,
     portability,
+    reminder_pages,
     settings,
 )
 from kmood_lib.web.auth import AuthPlugin
 from kmood_lib.web.entry_writes import EntryWrites
 
 ROUTE_MODULES = (api_accounts, api_entries, api_jobs, api_reminders, openapi, pages, journal,
-                 insight, settings, portability, admin)
+                 insight, settings, portability, reminder_pages, admin)
 
 log = logging.getLogger(__name__)
 

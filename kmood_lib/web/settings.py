@@ -17,6 +17,7 @@ from kmood_lib.web.views import FormError, form, handle_form, page, redirect
 SECTIONS = [("profile", "/settings", "Profile"), ("moods", "/settings/moods", "Mood labels"),
             ("activities", "/settings/activities", "Activities"),
             ("metrics", "/settings/metrics", "Metrics"), ("tokens", "/settings/tokens", "API tokens"),
+            ("reminders", "/settings/reminders", "Reminders"),
             ("import", "/settings/import", "Import & export")]
 ADMIN_SECTIONS = [("users", "/settings/users", "Household"), ("jobs", "/admin/jobs", "Jobs")]
 

@@ -23,6 +23,8 @@ NOTICES = {
     "created": "Created.",
     "removed": "Removed.",
     "retried": "Queued to run again.",
+    "switched_on": "Switched on.",
+    "switched_off": "Switched off.",
 }
 
 

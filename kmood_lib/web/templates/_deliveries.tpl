@@ -1,0 +1,8 @@
+% if deliveries:
+<h2>Last deliveries</h2>
+<ul class="list deliveries">
+  % for d in deliveries:
+  <li><span><strong>{{d['local_date']}}</strong> {{d['time']}}</span> <span class="status {{d['status']}}">{{d['status']}}</span>{{!' <span class="muted">' + ui.escape(d['last_error']) + '</span>' if d['last_error'] and d['status'] != 'sent' else ''}}</li>
+  % end
+</ul>
+% end
