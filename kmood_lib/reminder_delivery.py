@@ -20,7 +20,7 @@ import logging
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from kmood_lib import jobs
+from kmood_lib import jobs, reminders
 from kmood_lib.db import transaction
 from kmood_lib.reminders import fire_time, next_occurrence
 from kmood_lib.upstream.http import UpstreamError
@@ -145,3 +145,20 @@ def record_missed(worker, conn, now_ms: int) -> bool:
                        "nothing was sent within the grace window (was the worker down?)",
                        now_ms)
     return False
+
+
+TEST_TIMEOUT_S = 5  # a test send waits this long at most, in all
+
+
+def send_test(conn, services, user_id: int, reminder_id: int) -> dict:
+    """One message now through the reminder's channel, for the user to see it works: the
+    upstream's answer, and no delivery recorded. NotFound for someone else's reminder."""
+    reminder = reminders.get_reminder(conn, user_id, reminder_id)
+    try:
+        sent = services.notifier.send(
+            reminder["channel"], reminder["url"], reminders.token_of(conn, user_id, reminder_id),
+            reminder["title"], reminder["message"], reminder_id=reminder_id,
+            local_date=reminder["next_local_date"], timeout_s=TEST_TIMEOUT_S)
+    except UpstreamError as exc:
+        return {"ok": False, "status": exc.status, "body": "", "error": str(exc)[:300]}
+    return {"ok": True, "status": sent.status, "body": sent.excerpt, "error": None}

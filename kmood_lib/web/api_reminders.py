@@ -10,7 +10,6 @@ import bottle
 
 from kmood_lib import reminder_delivery, reminders
 from kmood_lib.db import transaction
-from kmood_lib.upstream.http import UpstreamError
 from kmood_lib.web.api_entries import guarded
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import json_response, read_json_object
@@ -74,23 +73,11 @@ def register(app: bottle.Bottle, services) -> None:
     register_test_route(app, services)
 
 
-TEST_TIMEOUT_S = 5  # the test send waits this long at most, in all
-
 
 def register_test_route(app: bottle.Bottle, services) -> None:
     @app.post("/api/reminders/<reminder_id:id>/test")
     @guarded
     def send_test(conn, auth: Auth, reminder_id: int):
-        """One message now, through the reminder's channel; the upstream's answer is reported
-        and no delivery is recorded."""
-        reminder = reminders.get_reminder(conn, auth.user.id, reminder_id)  # 404 if not ours
-        token = reminders.token_of(conn, auth.user.id, reminder_id)
-        try:
-            sent = services.notifier.send(
-                reminder["channel"], reminder["url"], token, reminder["title"],
-                reminder["message"], reminder_id=reminder_id,
-                local_date=reminder["next_local_date"], timeout_s=TEST_TIMEOUT_S)
-        except UpstreamError as exc:
-            return json_response({"ok": False, "status": exc.status, "error": str(exc)[:300]})
-        return json_response({"ok": True, "status": sent.status, "body": sent.excerpt,
-                              "error": None})
+        """One message now; the upstream's answer is reported, no delivery recorded."""
+        return json_response(reminder_delivery.send_test(conn, services, auth.user.id,
+                                                         reminder_id))

@@ -11,8 +11,6 @@ import bottle
 from kmood_lib import reminder_delivery, reminders
 from kmood_lib.db import transaction
 from kmood_lib.timezones import canonical_zones
-from kmood_lib.upstream.http import UpstreamError
-from kmood_lib.web.api_reminders import TEST_TIMEOUT_S
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params, query_params
 from kmood_lib.web.settings import domain_form, not_found, settings_page
@@ -128,16 +126,9 @@ def register(app: bottle.Bottle, services) -> None:
     @app.post("/settings/reminders/<reminder_id:id>/test")
     def reminder_test(conn, auth: Auth, reminder_id: int):
         def act(fields: Params) -> str:
-            reminder = reminders.get_reminder(conn, auth.user.id, reminder_id)
-            try:
-                sent = services.notifier.send(
-                    reminder["channel"], reminder["url"],
-                    reminders.token_of(conn, auth.user.id, reminder_id), reminder["title"],
-                    reminder["message"], reminder_id=reminder_id,
-                    local_date=reminder["next_local_date"], timeout_s=TEST_TIMEOUT_S)
-                outcome = f"ok-{sent.status}"
-            except UpstreamError as exc:
-                outcome = f"failed-{exc.status}" if exc.status else "failed"
+            answer = reminder_delivery.send_test(conn, services, auth.user.id, reminder_id)
+            outcome = (f"ok-{answer['status']}" if answer["ok"] else
+                       f"failed-{answer['status']}" if answer["status"] else "failed")
             return f"/settings/reminders/{reminder_id}?tested={outcome}"
 
         guarded_edit(conn, auth, reminder_id)
