@@ -198,3 +198,23 @@ def test_dst_days_and_far_zones_fire_once_on_their_local_date(ann, services, clo
     sent = [d for d in deliveries(conn) if d[1] == fires_on]
     assert sent == [(reminder["id"], fires_on, "sent")]
     assert len([r for r in channel.requests if r["json"]["local_date"] == fires_on]) == 1
+
+
+def test_the_token_never_reaches_the_jobs_table_or_the_log(ann, services, clock, conn, channel,
+                                                          caplog):
+    import logging
+
+    reminder = remind(ann, channel, token="tk_job_secret")
+    channel.failure = Reply({"error": "down"}, 503)
+    clock.set(datetime(2026, 12, 3, 19, 30, tzinfo=timezone.utc))
+    with caplog.at_level(logging.DEBUG):
+        step(services, clock)
+        channel.failure = None
+        step(services, clock, 120)
+    assert deliveries(conn) == [(reminder["id"], "2026-12-03", "sent")]
+    assert channel.requests[-1]["headers"]["Authorization"] == "Bearer tk_job_secret"
+    for row in conn.execute("SELECT * FROM jobs").fetchall():
+        assert "tk_job_secret" not in " ".join(str(v) for v in tuple(row))
+    assert conn.execute("SELECT count(*) FROM reminder_deliveries WHERE last_error LIKE"
+                        " '%tk_job_secret%'").fetchone()[0] == 0
+    assert "tk_job_secret" not in caplog.text
