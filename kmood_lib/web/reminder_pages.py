@@ -3,6 +3,7 @@ the last deliveries — plain forms over the same domain functions as `/api/remi
 
 from __future__ import annotations
 
+import urllib.parse
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -33,6 +34,13 @@ def reminder_body(fields: Params, creating: bool) -> dict:
     if fields.get("remove_token") == "1":
         body["token"] = None
     return body
+
+
+def destination(reminder: dict) -> str:
+    """Where it goes, short enough for a list: the host, and the ntfy topic."""
+    parts = urllib.parse.urlsplit(reminder["url"])
+    topic = parts.path.rstrip("/").rsplit("/", 1)[-1] if reminder["channel"] == "ntfy" else ""
+    return f"{parts.hostname}{'/' + topic if topic else ''}"
 
 
 def local_next(reminder: dict) -> str | None:
@@ -68,7 +76,7 @@ def register(app: bottle.Bottle, services) -> None:
         return settings_page("reminders", auth, status, reminders=mine, zones=canonical_zones(),
                              deliveries=reminders.recent_deliveries(conn, auth.user.id),
                              fields=fields or {}, errors=errors or {}, weekdays=WEEKDAYS,
-                             local_next=local_next,
+                             local_next=local_next, destination=destination,
                              default_zone=auth.user.timezone)
 
     @app.get("/settings/reminders")

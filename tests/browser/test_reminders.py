@@ -44,7 +44,8 @@ def test_create_a_reminder_and_send_a_test(tmp_path, browser):
             screenshot(driver, f"reminders-new-{name}")
             follow(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
             listing = driver.find_element(By.CSS_SELECTOR, ".list.reminders").text
-            assert "21:15 Mon, Tue, Wed, Thu, Fri" in listing and "webhook" in listing
+            assert "21:15 Mon, Tue, Wed, Thu, Fri" in listing
+            assert "webhook to 127.0.0.1" in listing
             screenshot(driver, f"reminders-list-{name}")
             follow(driver, driver.find_elements(By.CSS_SELECTOR, ".list.reminders a")[-1])
             follow(driver, driver.find_element(By.XPATH, "//button[.='Send a test now']"))

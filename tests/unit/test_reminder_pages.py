@@ -56,6 +56,7 @@ def test_create_edit_switch_test_and_delete_with_plain_forms(ann, channel):
     assert made.status == 303 and made.headers["Location"] == "/settings/reminders?done=created"
     listing = ann.get(made.headers["Location"]).text
     assert "Created." in listing and "<strong>20:30</strong> Mon, Fri" in listing
+    assert "webhook to 127.0.0.1" in listing
     assert "next: Fri 4 Dec, 20:30" in listing and "tk_page_secret" not in listing
     reminder = ann.get("/api/reminders").json["reminders"][0]
     assert reminder["weekdays"] == [0, 4] and reminder["has_token"] is True
@@ -105,3 +106,12 @@ def test_another_users_reminder_pages_are_404(ann, client_for, channel):
     bob = client_for("bob")
     assert bob.get(f"/settings/reminders/{reminder['id']}").status == 404
     assert bob.get(f"/settings/reminders/{reminder['id']}/delete").status == 404
+
+
+def test_the_list_names_where_each_reminder_goes():
+    from kmood_lib.web.reminder_pages import destination
+
+    assert destination({"channel": "ntfy", "url": "https://ntfy.sh/sub/my-topic/"}) == \
+        "ntfy.sh/my-topic"
+    assert destination({"channel": "gotify", "url": "https://push.example.org/"}) == \
+        "push.example.org"

@@ -5,7 +5,7 @@
 <ul class="list reminders">
   % for r in reminders:
   <li>
-    <span><strong>{{r['time']}}</strong> {{', '.join(weekdays[d] for d in r['weekdays']) if len(r['weekdays']) < 7 else 'every day'}} <span class="muted">· {{r['channel']}} · {{r['timezone'].replace('_', ' ')}}</span><br>
+    <span><strong>{{r['time']}}</strong> {{', '.join(weekdays[d] for d in r['weekdays']) if len(r['weekdays']) < 7 else 'every day'}} <span class="muted">· {{r['channel']}} to {{destination(r)}} · {{r['timezone'].replace('_', ' ')}}</span><br>
     <span class="muted">{{('next: ' + local_next(r)) if r['enabled'] else 'off'}}</span></span>
     <span class="actions">
       <a href="/settings/reminders/{{r['id']}}">Edit<span class="skip"> the {{r['time']}} reminder</span></a>
