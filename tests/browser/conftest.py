@@ -94,12 +94,28 @@ def click(driver, element) -> None:
 def follow(driver, element) -> None:
     """Click a link or submit button and wait until the next page has replaced this one."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
     page = driver.find_element(By.TAG_NAME, "html")
     click(driver, element)
-    WebDriverWait(driver, 10).until(EC.staleness_of(page))
+    WebDriverWait(driver, 10).until(lambda d: replaced(page))
+
+
+def replaced(element) -> bool:
+    """Whether the page holding `element` is gone. Asked mid-navigation, chromedriver may answer
+    "Node with given id does not belong to the document" instead of a stale-element error
+    (seen once, in the import test): that too means the old page has been replaced."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as exc:
+        if "does not belong to the document" in str(exc):
+            return True
+        raise
+    return False
 
 
 @pytest.fixture(scope="module")
