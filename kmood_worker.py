@@ -7,7 +7,7 @@ import logging
 import signal
 import sys
 
-from kmood_lib import jobs, queue_cli
+from kmood_lib import heartbeat, jobs, queue_cli
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.cli import EXIT_OK, EXIT_USAGE, UsageError, run_main
 from kmood_lib.config import Config
@@ -55,7 +55,8 @@ def cmd_jobs(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
     now_ms = services.clock.now_ms()
     try:
         if args.action in (None, "summary"):
-            print(queue_cli.format_summary(jobs.summary(conn, now_ms)))
+            print(queue_cli.format_summary(heartbeat.queue_summary(conn, now_ms,
+                                                                   config.worker_stale_s)))
         elif args.action == "list":
             print(queue_cli.format_list(jobs.list_jobs(conn, args.status, args.kind,
                                                        max(1, args.limit))))

@@ -88,6 +88,22 @@ def _optional_url(raw: str) -> str:
     return _url(raw) if raw.strip() else ""
 
 
+def _nats_urls(raw: str) -> str:
+    """Empty (no relay), or comma-separated nats:// / tls:// server URLs."""
+    urls = [u.strip() for u in raw.split(",") if u.strip()]
+    for url in urls:
+        if not re.fullmatch(r"(nats|tls|ws|wss)://[^\s/,]+/?", url):
+            raise ValueError(f"expected nats://host:port (comma-separated for several), got {url!r}")
+    return ",".join(urls)
+
+
+def _subject_prefix(raw: str) -> str:
+    value = raw.strip()
+    if not re.fullmatch(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*", value):
+        raise ValueError(f"expected subject tokens such as 'kmood' or 'home.kmood', got {raw!r}")
+    return value
+
+
 def _log_level(raw: str) -> str:
     value = raw.strip().upper()
     if value not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
@@ -261,6 +277,22 @@ class Config:
     backup_keep: int = _setting(
         "KMOOD_BACKUP_KEEP", "7", _int(1, 1000), "how many of the worker's backups are kept"
     )
+    worker_heartbeat_s: float = _setting(
+        "KMOOD_WORKER_HEARTBEAT_S", "10", _float(0.05),
+        "a worker records its heartbeat at least this often, also while idle"
+    )
+    worker_stale_s: float = _setting(
+        "KMOOD_WORKER_STALE_S", "60", _float(0.1),
+        "no heartbeat for this long: the worker counts as gone and /healthz says degraded"
+    )
+    nats_url: str = _setting(
+        "KMOOD_NATS_URL", "", _nats_urls,
+        "optional NATS relay for prompt wake-ups (empty: off; needs requirements-nats.txt)"
+    )
+    nats_subject_prefix: str = _setting(
+        "KMOOD_NATS_SUBJECT_PREFIX", "kmood", _subject_prefix,
+        "prefix of the relay's subjects, so deployments can share one NATS"
+    )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Config:
@@ -275,6 +307,10 @@ class Config:
                 values[f.name] = f.metadata["parse"](raw)
             except ValueError as exc:
                 raise ConfigError(f"{env}: {exc}") from None
+        if values["worker_stale_s"] <= values["worker_heartbeat_s"]:
+            raise ConfigError(
+                f"KMOOD_WORKER_STALE_S: must exceed KMOOD_WORKER_HEARTBEAT_S "
+                f"({values['worker_heartbeat_s']:g} s), got {values['worker_stale_s']:g}")
         return cls(**values)
 
     def with_overrides(self, **changes) -> Config:

@@ -29,7 +29,22 @@ def format_summary(summary: dict) -> str:
         lines.append("(no jobs)")
     age = summary["oldest_waiting_age_s"]
     lines.append("oldest waiting job: " + ("none" if age is None else f"{age:.1f} s old"))
+    if "workers" in summary:
+        lines += format_workers(summary["workers"])
     return "\n".join(lines)
+
+
+def format_workers(report: dict) -> list[str]:
+    age = report["last_beat_age_s"]
+    lines = [f"workers alive: {report['alive']}" + (
+        " (no worker has ever beaten: start kmood_worker.py)" if age is None else
+        f" (newest heartbeat {age:.1f} s ago; stale after {report['stale_after_s']:g} s)")]
+    for w in report["workers"]:
+        lines.append(f"  {w['id']}  {'alive' if w['alive'] else 'STALE'}  v{w['version']}  "
+                     f"in {w['step']} for {w['step_age_s']:.1f} s, last beat "
+                     f"{w['last_beat_age_s']:.1f} s ago, {w['jobs_done']} done, "
+                     f"{w['jobs_failed']} failed since {w['started_at']}")
+    return lines
 
 
 def format_list(rows: list[dict]) -> str:

@@ -15,14 +15,13 @@ import os
 import select
 import socket
 import sqlite3
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kmood_lib import __version__, backup, db, heartbeat, jobs, reminder_delivery, throttle
 from kmood_lib import auth as auth_store
-from kmood_lib import backup, db, jobs, reminder_delivery, throttle
 from kmood_lib.bootstrap import Services
 from kmood_lib.db import transaction
 
@@ -37,8 +36,10 @@ class StopSignal:
 
     def __init__(self):
         self._flag = False
+        self._poked = False
         self._read, self._write = os.pipe()
         os.set_blocking(self._write, False)
+        os.set_blocking(self._read, False)
         self._poll = select.poll()
         self._poll.register(self._read, select.POLLIN)
 
@@ -50,9 +51,23 @@ class StopSignal:
         with contextlib.suppress(BlockingIOError):  # a full pipe already wakes the waiter
             os.write(self._write, b"x")
 
+    def poke(self) -> None:
+        """Wake a waiter without asking it to stop (the NATS relay's wake-up; any thread)."""
+        self._poked = True
+        with contextlib.suppress(BlockingIOError):
+            os.write(self._write, b"p")
+
+    def take_poke(self) -> bool:
+        """True once after a poke: the waiter should look for work now."""
+        poked, self._poked = self._poked, False
+        return poked
+
     def wait(self, timeout: float | None = None) -> bool:
         if not self._flag:
-            self._poll.poll(None if timeout is None else max(0, int(timeout * 1000)))
+            if self._poll.poll(None if timeout is None else max(0, int(timeout * 1000))) \
+                    and not self._flag:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(self._read, 4096)  # drain pokes; a set flag keeps its byte
         return self._flag
 
     def close(self) -> None:
@@ -102,6 +117,7 @@ class JobContext:
         Handlers that may run past half the lease call this; it also writes the batch's
         waiting acknowledgements, whose leases would otherwise run out meanwhile."""
         self.worker.flush_acks()
+        self.worker.beat(force=True)
         return jobs.extend_lease(self.conn, self.job.id, self.worker.worker_id,
                                  self.services.clock.now_ms(), self.worker.policy.lease_ms)
 
@@ -161,13 +177,17 @@ def new_worker_id() -> str:
 class Worker:
     """One process's worker state (its id, its connection, when each periodic step last ran)."""
 
-    def __init__(self, services: Services, stop: threading.Event | StopSignal | None = None):
+    def __init__(self, services: Services, stop: StopSignal | None = None):
         self.services = services
         self.config = services.config
         self.policy = jobs.Policy.from_config(services.config)
-        self.stop = stop or threading.Event()
+        self.stop = stop or StopSignal()
         self.worker_id = new_worker_id()
         self.conn = services.connect()
+        started = self.now_ms()
+        self.state = heartbeat.Beat(self.worker_id, socket.gethostname(), os.getpid(),
+                                    __version__, started, step_since=started)
+        self._beat_at: int | None = None  # when the row was last written
         self._acks: PendingAcks | None = None  # the batch in hand's waiting acknowledgements
         self.before: list[Periodic] = [Periodic("sweep", self.config.sweep_interval_s, run_sweeps)]
         self.after: list[Periodic] = [
@@ -175,7 +195,23 @@ class Worker:
         ]
 
     def close(self) -> None:
+        """A clean stop: the heartbeat row goes, so nobody mistakes this worker for a stuck one."""
+        self._guarded("heartbeat", lambda: heartbeat.remove(self.conn, self.worker_id))
         self.conn.close()
+
+    def beat(self, step: str | None = None, force: bool = False) -> None:
+        """Say what this worker is doing. A new step is written at once; the same step again
+        only once KMOOD_WORKER_HEARTBEAT_S has passed (or when forced), so a busy worker costs
+        one small write per change of step, and one that stops beating shows where it stuck."""
+        now_ms = self.now_ms()
+        state = self.state
+        if step is not None and step != state.step:
+            state.step, state.step_since = step, now_ms
+        elif not force and self._beat_at is not None and \
+                now_ms - self._beat_at < self.config.worker_heartbeat_s * 1000:
+            return
+        self._beat_at = now_ms
+        self._guarded("heartbeat", lambda: heartbeat.beat(self.conn, state, now_ms))
 
     def now_ms(self) -> int:
         return self.services.clock.now_ms()
@@ -194,6 +230,7 @@ class Worker:
         for step in steps:
             if step.due(now_ms) and not self.stop.is_set():
                 step.last_ms = now_ms
+                self.beat(step.name)
                 self._guarded(step.name, lambda s=step: s.run(self, self.conn, now_ms))
 
     def _guarded(self, name: str, step: Callable):
@@ -262,6 +299,7 @@ class Worker:
 
     def run_job(self, job: jobs.ClaimedJob) -> bool:
         """Run one claimed job; True when it succeeded and still needs its acknowledgement."""
+        self.beat(f"job {job.kind}")
         kind = self.services.job_kinds.get(job.kind)
         if kind is None:
             self._fail(job, f"unknown job kind {job.kind!r}: no handler in this build",
@@ -296,10 +334,12 @@ class Worker:
                        not_before_ms=int(min(retry_after_s, MAX_RETRY_AFTER_S) * 1000)
                        if retry_after_s else 0)
             return False
+        self.state.done += 1
         return not context.completed
 
     def _fail(self, job: jobs.ClaimedJob, error: str, permanent: bool = False,
               not_before_ms: int = 0) -> None:
+        self.state.failed += 1
         status = jobs.fail(self.conn, job, self.worker_id, error, self.now_ms(), self.policy,
                            self.services.rng, permanent, not_before_ms)
         if status == "exhausted":
@@ -315,28 +355,50 @@ class Worker:
         """Loop until `stop` is set; idle between iterations that found nothing to do."""
         log.info("worker %s started (job kinds: %s)", self.worker_id,
                  ", ".join(self.services.job_kinds.names()) or "none")
+        self.beat("starting", force=True)
+        self._guarded("heartbeat", lambda: heartbeat.forget_dead(self.conn, self.now_ms()))
         while not self.stop.is_set():
             if not self.run_once():
                 self.idle()
         log.info("worker %s stopped", self.worker_id)
 
     def idle(self) -> None:
-        """Sleep until the next full poll, the earliest run_after or the next due step; wake
-        early when another connection commits (PRAGMA data_version changes)."""
+        """Sleep until the next full poll, the earliest run_after or the next due step.
+
+        Every KMOOD_WAKE_INTERVAL_MS it checks PRAGMA data_version (another connection
+        committed): if a job is now due it wakes at once, and a job queued for later only moves
+        the wake-up earlier. A commit with no due job (a heartbeat, a session touch) does not
+        start an iteration, so workers never wake each other in a loop. The heartbeat is
+        refreshed meanwhile; a poke (the NATS relay) wakes at once."""
         now_ms = self.now_ms()
+        self.beat("idle")
         wake_at = now_ms + int(self.config.poll_interval_s * 1000)
         earliest = self._guarded("probe", lambda: jobs.earliest_run_after(self.conn))
         candidates = [earliest] + [s.next_due_ms() for s in self.before + self.after]
         wake_at = min([wake_at] + [c for c in candidates if c is not None])
         version = self._data_version()
+        check_at = now_ms + self.config.wake_interval_ms
+        beat_ms = int(self.config.worker_heartbeat_s * 1000)
         while not self.stop.is_set():
-            remaining_ms = wake_at - self.now_ms()
-            if remaining_ms <= 0:
+            now_ms = self.now_ms()
+            if now_ms >= wake_at:
                 return
-            if self.stop.wait(min(self.config.wake_interval_ms, remaining_ms) / 1000):
+            next_beat = (self._beat_at or now_ms) + beat_ms
+            timeout_ms = max(0, min(wake_at, check_at, next_beat) - now_ms)
+            if self.stop.wait(timeout_ms / 1000) or self.stop.take_poke():
                 return
-            if self._data_version() != version:
-                return
+            now_ms = self.now_ms()
+            if now_ms >= next_beat:
+                self.beat()
+            if now_ms >= check_at:
+                check_at = now_ms + self.config.wake_interval_ms
+                seen = self._data_version()
+                if seen != version:
+                    version = seen
+                    earliest = self._guarded("probe",
+                                             lambda: jobs.earliest_run_after(self.conn))
+                    if earliest is not None:
+                        wake_at = min(wake_at, earliest)
 
     def _data_version(self) -> int | None:
         return self._guarded("data_version",
@@ -394,7 +456,6 @@ MISSED_CHECK_S = 60  # how often it looks for reminder occurrences past their gr
 def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
     """(name, interval_s, step) for the maintenance the worker owns."""
     steps = [
-        ("wal_checkpoint", services.config.checkpoint_interval_s, checkpoint_wal),
         ("session_cleanup", services.config.session_cleanup_interval_s, clean_up_sessions),
         ("prune_jobs", services.config.session_cleanup_interval_s, prune_jobs),
         ("reminders_missed", MISSED_CHECK_S, reminder_delivery.record_missed),
@@ -402,6 +463,8 @@ def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
     if services.config.backup_dir:
         steps.append(("backup", min(BACKUP_CHECK_S, services.config.backup_interval_s),
                       take_rotating_backup))
+    # Last, so an iteration's own writes (its heartbeats among them) are copied back too.
+    steps.append(("wal_checkpoint", services.config.checkpoint_interval_s, checkpoint_wal))
     return steps
 
 

@@ -6,6 +6,7 @@ import logging
 
 import bottle
 
+from kmood_lib import heartbeat
 from kmood_lib.bootstrap import Services
 from kmood_lib.db import ConnectionPerThread
 from kmood_lib.web import (
@@ -53,12 +54,20 @@ def make_app(services: Services) -> bottle.Bottle:
 
     @app.get("/healthz", auth="public")
     def healthz():
+        """Cheap and public: the database answers, and whether any worker has beaten lately.
+        No worker is `degraded` with HTTP 200 (a container is not restarted for it) unless
+        `?strict=1` asks for 503, as monitors that page on it want."""
+        strict = http.query_params(bottle.request).get("strict") in ("1", "true")
         try:
-            pool.get().execute("SELECT 1 FROM schema_migrations LIMIT 1").fetchall()
+            worker = heartbeat.health(pool.get(), services.clock.now_ms(),
+                                      services.config.worker_stale_s)
         except Exception as exc:  # any database failure means "not healthy"
             log.warning("health check failed: %s", exc)
-            return http.json_response({"status": "unavailable", "error": str(exc)}, 503)
-        return http.json_response({"status": "ok"})
+            return http.json_response({"status": "unavailable", "database": "error",
+                                       "error": str(exc)}, 503)
+        status = "ok" if worker["alive"] else "degraded"
+        return http.json_response({"status": status, "database": "ok", "worker": worker},
+                                  503 if strict and status != "ok" else 200)
 
     for module in ROUTE_MODULES:
         module.register(app, services)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bottle
 
-from kmood_lib import jobs, users
+from kmood_lib import heartbeat, jobs, users
 from kmood_lib.queue_cli import RETRY_MESSAGES
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params
@@ -89,7 +89,8 @@ def register(app: bottle.Bottle, services) -> None:
 
     def jobs_page(conn, auth: Auth, status=200, errors=None):
         now_ms = clock.now_ms()
-        return settings_page("jobs", auth, status, summary=jobs.summary(conn, now_ms),
+        return settings_page("jobs", auth, status, summary=heartbeat.queue_summary(
+                                 conn, now_ms, services.config.worker_stale_s),
                              kinds=services.job_kinds.names(),
                              troubled=jobs.list_jobs(conn, "retrying", limit=100)
                              + jobs.list_jobs(conn, "exhausted", limit=100),

@@ -6,7 +6,7 @@ import json
 
 import bottle
 
-from kmood_lib import jobs
+from kmood_lib import heartbeat, jobs
 from kmood_lib.clock import ms_to_iso
 from kmood_lib.validation import MAX_ID, ValidationError, parse_int_param
 from kmood_lib.web.http import ApiError, json_response, query_params
@@ -35,8 +35,8 @@ def _label(value: object) -> str:
     return str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-def prometheus_text(conn, now_ms: int) -> str:
-    summary = jobs.summary(conn, now_ms)
+def prometheus_text(conn, now_ms: int, stale_s: float) -> str:
+    summary = heartbeat.queue_summary(conn, now_ms, stale_s)
     lines = ["# HELP kmood_jobs Jobs in the queue by kind and status.",
              "# TYPE kmood_jobs gauge"]
     for kind, counts in summary["counts"].items():
@@ -47,6 +47,15 @@ def prometheus_text(conn, now_ms: int) -> str:
               "retrying job (0 when none).",
               "# TYPE kmood_jobs_oldest_waiting_age_seconds gauge",
               f"kmood_jobs_oldest_waiting_age_seconds {0 if age is None else age}"]
+    workers = summary["workers"]
+    beat_age = workers["last_beat_age_s"]
+    lines += ["# HELP kmood_workers_alive Worker processes whose heartbeat is fresher than "
+              "KMOOD_WORKER_STALE_S.",
+              "# TYPE kmood_workers_alive gauge", f"kmood_workers_alive {workers['alive']}",
+              "# HELP kmood_worker_last_beat_age_seconds Age of the newest worker heartbeat "
+              "(+Inf when no worker ever beat).",
+              "# TYPE kmood_worker_last_beat_age_seconds gauge",
+              f"kmood_worker_last_beat_age_seconds {'+Inf' if beat_age is None else beat_age}"]
     entries = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
     users = conn.execute("SELECT count(*) FROM users").fetchone()[0]
     lines += ["# HELP kmood_entries Mood entries stored.", "# TYPE kmood_entries gauge",
@@ -76,7 +85,8 @@ def register(app: bottle.Bottle, services) -> None:
 
     @app.get("/api/jobs/summary", auth="admin")
     def summary(conn):
-        return json_response({**jobs.summary(conn, clock.now_ms()),
+        return json_response({**heartbeat.queue_summary(conn, clock.now_ms(),
+                                                        services.config.worker_stale_s),
                               "kinds": services.job_kinds.names()})
 
     @app.post("/api/jobs/<job_id:id>/retry", auth="admin")
@@ -100,6 +110,7 @@ def register(app: bottle.Bottle, services) -> None:
 
     @app.get("/metrics", auth="admin")
     def metrics(conn):
-        response = bottle.HTTPResponse(prometheus_text(conn, clock.now_ms()))
+        response = bottle.HTTPResponse(prometheus_text(conn, clock.now_ms(),
+                                                       services.config.worker_stale_s))
         response.content_type = "text/plain; version=0.0.4; charset=utf-8"
         return response

@@ -7,6 +7,7 @@ CSRF token; Bearer-token requests need none.
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import inspect
 import urllib.parse
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 import bottle
 
 from kmood_lib import auth as auth_store
+from kmood_lib import heartbeat
 from kmood_lib.passwords import HasherBusy
 from kmood_lib.users import User
 from kmood_lib.web.http import ApiError, form_params, is_json_path
@@ -30,6 +32,7 @@ class Auth:
     user: User | None
     via: str | None = None  # "session" | "token"
     session: auth_store.Session | None = None
+    worker_missing: bool = False  # admins' pages say so when no worker has beaten lately
 
     @property
     def csrf_token(self) -> str | None:
@@ -165,6 +168,9 @@ class AuthPlugin:
                     raise ApiError(403, "missing or wrong CSRF token (X-CSRF-Token header)",
                                    code="csrf")
                 raise bottle.HTTPError(403, "missing or wrong CSRF token; reload the page")
+            if who.user is not None and who.user.is_admin and not is_json_path(request.path):
+                who = dataclasses.replace(who, worker_missing=not heartbeat.health(
+                    conn, services.clock.now_ms(), config.worker_stale_s)["alive"])
             if wants_conn:
                 kwargs["conn"] = conn
             if wants_auth:

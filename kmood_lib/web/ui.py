@@ -73,3 +73,16 @@ def instant(ms: int | None) -> str:
         return ""
     moment = datetime.fromtimestamp(ms / 1000, timezone.utc)
     return f"{moment.day} {moment.strftime('%b %Y')}"
+
+
+def duration(seconds: float) -> str:
+    """A short human duration: '4 s', '3 min', '2 h 5 min', '3 days'."""
+    s = int(seconds)
+    if s < 90:
+        return f"{s} s"
+    if s < 3600:
+        return f"{round(s / 60)} min"
+    if s < 48 * 3600:
+        hours, minutes = divmod(round(s / 60), 60)
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{round(s / 86400)} days"

@@ -54,7 +54,7 @@ def page(name: str, auth, *, active: str | None = None, status: int = 200, **val
     the active tab and the notice a redirect asked for."""
     done = query_params(bottle.request).get("done")
     return render(name, status, user=auth.user, csrf_token=auth.csrf_token or "", active=active,
-                  notice=NOTICES.get(done or ""), **values)
+                  notice=NOTICES.get(done or ""), worker_missing=auth.worker_missing, **values)
 
 
 def redirect(location: str, done: str | None = None) -> bottle.HTTPResponse:

@@ -28,6 +28,9 @@
   % end
 </header>
 <main id="main"{{!' class="wide"' if get('wide') else ''}}>
+% if get('worker_missing'):
+<p class="alert" role="alert"><strong>No background worker is running.</strong> Weather, places, songs and reminders wait until <code>kmood_worker.py</code> runs beside the server. <a href="/admin/jobs">Jobs and workers</a></p>
+% end
 % if get('notice'):
 <p class="notice" role="status">{{notice}}</p>
 % end

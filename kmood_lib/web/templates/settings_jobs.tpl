@@ -1,6 +1,20 @@
 % rebase('layout.tpl', title='Jobs')
 % include('_settings_nav.tpl')
 <p class="muted">Background work (weather, places, songs, reminders) runs in <code>kmood_worker.py</code>. Every job can be found again from your data, so a lost one only costs time.</p>
+% workers = summary['workers']
+<h2>Workers</h2>
+% if not workers['workers']:
+<p class="alert">No worker has ever run against this database. Start <code>python kmood_worker.py</code> beside the server.</p>
+% else:
+<ul class="list">
+  % for w in workers['workers']:
+  <li>
+    <p><strong>{{w['host']}}</strong> <span class="muted">pid {{w['pid']}} · version {{w['version']}}</span> <span class="badge {{'lv5' if w['alive'] else 'lv1'}}">{{'alive' if w['alive'] else 'stale'}}</span></p>
+    <p class="muted">{{'In' if w['alive'] else 'Last seen in'}} <strong>{{w['step']}}</strong> for {{ui.duration(w['step_age_s'])}} · last heartbeat {{ui.duration(w['last_beat_age_s'])}} ago · {{w['jobs_done']}} jobs done, {{w['jobs_failed']}} failed since it started</p>
+  </li>
+  % end
+</ul>
+% end
 % age = summary['oldest_waiting_age_s']
 <p>Oldest waiting job: <strong>{{'none' if age is None else '%.0f s old' % age}}</strong>.</p>
 % if summary['counts']:
