@@ -1,12 +1,14 @@
 """k-mood web server (Bottle on waitress) and admin CLI: serve, migrate, create-user, users,
-import-daylio, import-json, export, backup."""
+import-daylio, import-json, export, backup, doctor."""
 
 from __future__ import annotations
 
 import argparse
 import getpass
 import logging
+import os
 import signal
+import socket
 import sys
 
 from kmood_lib import portability_cli, users
@@ -51,6 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true",
                         help="really delete (without it, only say what would go)")
     portability_cli.add_parser(sub)
+    doctor = sub.add_parser("doctor", help="check the deployment and say what is wrong",
+                            description="One line per check (ok / warn / fail, with a hint): "
+                            "configuration, the database file, migrations, the worker "
+                            "heartbeat and the queue. Changes nothing: the database is opened "
+                            "read-only. Exits 1 when any check fails.")
+    doctor.add_argument("--network", action="store_true",
+                        help="also send one request to each configured upstream (and NATS)")
     return parser
 
 
@@ -76,6 +85,8 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
     def stop(signum, frame):
         raise SystemExit(0)
 
+    services.relay.start(f"k-mood server {socket.gethostname()}:{os.getpid()}")
+
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     log.info("serving on http://%s:%s with %d threads", server.effective_host,
@@ -86,6 +97,7 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
         server.run()  # returns after SystemExit from the handler, once in-flight requests end
     finally:
         server.close()
+        services.relay.close()
         wsgi.bottle.config["kmood.pool"].close_all()
         wsgi.bottle.config["kmood.entry_writes"].close()
     log.info("server stopped")
@@ -191,10 +203,31 @@ COMMANDS = {None: cmd_serve, "serve": cmd_serve, "migrate": cmd_migrate,
             "export": cmd_export, "backup": portability_cli.cmd_backup}
 
 
+def cmd_doctor(args, config: Config, environ) -> int:
+    from kmood_lib import doctor
+    from kmood_lib.clock import SystemClock
+
+    checks = doctor.run(config, environ, SystemClock().now_ms(), network=args.network)
+    for check in checks:
+        print(check.line())
+    failed = [c.name for c in checks if c.level == doctor.FAIL]
+    warned = sum(c.level == doctor.WARN for c in checks)
+    print(f"doctor: {len(failed)} failed ({', '.join(dict.fromkeys(failed))}), {warned} warning(s)"
+          if failed else f"doctor: no failures, {warned} warning(s)")
+    return EXIT_DOCTOR_FAILED if failed else EXIT_OK
+
+
+EXIT_DOCTOR_FAILED = 1
+
+
 def main(argv=None, environ=None, bootstrap_kwargs: dict | None = None) -> int:
+    environ = os.environ if environ is None else environ
+
     def command(args, config):
         if args.command in (None, "serve"):
             return cmd_serve(args, config, bootstrap_kwargs)
+        if args.command == "doctor":
+            return cmd_doctor(args, config, environ)
         return COMMANDS[args.command](args, config)
 
     return run_main("kmood.py", argv, environ, build_parser(), command)

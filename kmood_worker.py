@@ -92,12 +92,15 @@ def cmd_run(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    if not args.once:  # a relay message pokes the idle loop: the next iteration starts at once
+        services.relay.start(f"k-mood worker {worker.worker_id}", on_message=stop.poke)
     try:
         if args.once:
             worker.run_once()
         else:
             worker.run_forever()
     finally:
+        services.relay.close()
         worker.close()
     return EXIT_OK
 

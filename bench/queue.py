@@ -170,7 +170,7 @@ def drain(fill, work) -> tuple[float, int, int, list[str]]:
 
 # --- server enqueue to worker pickup ------------------------------------------------------
 
-def pickup_latency() -> list[float]:
+def pickup_latency(**extra_env: str) -> list[float]:
     """Seconds from the server's prompt enqueue (the job's created_at) to the worker's claim
     of it (the test_pickup handler's timestamp), one entry at a time, default wake settings."""
     from tests.entry import create_test_tables
@@ -179,7 +179,7 @@ def pickup_latency() -> list[float]:
     tmp = Path(tempfile.mkdtemp(prefix="kmood-bench-"))
     port = free_port()
     env = base_env(tmp / "k.db", KMOOD_PORT=str(port), KMOOD_LOG_LEVEL="WARNING",
-                   KMOOD_SWEEP_INTERVAL_S="3600")
+                   KMOOD_SWEEP_INTERVAL_S="3600", **extra_env)
     create_test_tables(env["KMOOD_DB"])
     assert run(["kmood.py", "create-user", "bench", "--password-stdin"], env,
                "bench-password\n").returncode == 0
@@ -189,6 +189,8 @@ def pickup_latency() -> list[float]:
     conn = sqlite3.connect(env["KMOOD_DB"], timeout=30)
     try:
         wait_until(lambda: healthy(url), 60, what="server")
+        if "KMOOD_NATS_URL" in extra_env:
+            wait_until(NATS.both_connected, 30, what="server and worker on NATS")
         _, headers, me = http("POST", url + "/api/session",
                               {"username": "bench", "password": "bench-password"})
         auth = {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
@@ -209,6 +211,18 @@ def pickup_latency() -> list[float]:
     return [ms / 1000 for (ms,) in rows]
 
 
+def report_pickups(label: str, latencies: list[float], target: str) -> float:
+    latencies = sorted(latencies)
+    p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
+    median = statistics.median(latencies)
+    print(f"server enqueue -> worker pickup, {label} ({len(latencies)} entries): median"
+          f" {median * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms  ({target})")
+    return median
+
+
+NATS = None  # the nats-server of the relay run
+
+
 if __name__ == "__main__":
     print(f"queue benchmark: {JOBS} no-op jobs, {WORKERS} worker processes, one SQLite file")
     results = {name: drain(fill, work) for name, (fill, work) in CONTENDERS.items()}
@@ -223,8 +237,15 @@ if __name__ == "__main__":
     print(f"ratio k-mood / litequeue: {kmood / results['litequeue'][0]:.2f}")
     print(f"ratio k-mood / raw floor: {kmood / results['raw stdlib floor'][0]:.2f}"
           "  (target >= 1.2)")
-    latencies = sorted(pickup_latency())
-    p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
-    print(f"server enqueue -> worker pickup ({len(latencies)} entries, default"
-          f" KMOOD_WAKE_INTERVAL_MS): median {statistics.median(latencies):.3f} s,"
-          f" p95 {p95:.3f} s  (target median < 0.2 s)")
+    polling = report_pickups("polling (PRAGMA data_version every KMOOD_WAKE_INTERVAL_MS)",
+                             pickup_latency(), "target median < 200 ms")
+    from tests.helpers import NatsServer
+
+    NATS = NatsServer(Path(tempfile.mkdtemp(prefix="kmood-bench-nats-")) / "nats.log").start()
+    try:
+        relayed = report_pickups("NATS relay on", pickup_latency(KMOOD_NATS_URL=NATS.url),
+                                 "target median < 20 ms")
+    finally:
+        NATS.proc.terminate()
+        NATS.proc.wait(30)
+    print(f"ratio polling / NATS pickup median: {polling / relayed:.1f}")

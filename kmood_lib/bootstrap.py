@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from kmood_lib import db, sweeps
+from kmood_lib import db, relay, sweeps
 from kmood_lib.clock import SystemClock
 from kmood_lib.config import Config
 from kmood_lib.jobs import JobKind, JobKinds
@@ -43,6 +43,7 @@ class Services:
     coverart: CoverArt
     notifier: Notifier
     job_kinds: JobKinds
+    relay: relay.NullRelay | relay.NatsRelay  # started by the entry point that serves or works
     # Called after an entry's transaction commits: (hook_conn, user_id, entry_id, now_ms).
     after_entry_saved: list[Callable] = field(default_factory=list)
 
@@ -86,9 +87,12 @@ def bootstrap(
         notifier=Notifier(config.user_agent, config.allow_private_notify_urls,
                           config.public_url),
         job_kinds=JobKinds([*sweeps.production_kinds(config), *job_kinds]),
+        relay=relay.from_config(config),
     )
     if any(kind.prompt for kind in services.job_kinds):
-        services.after_entry_saved.append(sweeps.prompt_enqueue_hook(services))
+        hook = sweeps.prompt_enqueue_hook(services)
+        services.after_entry_saved.append(
+            relay.announcing(hook, services.relay) if services.relay.enabled else hook)
     if migrate:
         run_migrations(services)
     return services

@@ -58,6 +58,7 @@ def prompt_reminder(conn, services, reminder_id: int, now_ms: int) -> None:
                                 (now_ms, lookahead_ms, reminder_id)).fetchall():
             jobs.enqueue(conn, services.job_kinds, KIND, row["key"], json.loads(row["payload"]),
                          now_ms, policy, run_after_ms=row["run_after"])
+    services.relay.wake()  # the worker's next wake-up may now be sooner
 
 
 def logged_on(conn, user_id: int, day: str, tz: ZoneInfo) -> bool:

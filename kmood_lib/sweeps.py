@@ -31,11 +31,16 @@ def prompt_enqueue_hook(services):
     policy = jobs.Policy.from_config(services.config)
     prompt_kinds = [kind for kind in services.job_kinds if kind.prompt]
 
-    def enqueue_for_entry(conn, user_id: int, entry_id: int, now_ms: int) -> None:
+    def enqueue_for_entry(conn, user_id: int, entry_id: int, now_ms: int) -> list[str]:
+        """Returns the kinds that have work for the entry (queued now, or already live)."""
+        kinds = []
         with transaction(conn):
             for kind in prompt_kinds:
                 for key, payload in kind.prompt(conn, user_id, entry_id, now_ms):
                     jobs.enqueue(conn, services.job_kinds, kind.name, key, payload, now_ms,
                                  policy)
+                    if kind.name not in kinds:
+                        kinds.append(kind.name)
+        return kinds
 
     return enqueue_for_entry

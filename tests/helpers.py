@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,6 +19,7 @@ PYTHON = sys.executable
 # Every process spawn() starts; the autouse fixture in conftest.py kills what a test left
 # running (a failed assertion must not leave a worker spinning on the machine).
 SPAWNED: list[subprocess.Popen] = []
+NATS_SERVER = shutil.which("nats-server") or "/usr/sbin/nats-server"
 
 
 def base_env(db_path: Path, **extra: str) -> dict[str, str]:
@@ -111,3 +113,45 @@ def stop(proc: subprocess.Popen, timeout: float = 30) -> int:
         proc.kill()
         proc.wait()
         raise AssertionError(f"process {proc.args} ignored SIGTERM for {timeout}s") from None
+
+
+class NatsServer:
+    """A real nats-server on free loopback ports (clients, and monitoring for /connz)."""
+
+    def __init__(self, log_path: Path):
+        if not shutil.which(NATS_SERVER):
+            raise AssertionError("nats-server is missing: `make test` installs it (apt-get "
+                                 "install -y --no-install-recommends nats-server)")
+        self.port, self.monitor = free_port(), free_port()
+        self.url = f"nats://127.0.0.1:{self.port}"
+        self.log = log_path
+        self.proc = None
+
+    def start(self):
+        log = open(self.log, "ab")
+        self.proc = subprocess.Popen([NATS_SERVER, "-a", "127.0.0.1", "-p", str(self.port),
+                                      "-m", str(self.monitor)], stdout=log, stderr=log)
+        SPAWNED.append(self.proc)
+        wait_until(lambda: self.connections() is not None, 30, what="nats-server")
+        return self
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(30)
+
+    def connections(self) -> dict[str, int] | None:
+        """Client name -> number of subscriptions, from the monitoring endpoint."""
+        try:
+            status, _, body = http("GET", f"http://127.0.0.1:{self.monitor}/connz?subs=1",
+                                   timeout=2)
+        except OSError:
+            return None
+        if isinstance(body, str):
+            body = json.loads(body)
+        return {c.get("name", ""): c.get("subscriptions", 0) for c in body["connections"]}
+
+    def both_connected(self) -> bool:
+        seen = self.connections() or {}
+        server = any(name.startswith("k-mood server") for name in seen)
+        worker = any(name.startswith("k-mood worker") and subs == 2 for name, subs in seen.items())
+        return server and worker

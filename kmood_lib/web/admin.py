@@ -108,6 +108,7 @@ def register(app: bottle.Bottle, services) -> None:
         if outcome != "retried":
             message = RETRY_MESSAGES.get(outcome, "job {id} is " + outcome).format(id=job_id)
             return jobs_page(conn, auth, 409, {"Job": message})
+        services.relay.wake()
         return redirect("/admin/jobs", "retried")
 
     @app.post("/admin/jobs/retry", auth="admin")
@@ -117,6 +118,7 @@ def register(app: bottle.Bottle, services) -> None:
             if kind not in services.job_kinds.names():
                 raise FormError({"Kind": f"no job kind {kind!r}"})
             jobs.retry_exhausted(conn, kind, clock.now_ms())
+            services.relay.wake()
             return "/admin/jobs?done=retried"
 
         return handle_form(lambda **kw: jobs_page(conn, auth, kw.get("status", 422),

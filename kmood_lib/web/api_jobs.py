@@ -35,7 +35,7 @@ def _label(value: object) -> str:
     return str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-def prometheus_text(conn, now_ms: int, stale_s: float) -> str:
+def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None = None) -> str:
     summary = heartbeat.queue_summary(conn, now_ms, stale_s)
     lines = ["# HELP kmood_jobs Jobs in the queue by kind and status.",
              "# TYPE kmood_jobs gauge"]
@@ -56,6 +56,15 @@ def prometheus_text(conn, now_ms: int, stale_s: float) -> str:
               "(+Inf when no worker ever beat).",
               "# TYPE kmood_worker_last_beat_age_seconds gauge",
               f"kmood_worker_last_beat_age_seconds {'+Inf' if beat_age is None else beat_age}"]
+    if relay_stats:
+        lines += ["# HELP kmood_relay_connected Whether this server's NATS relay is connected.",
+                  "# TYPE kmood_relay_connected gauge",
+                  f"kmood_relay_connected {int(relay_stats['connected'])}"]
+        for name, what in (("published", "handed to NATS"),
+                           ("dropped", "dropped (NATS not connected, or the buffer full)")):
+            lines += [f"# HELP kmood_relay_{name}_total Relay messages {what}.",
+                      f"# TYPE kmood_relay_{name}_total counter",
+                      f"kmood_relay_{name}_total {relay_stats[name]}"]
     entries = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
     users = conn.execute("SELECT count(*) FROM users").fetchone()[0]
     lines += ["# HELP kmood_entries Mood entries stored.", "# TYPE kmood_entries gauge",
@@ -95,6 +104,7 @@ def register(app: bottle.Bottle, services) -> None:
         if outcome != "retried":
             status, message = RETRY_ERRORS.get(outcome, (409, f"the job is {outcome}"))
             raise ApiError(status, message)
+        services.relay.wake()
         return json_response(job_json(jobs.list_jobs(conn, before_id=job_id + 1, limit=1)[0]))
 
     @app.post("/api/jobs/retry", auth="admin")
@@ -105,12 +115,14 @@ def register(app: bottle.Bottle, services) -> None:
         if kind not in services.job_kinds.names():
             raise ApiError(422, f"no job kind {kind!r}",
                            {"kind": f"one of {', '.join(services.job_kinds.names()) or '(none)'}"})
-        return json_response({"kind": kind,
-                              "retried": jobs.retry_exhausted(conn, kind, clock.now_ms())})
+        retried = jobs.retry_exhausted(conn, kind, clock.now_ms())
+        services.relay.wake()
+        return json_response({"kind": kind, "retried": retried})
 
     @app.get("/metrics", auth="admin")
     def metrics(conn):
         response = bottle.HTTPResponse(prometheus_text(conn, clock.now_ms(),
-                                                       services.config.worker_stale_s))
+                                                       services.config.worker_stale_s,
+                                                       services.relay.stats()))
         response.content_type = "text/plain; version=0.0.4; charset=utf-8"
         return response

@@ -109,7 +109,16 @@ def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, browser)
     follow(driver, driver.find_element(By.LINK_TEXT, "Jobs"))
     main = driver.find_element(By.TAG_NAME, "main").text
     assert "upstream answered 503" in main and "exhausted" in main
+    assert "No background worker is running." in main  # this stack runs no worker
+    assert "No worker has ever run against this database." in main
     screenshot(driver, "jobs-desktop-light")
+    phone = browser(PHONE, dark=True)
+    login(phone, stack.url, "hal")
+    alert = phone.find_element(By.CSS_SELECTOR, "main [role=alert]")
+    assert "kmood_worker.py" in alert.text
+    screenshot(phone, "no-worker-banner-phone-dark")
+    follow(phone, alert.find_element(By.LINK_TEXT, "Jobs and workers"))
+    assert phone.current_url.endswith("/admin/jobs")
     click(driver, driver.find_element(By.CSS_SELECTOR, "form[action$='/retry'] button"))
     WebDriverWait(driver, 10).until(EC.url_contains("done=retried"))
     assert "Queued to run again." in driver.page_source

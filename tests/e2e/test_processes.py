@@ -4,13 +4,16 @@ import sqlite3
 
 import pytest
 
-from tests.helpers import base_env, http, run
+from tests.helpers import base_env, http, run, wait_until
 
 
 def test_server_and_worker_start_together_on_a_fresh_database_and_stop_on_sigterm(stack_factory):
     stack = stack_factory().start(worker=True)
+    wait_until(lambda: http("GET", stack.url + "/healthz")[2]["status"] == "ok", 60,
+               what="the worker's first heartbeat")
     status, headers, body = http("GET", stack.url + "/healthz")
-    assert (status, body) == (200, {"status": "ok"})
+    assert status == 200 and body["status"] == "ok" and body["database"] == "ok"
+    assert body["worker"]["alive"] == 1
     assert headers["X-Content-Type-Options"] == "nosniff"
     assert stack.server.poll() is None and stack.worker.poll() is None
     assert stack.stop() == {"server": 0, "worker": 0}
