@@ -2,8 +2,9 @@
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 KMOOD_DB=/data/kmood.db
 WORKDIR /app
-COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+COPY requirements.txt requirements-nats.txt ./
+# nats-py is small and pure Python; it is imported only when KMOOD_NATS_URL is set.
+RUN pip install --no-cache-dir -r requirements.txt -r requirements-nats.txt
 COPY kmood.py kmood_worker.py ./
 COPY kmood_lib ./kmood_lib
 COPY migrations ./migrations

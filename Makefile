@@ -5,9 +5,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench migrate clean browser
+.PHONY: run test lint bench migrate clean test-tools
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): requirements.txt requirements-dev.txt requirements-nats.txt
 	$(PYTHON) -c 'import sys; sys.exit("k-mood needs Python 3.11+") if sys.version_info < (3, 11) else None'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
@@ -30,20 +30,25 @@ run: $(STAMP)
 migrate: $(STAMP)
 	$(PY) kmood.py migrate
 
-# The browser tests drive Debian's chromium and chromium-driver; install them when missing.
-browser:
-	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+# The browser tests drive Debian's chromium and chromium-driver, and the relay tests a real
+# nats-server; install whichever is missing (one apt-get run).
+test-tools:
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	[ -x /usr/bin/chromedriver ] || missing="$$missing chromium-driver"; \
+	command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || missing="$$missing nats-server"; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "installing chromium and chromium-driver for the browser tests"; \
-	    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver; \
+	    echo "installing$$missing for the tests"; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
 	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then \
-	    sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver; \
+	    sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	  else \
-	    echo "make: the browser tests need chromium and chromium-driver (apt-get install -y --no-install-recommends chromium chromium-driver); they will fail without them" >&2; \
+	    echo "make: the tests need$$missing (apt-get install -y --no-install-recommends$$missing); they will fail without them" >&2; \
 	  fi; \
 	fi
 
-test: $(STAMP) browser
+test: $(STAMP) test-tools
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 lint: $(STAMP)
