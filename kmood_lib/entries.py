@@ -9,16 +9,14 @@ import math
 import re
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
 
+from kmood_lib import entry_json as entry_json_sql
 from kmood_lib import vocab
-from kmood_lib.clock import ms_to_iso
 from kmood_lib.db import transaction
 from kmood_lib.entry_input import EntryInput
-from kmood_lib.places import place_label
+from kmood_lib.entry_json import entry_json
 from kmood_lib.song_metadata import LOOKUP_KEY_SQL
 from kmood_lib.text import name_key
-from kmood_lib.upstream.open_meteo import describe
 from kmood_lib.validation import (
     MalformedInput,
     ValidationError,
@@ -257,58 +255,6 @@ def entries_json(conn: sqlite3.Connection, rows: list) -> list[dict]:
     return [entry_json(row, metrics[row["id"]]) for row in rows]
 
 
-def _local_iso(ms: int, offset_s: int) -> str:
-    tz = timezone(timedelta(seconds=offset_s))
-    return datetime.fromtimestamp(ms // 1000, tz).isoformat(timespec="seconds")
-
-
-def _weather(row) -> dict | None:
-    """SPEC §6: null while unknown, {"unavailable": true} when the upstream had no data."""
-    if row["w_unavailable"] is None:
-        return None
-    if row["w_unavailable"]:
-        return {"unavailable": True}
-    return {"temperature_c": row["w_temperature"], "code": row["w_code"],
-            "description": describe(row["w_code"])}
-
-
-def _song_metadata(row) -> dict | None:
-    """SPEC §6: null until MusicBrainz found the recording; the cover is served by k-mood."""
-    if row["m_recording"] is None:
-        return None
-    return {"recording_mbid": row["m_recording"], "release": row["m_release_title"],
-            "release_date": row["m_release_date"], "length_ms": row["m_length"],
-            "cover_url": f"/covers/{row['m_release']}" if row["m_cover"] else None}
-
-
-def entry_json(row, metrics: dict[str, float]) -> dict:
-    """One _ENTRY_SELECT row -> the entry's JSON shape (SPEC §6)."""
-    location = None
-    if row["lat"] is not None:
-        location = {"lat": row["lat"], "lon": row["lon"],
-                    "place": place_label(row["p_locality"], row["p_country"], row["p_name"])}
-    return {
-        "id": row["id"],
-        "client_id": row["client_id"],
-        "occurred_at": _local_iso(row["occurred_at"], row["utc_offset_s"]),
-        "time_known": bool(row["time_known"]),
-        "mood": row["mood"],
-        "mood_label": row["mood_label"] or row["level_label"],
-        "activities": json.loads(row["activities_json"]),
-        "note_title": row["note_title"],
-        "note": row["note"],
-        "location": location,
-        "weather": _weather(row),
-        "song": None if row["song_artist"] is None else {
-            "artist": row["song_artist"], "title": row["song_title"], "album": row["song_album"],
-            "source": row["song_source"], "metadata": _song_metadata(row)},
-        "metrics": metrics,
-        "source": row["source"],
-        "created_at": ms_to_iso(row["created_at"]),
-        "updated_at": ms_to_iso(row["updated_at"]),
-    }
-
-
 @dataclass
 class EntryFilter:
     """The checked query parameters of GET /api/entries (and the stats routes)."""
@@ -420,3 +366,50 @@ def list_entries(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, limit
         rows = rows[:limit]
         next_cursor = encode_cursor(rows[-1]["occurred_at"], rows[-1]["id"])
     return entries_json(conn, rows), next_cursor
+
+
+def _named(sql: str, params: list, prefix: str = "f") -> tuple[str, dict]:
+    """Positional `?` placeholders -> named ones, so they mix with page_sql()'s own names."""
+    names = iter(range(len(params)))
+    named = re.sub(r"\?", lambda m: f":{prefix}{next(names)}", sql)
+    return named, {f"{prefix}{i}": value for i, value in enumerate(params)}
+
+
+def _warn_unreadable(conn: sqlite3.Connection, entry_ids: list[int]) -> None:
+    """The SQL path leaves unreadable metric values out as the Python path does; say so the
+    same way (the Python path logs each one)."""
+    if entry_ids:
+        for m in conn.execute(_METRICS_SELECT, (json.dumps(entry_ids),)).fetchall():
+            if not (isinstance(m["value"], (int, float)) and math.isfinite(m["value"])):
+                log.warning("entry %s: skipping unreadable value of metric %r (stored as %s)",
+                            m["entry_id"], m["name"], m["kind"])
+
+
+def list_entries_json(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, limit: int,
+                      cursor: str | None) -> str:
+    """GET /api/entries' body, built in SQLite: byte for byte what
+    `entry_json.dumps({"entries": list_entries(...)[0], "next_cursor": ...})` gives."""
+    where, params = flt.where()
+    if cursor:
+        where += " AND (e.occurred_at, e.id) < (?, ?)"
+        params += list(decode_cursor(cursor))
+    where, named = _named(where, params)
+    nonce = entry_json_sql.new_nonce()
+    row = conn.execute(entry_json_sql.page_sql(where),
+                       {**named, "user": user_id, "limit": limit, "nonce": nonce}).fetchone()
+    _warn_unreadable(conn, json.loads(row["unreadable"]))
+    next_cursor = encode_cursor(row["last_at"], row["last_id"]) if row["more"] else None
+    return ('{"entries":' + entry_json_sql.patch(conn, row["entries"], nonce)
+            + ',"next_cursor":' + entry_json_sql.dumps(next_cursor) + "}")
+
+
+def get_entry_json(conn: sqlite3.Connection, user_id: int, entry_id: int) -> str:
+    """One entry's JSON text, built in SQLite (equal to dumps(get_entry(...)))."""
+    nonce = entry_json_sql.new_nonce()
+    row = conn.execute(entry_json_sql.ONE_SQL,
+                       {"id": entry_id, "user": user_id, "nonce": nonce}).fetchone()
+    if row is None:
+        raise vocab.NotFound(f"entry {entry_id}")
+    if row["unreadable"]:
+        _warn_unreadable(conn, [entry_id])
+    return entry_json_sql.patch(conn, row["entry"], nonce)

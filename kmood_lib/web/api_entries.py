@@ -21,7 +21,13 @@ from kmood_lib.validation import (
 )
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.entry_writes import EntryWrites
-from kmood_lib.web.http import ApiError, json_response, query_params, read_json_object
+from kmood_lib.web.http import (
+    ApiError,
+    json_response,
+    json_text_response,
+    query_params,
+    read_json_object,
+)
 
 log = logging.getLogger(__name__)
 
@@ -66,29 +72,28 @@ def register(app: bottle.Bottle, services) -> None:
         query = query_params(bottle.request)
         flt = entries.parse_filter(query)
         limit = entries.parse_limit(query.get("limit"))
-        found, cursor = entries.list_entries(conn, auth.user.id, flt, limit,
-                                             query.get("cursor") or None)
-        return json_response({"entries": found, "next_cursor": cursor})
+        return json_text_response(entries.list_entries_json(conn, auth.user.id, flt, limit,
+                                                            query.get("cursor") or None))
 
     @app.post("/api/entries")
     @guarded
     def create_entry(conn, auth: Auth):
         source = "web" if auth.via == "session" else "api"
         saved = writes.create(conn, auth.user, body(), source)
-        entry = entries.get_entry(conn, auth.user.id, saved.entry_id)
-        return json_response(entry, 201 if saved.created else 200,
-                             {"Location": f"/api/entries/{saved.entry_id}"})
+        return json_text_response(entries.get_entry_json(conn, auth.user.id, saved.entry_id),
+                                  201 if saved.created else 200,
+                                  {"Location": f"/api/entries/{saved.entry_id}"})
 
     @app.get("/api/entries/<entry_id:id>")
     @guarded
     def get_entry(conn, auth: Auth, entry_id: int):
-        return json_response(entries.get_entry(conn, auth.user.id, entry_id))
+        return json_text_response(entries.get_entry_json(conn, auth.user.id, entry_id))
 
     @app.patch("/api/entries/<entry_id:id>")
     @guarded
     def patch_entry(conn, auth: Auth, entry_id: int):
         writes.update(conn, auth.user, entry_id, body())
-        return json_response(entries.get_entry(conn, auth.user.id, entry_id))
+        return json_text_response(entries.get_entry_json(conn, auth.user.id, entry_id))
 
     @app.delete("/api/entries/<entry_id:id>")
     @guarded

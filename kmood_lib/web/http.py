@@ -10,6 +10,7 @@ import urllib.parse
 
 import bottle
 
+from kmood_lib.entry_json import dumps
 from kmood_lib.text import TextError, decode_utf8, has_surrogate
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ class ApiError(bottle.HTTPResponse):
                  extra: dict | None = None):
         body = {"error": {"code": code or ERROR_CODES.get(status, "error"), "message": message,
                           "fields": fields or {}}, **(extra or {})}
-        super().__init__(json.dumps(body), status, headers)
+        super().__init__(dumps(body), status, headers)
         self.content_type = "application/json"
         self.message, self.fields = message, fields or {}
 
@@ -57,7 +58,13 @@ class ApiError(bottle.HTTPResponse):
 
 
 def json_response(data, status: int = 200, headers: dict | None = None) -> bottle.HTTPResponse:
-    response = bottle.HTTPResponse(json.dumps(data, ensure_ascii=False), status, headers)
+    return json_text_response(dumps(data), status, headers)
+
+
+def json_text_response(text: str, status: int = 200, headers: dict | None = None
+                       ) -> bottle.HTTPResponse:
+    """A body that is JSON text already (an entry page built in SQLite)."""
+    response = bottle.HTTPResponse(text, status, headers)
     response.content_type = "application/json"
     return response
 
@@ -254,8 +261,8 @@ def error_page(res: bottle.HTTPError) -> str:
         message = str(res.body) if isinstance(res.body, str) and res.body else res.status_line
     if is_json_path(bottle.request.path):
         bottle.response.content_type = "application/json"
-        return json.dumps({"error": {"code": ERROR_CODES.get(status, "error"),
-                                     "message": message, "fields": {}}})
+        return dumps({"error": {"code": ERROR_CODES.get(status, "error"), "message": message,
+                                "fields": {}}})
     bottle.response.content_type = "text/html; charset=utf-8"
     return (f"<!doctype html><title>{status}</title><h1>{html.escape(res.status_line)}</h1>"
             f"<p>{html.escape(message)}</p><p><a href=\"/\">k-mood</a></p>")
