@@ -265,9 +265,23 @@ class EntryFilter:
     activities: list[str] | None = None
     query: str | None = None
 
-    def where(self) -> tuple[str, list]:
-        """SQL conditions over alias `e` (always AND-ed after `e.user_id = ?`)."""
+    def where(self, conn: sqlite3.Connection, user_id: int) -> tuple[str, list]:
+        """SQL conditions over alias `e` (always AND-ed after `e.user_id = ?`).
+
+        Activities are resolved to ids first (one indexed lookup): the condition then uses the
+        (activity_id, entry_id) index, and an activity the user does not have makes the whole
+        condition a constant false, so the query ends before it reads a single entry."""
         sql, params = [], []
+        if self.activities:
+            keys = sorted({name_key(name) for name in self.activities})
+            found = [row[0] for row in conn.execute(
+                "SELECT id FROM activities WHERE user_id = ? AND name_key IN"
+                " (SELECT value FROM json_each(?))", (user_id, json.dumps(keys))).fetchall()]
+            if len(found) < len(keys):
+                return " AND 0", []
+            for activity_id in found:
+                sql.append("e.id IN (SELECT entry_id FROM entry_activities WHERE activity_id = ?)")
+                params.append(activity_id)
         if self.date_from:
             sql.append("e.local_date >= ?")
             params.append(self.date_from)
@@ -277,11 +291,6 @@ class EntryFilter:
         if self.moods:
             sql.append("e.mood IN (SELECT value FROM json_each(?))")
             params.append(json.dumps(self.moods))
-        for name in self.activities or ():
-            sql.append("EXISTS (SELECT 1 FROM entry_activities ea JOIN activities a"
-                       " ON a.id = ea.activity_id WHERE ea.entry_id = e.id AND a.name_key = ?"
-                       " AND a.user_id = e.user_id)")
-            params.append(name_key(name))
         if self.query:
             sql.append("e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
             params.append(self.query)
@@ -353,7 +362,7 @@ def parse_limit(raw: str | None) -> int:
 def list_entries(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, limit: int,
                  cursor: str | None) -> tuple[list[dict], str | None]:
     """Newest first, keyset-paginated on (occurred_at, id): no repeats or skips across pages."""
-    where, params = flt.where()
+    where, params = flt.where(conn, user_id)
     if cursor:
         where += " AND (e.occurred_at, e.id) < (?, ?)"
         params += list(decode_cursor(cursor))
@@ -389,7 +398,7 @@ def list_entries_json(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, 
                       cursor: str | None) -> str:
     """GET /api/entries' body, built in SQLite: byte for byte what
     `entry_json.dumps({"entries": list_entries(...)[0], "next_cursor": ...})` gives."""
-    where, params = flt.where()
+    where, params = flt.where(conn, user_id)
     if cursor:
         where += " AND (e.occurred_at, e.id) < (?, ?)"
         params += list(decode_cursor(cursor))

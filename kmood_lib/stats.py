@@ -35,7 +35,7 @@ class Day(NamedTuple):
 
 def daily(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[Day]:
     """Per local day, oldest first."""
-    where, params = flt.where()
+    where, params = flt.where(conn, user_id)
     cursor = conn.cursor()
     cursor.row_factory = None  # thousands of plain tuples, not sqlite3.Row objects
     rows = cursor.execute(
@@ -46,7 +46,7 @@ def daily(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[Day]
 
 def distribution(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict[str, int]:
     """Entries per mood level, "1" to "5"."""
-    where, params = flt.where()
+    where, params = flt.where(conn, user_id)
     found = dict(conn.execute("SELECT mood, count(*) FROM entries e WHERE e.user_id = ?" + where
                               + " GROUP BY mood", (user_id, *params)).fetchall())
     return {str(level): found.get(level, 0) for level in LEVELS}
@@ -121,7 +121,7 @@ def weekdays_of(days: list[Day]) -> list[dict]:
 
 def hours(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[dict]:
     """By the entry's own local hour; date-only entries (no time recorded) are left out."""
-    where, params = flt.where()
+    where, params = flt.where(conn, user_id)
     found = {r["h"]: (r["total"], r["n"]) for r in conn.execute(
         "SELECT local_minute / 60 AS h, sum(mood) AS total, count(*) AS n FROM entries e"
         " WHERE e.user_id = ?" + where + " AND e.time_known = 1 GROUP BY h",
@@ -131,7 +131,7 @@ def hours(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[dict
 
 def activity_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
     """Mean mood with vs without each activity, with counts; biggest positive impact first."""
-    where, params = flt.where()
+    where, params = flt.where(conn, user_id)
     total_n, total_sum = conn.execute(
         "SELECT count(*), coalesce(sum(mood), 0) FROM entries e WHERE e.user_id = ?" + where,
         (user_id, *params)).fetchone()
@@ -185,7 +185,7 @@ BAND_C = 5
 def weather_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
     """Mean mood by temperature band (5 °C wide) and by kind of weather, over the entries whose
     weather is known."""
-    where, params = flt.where()
+    where, params = flt.where(conn, user_id)
     # Weather first (CROSS JOIN keeps that order): it holds only entries with a location,
     # so a journal without any costs nothing here.
     base = (" FROM weather w CROSS JOIN entries e ON e.id = w.entry_id"
@@ -216,7 +216,7 @@ TOP = 10
 def place_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
     """Mean mood in the places with the most entries. A place is the name of a cell, so
     neighbouring cells with the same name ("Berlin, DE") count together."""
-    where, params = flt.where()
+    where, params = flt.where(conn, user_id)
     rows = conn.execute(
         "SELECT p.locality, p.country_code, p.display_name, sum(e.mood) AS total, count(*) AS n"
         " FROM entry_places ep CROSS JOIN entries e ON e.id = ep.entry_id"
@@ -235,7 +235,7 @@ def place_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> di
 
 def music_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
     """Mean mood while listening to the artists heard most, artists compared by name key."""
-    where, params = flt.where()
+    where, params = flt.where(conn, user_id)
     rows = conn.execute(
         "SELECT min(s.artist) AS artist, sum(e.mood) AS total, count(*) AS n"
         " FROM songs s CROSS JOIN entries e ON e.id = s.entry_id WHERE e.user_id = ?" + where
