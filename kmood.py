@@ -100,6 +100,7 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
         services.relay.close()
         wsgi.bottle.config["kmood.pool"].close_all()
         wsgi.bottle.config["kmood.entry_writes"].close()
+        services.close_writer()
     log.info("server stopped")
     return EXIT_OK
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import sqlite3
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kmood_lib import db, relay, sweeps
@@ -34,6 +34,8 @@ class Services:
     rng: random.Random
     connect: Callable[[], sqlite3.Connection]
     connect_hook: Callable[[], sqlite3.Connection]
+    writer: Callable  # context manager: the shared write connection under the write lock
+    close_writer: Callable[[], None]
     hasher: PasswordHasher
     listenbrainz: ListenBrainz
     lastfm: LastFm
@@ -58,7 +60,25 @@ def bootstrap(
 ) -> Services:
     """Build the object graph; run migrations first unless told not to (MigrationError escapes)."""
     clock = clock or SystemClock()
-    write_lock = threading.Lock()  # this process's writers queue here, not in busy sleeps
+    write_lock = db.OwnedLock()  # this process's writers queue here, not in busy sleeps
+    shared: list[sqlite3.Connection] = []  # the process's one write connection, opened lazily
+
+    @contextlib.contextmanager
+    def writer() -> Iterator[sqlite3.Connection]:
+        """The process's shared write connection, held with the write lock: its page cache is
+        not reset by the other threads' commits, as each thread's own connection's is."""
+        with write_lock:
+            if not shared:
+                shared.append(db.connect(config.db_path, config.busy_timeout_ms,
+                                         autocheckpoint_pages=config.wal_autocheckpoint_pages,
+                                         journal_size_limit_bytes=config.wal_size_limit_bytes,
+                                         guard=write_lock))
+            yield shared[0]
+
+    def close_writer() -> None:
+        with write_lock:
+            while shared:
+                shared.pop().close()
 
     def connect() -> sqlite3.Connection:
         return db.connect(config.db_path, config.busy_timeout_ms, write_lock,
@@ -76,6 +96,8 @@ def bootstrap(
         rng=rng or random.Random(),
         connect=connect,
         connect_hook=connect_hook,
+        writer=writer,
+        close_writer=close_writer,
         hasher=PasswordHasher(config.scrypt_n),
         listenbrainz=ListenBrainz(config.listenbrainz_url, config.user_agent),
         lastfm=LastFm(config.lastfm_url, config.lastfm_api_key, config.user_agent),

@@ -40,6 +40,42 @@ _CANNOT_OPEN = {3: "permission denied", 8: "read-only", 10: "I/O error", 14: "ca
                 23: "not authorised", 26: "not a database"}
 
 
+class WriteLockNotHeld(RuntimeError):
+    """The process's shared write connection was used by a thread not holding the write lock."""
+
+
+class OwnedLock:
+    """The process's write lock: a plain mutex that also knows which thread holds it, so the
+    shared write connection can refuse any use outside it."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if self._lock.acquire(blocking, timeout):
+            self._owner = threading.get_ident()
+            return True
+        return False
+
+    def release(self) -> None:
+        self._owner = None
+        self._lock.release()
+
+    def held(self) -> bool:
+        return self._owner == threading.get_ident()
+
+    def locked(self) -> bool:
+        return self._lock.locked()
+
+    def __enter__(self) -> OwnedLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
 class Connection(sqlite3.Connection):
     """A sqlite3 connection that may share a process-wide writer lock with its siblings, and
     can be put back into a clean state after whatever a request did with it.
@@ -54,11 +90,19 @@ class Connection(sqlite3.Connection):
     `reset()` closes them all.
     """
 
-    write_lock: threading.Lock | None = None
+    write_lock: threading.Lock | OwnedLock | None = None
+    guard: OwnedLock | None = None  # set on the shared write connection: every use needs it held
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._cursors: weakref.WeakSet[sqlite3.Cursor] = weakref.WeakSet()
+
+    def cursor(self, *args, **kwargs) -> sqlite3.Cursor:
+        guard = self.guard
+        if guard is not None and not guard.held():
+            raise WriteLockNotHeld("the shared write connection was used without holding the "
+                                   "process write lock (use services.writer())")
+        return super().cursor(*args, **kwargs)
 
     def execute(self, sql: str, parameters=(), /) -> sqlite3.Cursor:
         cursor = self.cursor()
@@ -79,9 +123,10 @@ class Connection(sqlite3.Connection):
             self.execute("ROLLBACK")
 
 
-def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | None = None,
+def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | OwnedLock | None = None,
             autocheckpoint_pages: int | None = None,
-            journal_size_limit_bytes: int | None = None) -> sqlite3.Connection:
+            journal_size_limit_bytes: int | None = None,
+            guard: OwnedLock | None = None) -> sqlite3.Connection:
     """Open a connection with no implicit transactions, an explicit busy timeout, WAL and FKs.
 
     1. `busy_timeout` first, so every later statement waits for locks;
@@ -93,11 +138,13 @@ def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | None =
     5. `journal_size_limit` when given: the WAL file is cut back to it whenever it is reset;
     6. `kmood_name_key(text)`, the application's name key, for migrations that fill key columns.
     A path that cannot be opened at all raises DatabaseOpenError (a configuration problem).
+    With `guard`, the connection may be used from any thread, but only by the one holding the
+    guard (the process's shared write connection); transactions on it take no lock of their own.
     """
     try:
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True,
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=guard is None,
                                factory=Connection)
     except (OSError, sqlite3.Error) as exc:
         raise DatabaseOpenError(f"cannot open the database {path}: {exc}") from None
@@ -122,6 +169,7 @@ def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | None =
         raise
     conn.create_function("kmood_name_key", 1, _sql_name_key, deterministic=True)
     conn.row_factory = sqlite3.Row
+    conn.guard = guard
     return conn
 
 

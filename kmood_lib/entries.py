@@ -34,6 +34,7 @@ DEFAULT_LIMIT, MAX_LIMIT = 50, 500
 class Saved:
     entry_id: int
     created: bool  # False when a client_id replay found the existing entry
+    entry: dict | None = None  # a created entry's JSON shape, from its input and RETURNING
 
 
 def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, source: str,
@@ -48,8 +49,8 @@ def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
                                (user_id, data.client_id)).fetchone()
             if row is not None:
                 return Saved(row["id"], False)
-        entry_id = insert_entry(conn, user_id, data, source, now_ms)
-    return Saved(entry_id, True)
+        entry_id, entry = insert_entry(conn, user_id, data, source, now_ms)
+    return Saved(entry_id, True, entry)
 
 
 _INSERT = (
@@ -75,21 +76,70 @@ def _entry_row(user_id: int, data: EntryInput, source: str, now_ms: int) -> tupl
             data.import_key, now_ms, now_ms)
 
 
+# RETURNING hands back what a read after the save would find (the level's label, the names
+# the activities and metrics are stored under, a song's known release), so a created entry is
+# answered without reading it again.
+_ENTRY_RETURNING = (
+    " RETURNING *, (SELECT label FROM mood_labels ml WHERE ml.user_id = entries.user_id"
+    " AND ml.level = entries.mood) AS level_label")
+_LINK_ACTIVITIES = (
+    "INSERT INTO entry_activities (entry_id, activity_id)"
+    " SELECT ?, id FROM activities WHERE user_id = ? AND name_key IN"
+    " (SELECT json_extract(value, '$[1]') FROM json_each(?))"
+    " RETURNING (SELECT name_key FROM activities a WHERE a.id = activity_id) AS name_key,"
+    " (SELECT name FROM activities a WHERE a.id = activity_id) AS name")
+_ADD_METRIC = (
+    "INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?) RETURNING value,"
+    " (SELECT name FROM metrics m WHERE m.id = metric_id) AS name,"
+    " (SELECT name_key FROM metrics m WHERE m.id = metric_id) AS name_key")
+_ADD_SONG = (
+    "INSERT INTO songs (entry_id, artist, title, album, source, created_at, lookup_key)"
+    " VALUES (?, ?, ?, ?, ?, ?, " + LOOKUP_KEY_SQL + ") RETURNING artist, title, album, source,"
+    " (SELECT json_array(sl.recording_mbid, sl.release_mbid, sl.release_title, sl.release_date,"
+    " sl.length_ms, EXISTS (SELECT 1 FROM covers c WHERE c.release_mbid = sl.release_mbid"
+    " AND c.content_type IS NOT NULL)) FROM song_lookups sl"
+    " WHERE sl.lookup_key = songs.lookup_key AND sl.found = 1) AS lookup")
+
+
+def _stored_real(value: float | None) -> float | None:
+    """What a REAL column gives back: SQLite keeps an integral real as an integer, so a
+    negative zero comes back as 0.0."""
+    return None if value is None else value + 0.0
+
+
 def insert_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, source: str,
-                 now_ms: int) -> int:
-    """The entry's rows, inside the caller's transaction; returns its id."""
-    entry_id = conn.execute(_INSERT + " RETURNING id",
-                            _entry_row(user_id, data, source, now_ms)).fetchall()[0][0]
+                 now_ms: int) -> tuple[int, dict]:
+    """The entry's rows, inside the caller's transaction; returns its id and its JSON shape,
+    built from the input and what the inserts returned (equal to a later read; pinned)."""
+    row = dict(conn.execute(_INSERT + _ENTRY_RETURNING,
+                            _entry_row(user_id, data, source, now_ms)).fetchall()[0])
+    entry_id = row["id"]
     conn.execute(_INDEX_ONE, (entry_id, data.note_title, data.note))
-    _add_activities(conn, user_id, entry_id, data.activities, now_ms)
-    _add_metrics(conn, entry_id, data.metrics)
+    names = []
+    if data.activities:
+        encoded = json.dumps([[name, name_key(name)] for name in data.activities])
+        vocab.add_activities(conn, user_id, encoded, now_ms)
+        names = [r["name"] for r in sorted(
+            conn.execute(_LINK_ACTIVITIES, (entry_id, user_id, encoded)).fetchall(),
+            key=lambda r: r["name_key"])]
+    metrics = sorted((conn.execute(_ADD_METRIC, (entry_id, m, v)).fetchall()[0]
+                      for m, v in data.metrics.items()), key=lambda r: r["name_key"])
+    song = None
     if data.song is not None:
-        song = data.song
-        conn.execute("INSERT INTO songs (entry_id, artist, title, album, source, created_at,"
-                     " lookup_key) VALUES (?, ?, ?, ?, ?, ?, " + LOOKUP_KEY_SQL + ")",
-                     (entry_id, song.artist, song.title, song.album, song.source, now_ms,
-                      song.artist, song.title))
-    return entry_id
+        s = data.song
+        song = conn.execute(_ADD_SONG, (entry_id, s.artist, s.title, s.album, s.source, now_ms,
+                                        s.artist, s.title)).fetchall()[0]
+    lookup = json.loads(song["lookup"]) if song is not None and song["lookup"] else None
+    row.update(
+        lat=_stored_real(row["lat"]), lon=_stored_real(row["lon"]),
+        activities_json=json.dumps(names), p_locality=None, p_country=None, p_name=None,
+        w_unavailable=None, w_temperature=None, w_code=None,
+        song_artist=song and song["artist"], song_title=song and song["title"],
+        song_album=song and song["album"], song_source=song and song["source"],
+        m_recording=lookup and lookup[0], m_release=lookup and lookup[1],
+        m_release_title=lookup and lookup[2], m_release_date=lookup and lookup[3],
+        m_length=lookup and lookup[4], m_cover=lookup and lookup[5])
+    return entry_id, entry_json(row, {m["name"]: float(m["value"]) for m in metrics})
 
 
 def insert_imported(conn: sqlite3.Connection, user_id: int, items: list[EntryInput],

@@ -44,15 +44,21 @@ def ensure_group(conn, user_id: int, group: str | None) -> int | None:
                         (user_id, key)).fetchone()[0]
 
 
+def add_activities(conn: sqlite3.Connection, user_id: int, encoded: str, now_ms: int) -> None:
+    """Create the activities of `encoded` ([[name, name key], ...]) the user does not have yet
+    (a name matches an existing activity by its name key; the first spelling wins)."""
+    conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                 " SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?"
+                 " FROM json_each(?) WHERE true"
+                 " ON CONFLICT (user_id, name_key) DO NOTHING", (user_id, now_ms, encoded))
+
+
 def ensure_activities(conn: sqlite3.Connection, user_id: int, names: list[str], now_ms: int,
                       entry_id: int) -> None:
     """Link the entry to these activities, creating unknown names (inside the entry's
     transaction); a name matches an existing activity by its name key."""
     encoded = json.dumps([[name, name_key(name)] for name in names])
-    conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
-                 " SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?"
-                 " FROM json_each(?) WHERE true"
-                 " ON CONFLICT (user_id, name_key) DO NOTHING", (user_id, now_ms, encoded))
+    add_activities(conn, user_id, encoded, now_ms)
     conn.execute("INSERT INTO entry_activities (entry_id, activity_id)"
                  " SELECT ?, id FROM activities WHERE user_id = ? AND name_key IN"
                  " (SELECT json_extract(value, '$[1]') FROM json_each(?))",
@@ -66,10 +72,7 @@ def activity_ids(conn: sqlite3.Connection, user_id: int, names: list[str], now_m
     for name in names:
         spelled.setdefault(name_key(name), name)
     encoded = json.dumps([[name, key] for key, name in spelled.items()])
-    conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
-                 " SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?"
-                 " FROM json_each(?) WHERE true"
-                 " ON CONFLICT (user_id, name_key) DO NOTHING", (user_id, now_ms, encoded))
+    add_activities(conn, user_id, encoded, now_ms)
     return dict(conn.execute("SELECT name_key, id FROM activities WHERE user_id = ? AND name_key"
                              " IN (SELECT json_extract(value, '$[1]') FROM json_each(?))",
                              (user_id, encoded)).fetchall())

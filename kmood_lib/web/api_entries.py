@@ -11,6 +11,7 @@ import bottle
 
 from kmood_lib import entries, stats, users, vocab
 from kmood_lib.db import transaction
+from kmood_lib.entry_json import dumps
 from kmood_lib.nowplaying import now_playing
 from kmood_lib.validation import (
     MAX_YEAR,
@@ -80,8 +81,9 @@ def register(app: bottle.Bottle, services) -> None:
     def create_entry(conn, auth: Auth):
         source = "web" if auth.via == "session" else "api"
         saved = writes.create(conn, auth.user, body(), source)
-        return json_text_response(entries.get_entry_json(conn, auth.user.id, saved.entry_id),
-                                  201 if saved.created else 200,
+        text = (dumps(saved.entry) if saved.entry is not None  # created: no second read
+                else entries.get_entry_json(conn, auth.user.id, saved.entry_id))
+        return json_text_response(text, 201 if saved.created else 200,
                                   {"Location": f"/api/entries/{saved.entry_id}"})
 
     @app.get("/api/entries/<entry_id:id>")

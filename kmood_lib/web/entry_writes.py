@@ -14,7 +14,8 @@ log = logging.getLogger(__name__)
 
 
 class EntryWrites:
-    """Built once per app; the post-save hooks get their own short-timeout connections."""
+    """Built once per app. Saves go through the process's shared write connection (under the
+    write lock); the post-save hooks get their own short-timeout connections."""
 
     def __init__(self, services):
         self.services = services
@@ -29,15 +30,18 @@ class EntryWrites:
         """Check and save a new entry (ValidationError names bad fields); a replayed client_id
         returns the existing entry with `created` False."""
         data = self._input(conn, user, body, patch=False)
-        saved = entries.create_entry(conn, user.id, data, source, self.services.clock.now_ms())
+        with self.services.writer() as writer:
+            saved = entries.create_entry(writer, user.id, data, source,
+                                         self.services.clock.now_ms())
         if saved.created:
             self.after_save(user.id, saved.entry_id)
         return saved
 
     def update(self, conn, user, entry_id: int, body: dict) -> bool:
         data = self._input(conn, user, body, patch=True)
-        changed = entries.update_entry(conn, user.id, entry_id, data,
-                                       self.services.clock.now_ms())
+        with self.services.writer() as writer:
+            changed = entries.update_entry(writer, user.id, entry_id, data,
+                                           self.services.clock.now_ms())
         if changed:
             self.after_save(user.id, entry_id)
         return changed

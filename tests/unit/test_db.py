@@ -196,3 +196,46 @@ def test_the_idle_worker_cuts_the_wal_back_and_every_connection_limits_it(servic
     finally:
         worker.close()
     assert conn.execute("SELECT count(*) FROM filler").fetchone()[0] == 200
+
+
+def test_the_shared_write_connection_refuses_any_use_without_the_write_lock(services):
+    """One write connection per process, for every thread, but only inside services.writer():
+    a thread that kept it, or reached it otherwise, fails loudly instead of racing."""
+    import threading
+
+    import pytest
+
+    with services.writer() as writer:
+        writer.execute("CREATE TABLE IF NOT EXISTS t (x)")
+        with db.transaction(writer):  # its transactions take no second lock (no deadlock)
+            writer.execute("INSERT INTO t VALUES (1)")
+        assert writer.execute("SELECT count(*) FROM t").fetchone()[0] == 1
+        kept = writer
+        errors = []
+
+        def elsewhere():  # another thread while this one holds the lock
+            try:
+                kept.execute("SELECT 1")
+            except db.WriteLockNotHeld as exc:
+                errors.append(exc)
+
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        thread.join(30)
+        assert len(errors) == 1
+    with pytest.raises(db.WriteLockNotHeld, match="without holding the process write lock"):
+        kept.execute("INSERT INTO t VALUES (2)")
+    with pytest.raises(db.WriteLockNotHeld):
+        kept.cursor()
+
+    def other_thread_writer():
+        with services.writer() as same:
+            assert same is kept  # the same connection, from any thread
+            same.execute("INSERT INTO t VALUES (3)")
+
+    thread = threading.Thread(target=other_thread_writer)
+    thread.start()
+    thread.join(30)
+    with services.writer() as writer:
+        assert [r[0] for r in writer.execute("SELECT x FROM t ORDER BY x")] == [1, 3]
+    services.close_writer()

@@ -224,6 +224,22 @@ def test_the_create_response_equals_a_get_of_the_same_entry(client_for, conn):
         assert created.body == fetched.body
         assert json.loads(created.body) == entries.get_entry(conn, 1, created.json["id"])
     assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] > 60
+    # What only a read would know: a release already looked up (with its cover), the stored
+    # spelling of an activity typed differently, the level's label, a negative-zero place.
+    conn.execute("INSERT INTO song_lookups (lookup_key, found, recording_mbid, release_mbid,"
+                 " release_title, release_date, length_ms, fetched_at) VALUES"
+                 " (json_array(kmood_name_key('Radiohead'), kmood_name_key('Reckoner')), 1,"
+                 " 'rec-1', 'rel-1', 'In Rainbows', '2007-10-10', 290000, 0)")
+    conn.execute("INSERT INTO covers (release_mbid, content_type, image, fetched_at)"
+                 " VALUES ('rel-1', 'image/png', x'00', 0)")
+    created = alice.post("/api/entries", {
+        "mood": 2, "activities": ["RUNNING", "café"], "location": {"lat": -0.0, "lon": 0.0},
+        "metrics": {"energy": -0.0}, "song": {"artist": "radiohead ", "title": "RECKONER"}})
+    assert created.status == 201, created.text
+    entry = created.json
+    assert entry["activities"] == ["Café", "Running"] and entry["mood_label"] == "bad"
+    assert entry["song"]["metadata"]["cover_url"] == "/covers/rel-1"
+    assert created.body == alice.get(f"/api/entries/{entry['id']}").body
 
 
 def test_both_builders_list_the_same_keys_in_the_same_order(conn, populated):
