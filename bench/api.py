@@ -136,7 +136,7 @@ def at(threads: int, listenbrainz_url: str) -> dict:
 
 def statements_per_request() -> tuple[int, int]:
     """SQL statements one create and one list-20 run, counted by SQLite's trace callback on
-    every connection the request path uses (the thread's, the shared writer, the hook's)."""
+    every connection the request path uses (the thread's and the shared writer)."""
     from kmood_lib.bootstrap import bootstrap
     from kmood_lib.users import create_user
     from kmood_lib.web import make_wsgi
@@ -153,8 +153,7 @@ def statements_per_request() -> tuple[int, int]:
     for n in range(30):
         assert client.post("/api/entries", entry_body(n)).status == 201
     counted = []
-    tracing = [wsgi.bottle.config["kmood.pool"].get(),
-               wsgi.bottle.config["kmood.entry_writes"].hook_pool.get()]
+    tracing = [wsgi.bottle.config["kmood.pool"].get()]
     with services.writer() as writer:
         tracing.append(writer)
         for c in tracing:

@@ -33,7 +33,6 @@ class Services:
     clock: SystemClock
     rng: random.Random
     connect: Callable[[], sqlite3.Connection]
-    connect_hook: Callable[[], sqlite3.Connection]
     writer: Callable  # context manager: the shared write connection under the write lock
     close_writer: Callable[[], None]
     hasher: PasswordHasher
@@ -84,18 +83,11 @@ def bootstrap(
         return db.connect(config.db_path, config.busy_timeout_ms, write_lock,
                           config.wal_autocheckpoint_pages, config.wal_size_limit_bytes)
 
-    def connect_hook() -> sqlite3.Connection:
-        # The post-save hook must give up quickly, so it does not wait on the process lock.
-        return db.connect(config.db_path, config.hook_busy_timeout_ms,
-                          autocheckpoint_pages=config.wal_autocheckpoint_pages,
-                          journal_size_limit_bytes=config.wal_size_limit_bytes)
-
     services = Services(
         config=config,
         clock=clock,
         rng=rng or random.Random(),
         connect=connect,
-        connect_hook=connect_hook,
         writer=writer,
         close_writer=close_writer,
         hasher=PasswordHasher(config.scrypt_n),

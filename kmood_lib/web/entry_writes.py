@@ -7,19 +7,17 @@ import logging
 from zoneinfo import ZoneInfo
 
 from kmood_lib import entries, vocab
-from kmood_lib.db import ConnectionPerThread
 from kmood_lib.entry_input import parse_entry, utc_now
 
 log = logging.getLogger(__name__)
 
 
 class EntryWrites:
-    """Built once per app. Saves go through the process's shared write connection (under the
-    write lock); the post-save hooks get their own short-timeout connections."""
+    """Built once per app. Saves and their post-save hooks go through the process's shared
+    write connection, under the write lock."""
 
     def __init__(self, services):
         self.services = services
-        self.hook_pool = ConnectionPerThread(services.connect_hook)
 
     def _input(self, conn, user, body: dict, patch: bool):
         defs = vocab.metric_defs(conn, user.id) if body.get("metrics") else {}
@@ -33,8 +31,8 @@ class EntryWrites:
         with self.services.writer() as writer:
             saved = entries.create_entry(writer, user.id, data, source,
                                          self.services.clock.now_ms())
-        if saved.created:
-            self.after_save(user.id, saved.entry_id)
+            if saved.created:
+                self._after_save(writer, user.id, saved.entry_id)
         return saved
 
     def update(self, conn, user, entry_id: int, body: dict) -> bool:
@@ -42,21 +40,30 @@ class EntryWrites:
         with self.services.writer() as writer:
             changed = entries.update_entry(writer, user.id, entry_id, data,
                                            self.services.clock.now_ms())
-        if changed:
-            self.after_save(user.id, entry_id)
+            if changed:
+                self._after_save(writer, user.id, entry_id)
         return changed
 
     def after_save(self, user_id: int, entry_id: int) -> None:
-        """Downstream notifications after the entry committed: failures are logged, never
-        raised (the sweep will find the work)."""
-        for hook in self.services.after_entry_saved:
-            try:
-                hook(self.hook_pool.get(), user_id, entry_id, self.services.clock.now_ms())
-            except Exception as exc:
-                log.warning("post-save hook %s gave up for entry %d: %s",
-                            getattr(hook, "__name__", hook), entry_id, exc)
-            finally:
-                self.hook_pool.release()
+        with self.services.writer() as writer:
+            self._after_save(writer, user_id, entry_id)
+
+    def _after_save(self, writer, user_id: int, entry_id: int) -> None:
+        """Downstream notifications after the entry committed, in their own transactions on
+        the same warm write connection while the lock is still held, with the short hook busy
+        timeout (another process holding the database gives up quietly): failures are logged,
+        never raised (the sweep will find the work)."""
+        config = self.services.config
+        writer.execute(f"PRAGMA busy_timeout = {int(config.hook_busy_timeout_ms)}")
+        try:
+            for hook in self.services.after_entry_saved:
+                try:
+                    hook(writer, user_id, entry_id, self.services.clock.now_ms())
+                except Exception as exc:
+                    log.warning("post-save hook %s gave up for entry %d: %s",
+                                getattr(hook, "__name__", hook), entry_id, exc)
+        finally:
+            writer.execute(f"PRAGMA busy_timeout = {int(config.busy_timeout_ms)}")
 
     def close(self) -> None:
-        self.hook_pool.close_all()
+        pass
