@@ -262,14 +262,7 @@ _ENTRY_SELECT = (
     " sl.recording_mbid AS m_recording, sl.release_mbid AS m_release,"
     " sl.release_title AS m_release_title, sl.release_date AS m_release_date,"
     " sl.length_ms AS m_length, c.content_type IS NOT NULL AS m_cover"
-    " FROM entries e"
-    " LEFT JOIN mood_labels ml ON ml.user_id = e.user_id AND ml.level = e.mood"
-    " LEFT JOIN songs s ON s.entry_id = e.id"
-    " LEFT JOIN weather w ON w.entry_id = e.id"
-    " LEFT JOIN entry_places ep ON ep.entry_id = e.id"
-    " LEFT JOIN places pl ON pl.cell = ep.cell AND pl.unavailable = 0"
-    " LEFT JOIN song_lookups sl ON sl.lookup_key = s.lookup_key AND sl.found = 1"
-    " LEFT JOIN covers c ON c.release_mbid = sl.release_mbid"
+    " FROM entries e" + entry_json_sql.JOINS
 )
 
 

@@ -188,7 +188,8 @@ _FIELDS = [
 ]
 KEYS = [key for key, _ in _FIELDS]
 
-_JOINS = (
+# The tables an entry's JSON draws on; entries._ENTRY_SELECT joins the same.
+JOINS = (
     " LEFT JOIN mood_labels ml ON ml.user_id = e.user_id AND ml.level = e.mood"
     " LEFT JOIN songs s ON s.entry_id = e.id"
     " LEFT JOIN weather w ON w.entry_id = e.id"
@@ -216,7 +217,7 @@ def page_sql(where: str) -> str:
         # The aggregate takes the rows in the order of the outer loop: `shown` as materialised
         # (newest first), held outermost by CROSS JOIN; the joins after it are lookups.
         f" SELECT (SELECT json_group_array({ENTRY_OBJECT})"
-        f" FROM shown p CROSS JOIN entries e ON e.id = p.id{_JOINS})"
+        f" FROM shown p CROSS JOIN entries e ON e.id = p.id{JOINS})"
         " AS entries,"
         " (SELECT count(*) FROM page) > :limit AS more,"
         # The last entry shown: the oldest, and of those the lowest id (an ORDER BY over the
@@ -230,7 +231,7 @@ def page_sql(where: str) -> str:
 
 
 ONE_SQL = (f"SELECT {ENTRY_OBJECT} AS entry, {_UNREADABLE} AS unreadable FROM entries e"
-           f"{_JOINS} WHERE e.id = :id AND e.user_id = :user")
+           f"{JOINS} WHERE e.id = :id AND e.user_id = :user")
 
 
 def new_nonce() -> str:

@@ -104,6 +104,25 @@ def healthy(base_url: str) -> bool:
         return False
 
 
+def start_test_server(tmp_path: Path, **extra: str):
+    """tests/entry.py's server (the test job kinds registered) on a free port, with a user
+    alice logged in: (env, url, cookie and CSRF headers, server process)."""
+    from tests.entry import create_test_tables
+
+    port = free_port()
+    env = base_env(tmp_path / "k.db", KMOOD_PORT=str(port), **extra)
+    create_test_tables(env["KMOOD_DB"])
+    assert run(["kmood.py", "create-user", "alice", "--password-stdin"], env,
+               "correct horse\n").returncode == 0
+    server = spawn(["tests/entry.py", "server"], env, tmp_path / "server.log")
+    url = f"http://127.0.0.1:{port}"
+    wait_until(lambda: healthy(url), 60, what="server")
+    _, headers, me = http("POST", url + "/api/session",
+                          {"username": "alice", "password": "correct horse"})
+    auth = {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
+    return env, url, auth, server
+
+
 def stop(proc: subprocess.Popen, timeout: float = 30) -> int:
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)

@@ -11,15 +11,12 @@ import sys
 
 import pytest
 
-from tests.entry import create_test_tables
 from tests.helpers import (
     NatsServer,
     base_env,
-    free_port,
-    healthy,
     http,
-    run,
     spawn,
+    start_test_server,
     stop,
     wait_until,
 )
@@ -61,17 +58,7 @@ class Subscriber:
 
 
 def start(tmp_path, **extra):
-    port = free_port()
-    env = base_env(tmp_path / "k.db", KMOOD_PORT=str(port), **QUIET, **extra)
-    create_test_tables(env["KMOOD_DB"])
-    assert run(["kmood.py", "create-user", "alice", "--password-stdin"], env,
-               "correct horse\n").returncode == 0
-    server = spawn(["tests/entry.py", "server"], env, tmp_path / "server.log")
-    url = f"http://127.0.0.1:{port}"
-    wait_until(lambda: healthy(url), 60, what="server")
-    _, headers, me = http("POST", url + "/api/session",
-                          {"username": "alice", "password": "correct horse"})
-    auth = {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
+    env, url, auth, server = start_test_server(tmp_path, **QUIET, **extra)
     worker = spawn(["tests/entry.py", "worker"], env, tmp_path / "worker.log")
     return env, url, auth, server, worker
 

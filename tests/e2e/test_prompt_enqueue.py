@@ -2,24 +2,12 @@
 
 import sqlite3
 
-from tests.entry import create_test_tables
-from tests.helpers import base_env, free_port, healthy, http, run, spawn, stop, wait_until
+from tests.helpers import http, run, spawn, start_test_server, stop, wait_until
 
 
 def start(tmp_path, **extra):
-    port = free_port()
-    env = base_env(tmp_path / "k.db", KMOOD_PORT=str(port), KMOOD_WAKE_INTERVAL_MS="50",
-                   KMOOD_SWEEP_INTERVAL_S="3600", **extra)
-    create_test_tables(env["KMOOD_DB"])
-    assert run(["kmood.py", "create-user", "alice", "--password-stdin"], env,
-               "correct horse\n").returncode == 0
-    server = spawn(["tests/entry.py", "server"], env, tmp_path / "server.log")
-    url = f"http://127.0.0.1:{port}"
-    wait_until(lambda: healthy(url), 60, what="server")
-    _, headers, me = http("POST", url + "/api/session",
-                          {"username": "alice", "password": "correct horse"})
-    auth = {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
-    return env, url, auth, server
+    return start_test_server(tmp_path, KMOOD_WAKE_INTERVAL_MS="50",
+                             KMOOD_SWEEP_INTERVAL_S="3600", **extra)
 
 
 def pickups(tmp_path):
