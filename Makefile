@@ -54,7 +54,7 @@ test: $(STAMP) test-tools
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
-bench: $(STAMP)
+bench: $(STAMP) test-tools
 	$(PY) -m pip install --quiet --disable-pip-version-check -r bench/requirements.txt
 	$(PY) bench/run.py
 
