@@ -74,14 +74,13 @@ def register(app: bottle.Bottle, services) -> None:
         name, days = RANGES[key]
         flt = entries.EntryFilter(date_from=(today - timedelta(days=days - 1)).isoformat()
                                   if days else None, date_to=today.isoformat())
-        days_ = stats.daily(conn, user.id, flt)  # one scan for the summary and four charts
-        summary = stats.summary_of(days_, stats.distribution(conn, user.id, flt), today)
+        summary = stats.summary(conn, user.id, today, flt)
         labels = vocab.mood_labels(conn, user.id)
         first = date.fromisoformat(flt.date_from) if flt.date_from else (
             date.fromisoformat(summary["first_day"]) if summary["first_day"] else today)
-        weeks, months = stats.series_of(days_, "week"), stats.series_of(days_, "month")
-        timing = {"weekdays": stats.weekdays_of(days_),
-                  "hours": stats.hours(conn, user.id, flt)}
+        weeks = stats.mood_series(conn, user.id, flt, "week")
+        months = stats.mood_series(conn, user.id, flt, "month")
+        timing = stats.by_weekday_and_hour(conn, user.id, flt)
         impact = stats.activity_impact(conn, user.id, flt)["activities"]
         weather = stats.weather_impact(conn, user.id, flt)
         places = stats.place_impact(conn, user.id, flt)

@@ -82,8 +82,8 @@ def test_activity_impact_compares_with_and_without(alice):
     assert order == ["run", "work"]
 
 
-def test_stats_use_the_indexes(conn):
+def test_hour_stats_stream_minutes_through_the_covering_index(conn):
     plan = " ".join(r[3] for r in conn.execute(
-        "EXPLAIN QUERY PLAN SELECT local_date, avg(mood) FROM entries WHERE user_id = 1"
-        " AND local_date >= '2026-01-01' AND local_date <= '2026-12-31' GROUP BY local_date"))
-    assert "entries_user_day" in plan
+        "EXPLAIN QUERY PLAN SELECT local_minute, sum(mood), count(*) FROM entries e"
+        " WHERE e.user_id = 1 AND e.time_known = 1 GROUP BY local_minute"))
+    assert "COVERING INDEX entries_user_hour" in plan and "TEMP B-TREE" not in plan, plan
