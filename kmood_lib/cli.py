@@ -8,8 +8,9 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 
-from kmood_lib.config import Config, ConfigError, configure_logging
+from kmood_lib.config import Config, ConfigError
 from kmood_lib.db import DatabaseOpenError, MigrationError
+from kmood_lib.logs import configure_logging
 
 EXIT_OK, EXIT_USAGE, EXIT_DB_REFUSED = 0, 2, 3
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import logging
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -323,10 +322,3 @@ def settings_table() -> list[tuple[str, str, str]]:
         (f.metadata["env"], f.metadata["default"], f.metadata["doc"])
         for f in dataclasses.fields(Config)
     ]
-
-
-def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )

@@ -1,0 +1,53 @@
+"""Logging for both binaries: one line format, and waitress's queue warnings summarised."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+QUEUE_LOGGER = "waitress.queue"
+QUEUE_SUMMARY_INTERVAL_S = 60.0
+
+
+class QueueDepthSummary(logging.Filter):
+    """waitress warns "Task queue depth is N" for every request that finds all threads busy, so
+    a burst writes a line per request and buries everything else. This lets one through per
+    interval, saying the deepest queue and how many warnings it stands for."""
+
+    def __init__(self, interval_s: float = QUEUE_SUMMARY_INTERVAL_S,
+                 clock: Callable[[], float] = time.monotonic):
+        super().__init__()
+        self.interval_s = interval_s
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._next_at: float | None = None
+        self._deepest = 0
+        self._held = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        if record.msg != "Task queue depth is %d" or len(args) != 1:
+            return True  # not the queue warning: untouched
+        now = self.clock()
+        with self._lock:
+            self._deepest = max(self._deepest, int(args[0]))
+            self._held += 1
+            if self._next_at is not None and now < self._next_at:
+                return False
+            record.msg = ("%d request(s) found every one of the KMOOD_THREADS threads busy;"
+                          " the deepest wait queue was %d (at most one such line per %g s)")
+            record.args = (self._held, self._deepest, self.interval_s)
+            self._next_at, self._deepest, self._held = now + self.interval_s, 0, 0
+            return True
+
+
+def configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    queue_log = logging.getLogger(QUEUE_LOGGER)
+    if not any(isinstance(f, QueueDepthSummary) for f in queue_log.filters):
+        queue_log.addFilter(QueueDepthSummary())
