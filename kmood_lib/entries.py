@@ -10,8 +10,8 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
+from kmood_lib import day_counts, vocab
 from kmood_lib import entry_json as entry_json_sql
-from kmood_lib import vocab
 from kmood_lib.db import transaction
 from kmood_lib.entry_input import EntryInput
 from kmood_lib.entry_json import entry_json
@@ -146,24 +146,29 @@ def insert_imported(conn: sqlite3.Connection, user_id: int, items: list[EntryInp
                     source: str, now_ms: int) -> None:
     """Many imported entries (each with its import key) inside the caller's transaction, a
     statement per table rather than per entry: the ids come back through the unique import
-    keys."""
-    conn.executemany(_INSERT, [_entry_row(user_id, data, source, now_ms) for data in items])
-    ids = dict(conn.execute("SELECT import_key, id FROM entries WHERE user_id = ? AND import_key"
-                            " IN (SELECT value FROM json_each(?))",
-                            (user_id, json.dumps([d.import_key for d in items]))).fetchall())
-    conn.execute(_INDEX_MANY, (json.dumps(list(ids.values())),))
-    activity_ids = vocab.activity_ids(conn, user_id, [n for d in items for n in d.activities],
-                                      now_ms)
-    conn.executemany("INSERT OR IGNORE INTO entry_activities (entry_id, activity_id)"
-                     " VALUES (?, ?)", [(ids[d.import_key], activity_ids[name_key(n)])
-                                        for d in items for n in d.activities])
-    conn.executemany("INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?)",
-                     [(ids[d.import_key], m, v) for d in items for m, v in d.metrics.items()])
-    conn.executemany("INSERT INTO songs (entry_id, artist, title, album, source, created_at,"
-                     " lookup_key) VALUES (?, ?, ?, ?, ?, ?, " + LOOKUP_KEY_SQL + ")",
-                     [(ids[d.import_key], d.song.artist, d.song.title, d.song.album,
-                       d.song.source, now_ms, d.song.artist, d.song.title)
-                      for d in items if d.song is not None])
+    keys (a key already present fails the INSERT, so they are exactly the new entries); their
+    notes are indexed and their days counted in bulk too."""
+    with day_counts.insert_triggers_off(conn):
+        conn.executemany(_INSERT, [_entry_row(user_id, data, source, now_ms) for data in items])
+        ids = dict(conn.execute(
+            "SELECT import_key, id FROM entries WHERE user_id = ? AND import_key"
+            " IN (SELECT value FROM json_each(?))",
+            (user_id, json.dumps([d.import_key for d in items]))).fetchall())
+        conn.execute(_INDEX_MANY, (json.dumps(list(ids.values())),))
+        activity_ids = vocab.activity_ids(conn, user_id,
+                                          [n for d in items for n in d.activities], now_ms)
+        conn.executemany("INSERT OR IGNORE INTO entry_activities (entry_id, activity_id)"
+                         " VALUES (?, ?)", [(ids[d.import_key], activity_ids[name_key(n)])
+                                            for d in items for n in d.activities])
+        conn.executemany(
+            "INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?)",
+            [(ids[d.import_key], m, v) for d in items for m, v in d.metrics.items()])
+        conn.executemany("INSERT INTO songs (entry_id, artist, title, album, source, created_at,"
+                         " lookup_key) VALUES (?, ?, ?, ?, ?, ?, " + LOOKUP_KEY_SQL + ")",
+                         [(ids[d.import_key], d.song.artist, d.song.title, d.song.album,
+                           d.song.source, now_ms, d.song.artist, d.song.title)
+                          for d in items if d.song is not None])
+        day_counts.count_new_entries(conn, list(ids.values()))
 
 
 def _add_activities(conn, user_id: int, entry_id: int, names: list[str], now_ms: int) -> None:

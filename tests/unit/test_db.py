@@ -13,6 +13,7 @@ def test_connection_uses_the_configured_busy_timeout_and_pragmas(tmp_path):
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2  # MEMORY: statement journals
     assert conn.isolation_level is None
     conn.execute("CREATE TABLE t (x)")
     conn.execute("INSERT INTO t VALUES (1)")

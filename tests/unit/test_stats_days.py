@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import sqlite3
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
-from kmood_lib import db, entries, stats, users
+from kmood_lib import day_counts, db, entries, stats, users
 from kmood_lib.entries import EntryFilter
 from kmood_lib.entry_input import parse_entry, utc_now
 
@@ -181,3 +182,61 @@ def test_stats_read_the_day_tables_through_their_keys(conn):
                 " GROUP BY activity_id"):
         plan = " ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql))
         assert "USING PRIMARY KEY (user_id=?" in plan and "TEMP B-TREE" not in plan, plan
+
+
+def insert_trigger_sql(conn) -> list[tuple]:
+    return [tuple(r) for r in conn.execute(
+        "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name IN"
+        " ('entry_days_insert', 'activity_days_link_insert') ORDER BY name")]
+
+
+def imported(clock, keys: list[str], day: str = "2026-02-01") -> list:
+    data = parse_entry({"mood": 4, "activities": ["walk", "tea"], "occurred_at": f"{day}T08:00:00"},
+                       tz=ZoneInfo("UTC"), now=utc_now(clock), metric_defs={}, patch=False)
+    return [dataclasses.replace(data, import_key=key) for key in keys]
+
+
+def test_an_import_counts_in_bulk_and_puts_the_insert_triggers_back(conn, make_user, clock):
+    user = make_user("alice")
+    before = insert_trigger_sql(conn)
+    assert len(before) == 2
+    with db.transaction(conn):
+        entries.insert_imported(conn, user.id, imported(clock, ["a", "b", "c"]), "daylio",
+                                clock.now_ms())
+        assert insert_trigger_sql(conn) == before
+    assert insert_trigger_sql(conn) == before
+    assert tuple(conn.execute("SELECT n, mood_sum, n4 FROM entry_days").fetchone()) == (3, 12, 3)
+    assert_days_agree(conn)
+
+
+def test_a_failed_import_leaves_the_triggers_and_the_counts_as_they_were(conn, make_user, clock):
+    user = make_user("alice")
+    before = insert_trigger_sql(conn)
+    with db.transaction(conn):
+        entries.insert_imported(conn, user.id, imported(clock, ["a"]), "daylio", clock.now_ms())
+    try:
+        with db.transaction(conn):
+            try:
+                entries.insert_imported(conn, user.id, imported(clock, ["b", "a"]), "daylio",
+                                        clock.now_ms())  # "a" is there already
+            except sqlite3.IntegrityError:
+                assert insert_trigger_sql(conn) == before  # back even inside the transaction
+                raise
+    except sqlite3.IntegrityError:
+        pass
+    else:
+        raise AssertionError("a duplicate import key must fail the batch")
+    assert insert_trigger_sql(conn) == before
+    assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 1
+    assert_days_agree(conn)
+
+
+def test_the_insert_triggers_are_lifted_only_inside_a_transaction(conn):
+    try:
+        with day_counts.insert_triggers_off(conn):
+            pass
+    except RuntimeError as exc:
+        assert "inside a transaction" in str(exc)
+    else:
+        raise AssertionError("outside a transaction the triggers must stay")
+    assert len(insert_trigger_sql(conn)) == 2
