@@ -63,25 +63,32 @@ def _over_days(conn, user_id: int, flt: EntryFilter, select: str, rest: str = ""
                           params).fetchall()
 
 
+def _ordinals(joined: str | None) -> list[int]:
+    """Day ordinals from group_concat, sorted here (an aggregate's order is not promised)."""
+    return sorted(map(int, joined.split(","))) if joined else []
+
+
 def totals(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
-    """Entries, their mood sum, entries per level ("1".."5"), days logged, first and last day."""
-    n, mood_sum, *per_level, days, first, last = _over_days(
+    """In one pass over the days: entries, their mood sum, entries per level ("1".."5"), days
+    logged, first and last day, and the days' ordinals, oldest first (for the streaks)."""
+    n, mood_sum, *per_level, days, first, last, joined = _over_days(
         conn, user_id, flt, "coalesce(sum(n), 0), coalesce(sum(mood_sum), 0), coalesce(sum(n1),"
         " 0), coalesce(sum(n2), 0), coalesce(sum(n3), 0), coalesce(sum(n4), 0),"
-        " coalesce(sum(n5), 0), count(*), min(local_date), max(local_date)")[0]
+        " coalesce(sum(n5), 0), count(*), min(local_date), max(local_date), group_concat(day)")[0]
     return {"count": n, "mood_sum": mood_sum,
             "distribution": {str(level): k for level, k in zip(LEVELS, per_level, strict=True)},
-            "days_logged": days, "first_day": first, "last_day": last}
+            "days_logged": days, "first_day": first, "last_day": last,
+            "ordinals": _ordinals(joined)}
 
 
 def day_ordinals(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[int]:
     """The logged days' ordinals, oldest first."""
-    return [row[0] for row in _over_days(conn, user_id, flt, "day", " ORDER BY local_date")]
+    return _ordinals(_over_days(conn, user_id, flt, "group_concat(day)")[0][0])
 
 
 def summary(conn: sqlite3.Connection, user_id: int, today: date, flt: EntryFilter) -> dict:
     found = totals(conn, user_id, flt)
-    current, longest = streaks_of(day_ordinals(conn, user_id, flt), today)
+    current, longest = streaks_of(found["ordinals"], today)
     return {
         "count": found["count"],
         "average": _rounded(found["mood_sum"] / found["count"]) if found["count"] else None,
@@ -101,16 +108,15 @@ def streaks(conn, user_id: int, today: date, flt: EntryFilter | None = None) -> 
 
 
 def streaks_of(ordinals: list[int], today: date) -> tuple[int, int]:
-    """Runs over sorted day ordinals. The current streak is still alive today until today ends
-    unlogged: it is the run ending today, or else the run ending yesterday."""
-    longest = run = 0
-    previous = None
-    for ordinal in ordinals:
-        run = run + 1 if previous is not None and ordinal == previous + 1 else 1
-        longest = max(longest, run)
-        previous = ordinal
-    alive = previous is not None and previous >= today.toordinal() - 1
-    return (run if alive else 0), longest
+    """Runs over sorted, distinct day ordinals. The current streak is still alive today until
+    today ends unlogged: it is the run ending today, or else the run ending yesterday."""
+    if not ordinals:
+        return 0, 0
+    starts = [0, *(i for i in range(1, len(ordinals)) if ordinals[i] != ordinals[i - 1] + 1)]
+    ends = [*starts[1:], len(ordinals)]
+    longest = max(end - start for start, end in zip(starts, ends, strict=True))
+    alive = ordinals[-1] >= today.toordinal() - 1
+    return (ends[-1] - starts[-1] if alive else 0), longest
 
 
 def calendar(conn: sqlite3.Connection, user_id: int, year: int) -> dict:
@@ -158,8 +164,8 @@ def hours(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[dict
 
 def activity_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
     """Mean mood with vs without each activity, with counts; biggest positive impact first."""
-    total = totals(conn, user_id, flt)
-    total_n, total_sum = total["count"], total["mood_sum"]
+    total_n, total_sum = _over_days(conn, user_id, flt, "coalesce(sum(n), 0),"
+                                    " coalesce(sum(mood_sum), 0)")[0]
     if by_dates_only(flt):
         where, params = _date_range(flt, "local_date")
         per_activity = ("SELECT activity_id AS id, sum(n) AS n, sum(mood_sum) AS total"

@@ -87,3 +87,26 @@ def test_hour_stats_stream_minutes_through_the_covering_index(conn):
         "EXPLAIN QUERY PLAN SELECT local_minute, sum(mood), count(*) FROM entries e"
         " WHERE e.user_id = 1 AND e.time_known = 1 GROUP BY local_minute"))
     assert "COVERING INDEX entries_user_hour" in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_streaks_match_counting_day_by_day():
+    import random
+    from datetime import date, timedelta
+
+    from kmood_lib.stats import streaks_of
+
+    def by_hand(days: set[date], today: date) -> tuple[int, int]:
+        longest = max((n for n in range(1, len(days) + 1) for d in days
+                       if all(d + timedelta(i) in days for i in range(n))), default=0)
+        end = today if today in days else today - timedelta(1)
+        current = 0
+        while end - timedelta(current) in days:
+            current += 1
+        return current, longest
+
+    rng = random.Random(3)
+    today = date(2026, 4, 12)
+    for _ in range(300):
+        days = {today - timedelta(rng.randrange(40)) for _ in range(rng.randrange(0, 30))}
+        ordinals = sorted(d.toordinal() for d in days)
+        assert streaks_of(ordinals, today) == by_hand(days, today), sorted(days)
