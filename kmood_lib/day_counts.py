@@ -17,10 +17,16 @@ from collections.abc import Iterator
 
 INSERT_TRIGGERS = ("entry_days_insert", "activity_days_link_insert")
 
+# One local day's row of entry_days, grouped from its entries (as migration 0015 defines it):
+# `day` is the date's proleptic Gregorian ordinal (julianday() of a date is its midnight, x.5;
+# 0001-01-01 is 1721425.5).
+GROUPED_DAY_COLUMNS = (
+    "local_date, CAST(julianday(local_date) - 1721424.5 AS INTEGER) AS day, count(*) AS n,"
+    " sum(mood) AS mood_sum, sum(mood = 1) AS n1, sum(mood = 2) AS n2, sum(mood = 3) AS n3,"
+    " sum(mood = 4) AS n4, sum(mood = 5) AS n5")
 _COUNT_DAYS = (
     "INSERT INTO entry_days (user_id, local_date, day, n, mood_sum, n1, n2, n3, n4, n5)"
-    " SELECT user_id, local_date, CAST(julianday(local_date) - 1721424.5 AS INTEGER), count(*),"
-    " sum(mood), sum(mood = 1), sum(mood = 2), sum(mood = 3), sum(mood = 4), sum(mood = 5)"
+    " SELECT user_id, " + GROUPED_DAY_COLUMNS +
     " FROM entries WHERE id IN (SELECT value FROM json_each(?)) GROUP BY user_id, local_date"
     " ON CONFLICT (user_id, local_date) DO UPDATE SET n = n + excluded.n,"
     " mood_sum = mood_sum + excluded.mood_sum, n1 = n1 + excluded.n1, n2 = n2 + excluded.n2,"

@@ -13,18 +13,13 @@ from __future__ import annotations
 import sqlite3
 from datetime import date
 
+from kmood_lib.day_counts import GROUPED_DAY_COLUMNS
 from kmood_lib.entries import EntryFilter
 from kmood_lib.places import place_label
 
 LEVELS = (1, 2, 3, 4, 5)
 
-# A local date's proleptic Gregorian ordinal (Python's date.toordinal()) in SQL: julianday()
-# of a date is its midnight, x.5; 0001-01-01 is 1721425.5.
-ORDINAL = "CAST(julianday({}) - 1721424.5 AS INTEGER)"
-_GROUPED_DAYS = (
-    "SELECT local_date, " + ORDINAL.format("local_date") + " AS day, count(*) AS n,"
-    " sum(mood) AS mood_sum, sum(mood = 1) AS n1, sum(mood = 2) AS n2, sum(mood = 3) AS n3,"
-    " sum(mood = 4) AS n4, sum(mood = 5) AS n5 FROM entries e WHERE e.user_id = ?")
+_GROUPED_DAYS = "SELECT " + GROUPED_DAY_COLUMNS + " FROM entries e WHERE e.user_id = ?"
 
 
 def _rounded(value: float | None) -> float | None:
@@ -36,22 +31,12 @@ def by_dates_only(flt: EntryFilter) -> bool:
     return not (flt.moods or flt.activities or flt.query)
 
 
-def _date_range(flt: EntryFilter, column: str) -> tuple[str, list]:
-    sql, params = "", []
-    if flt.date_from:
-        sql, params = sql + f" AND {column} >= ?", [*params, flt.date_from]
-    if flt.date_to:
-        sql, params = sql + f" AND {column} <= ?", [*params, flt.date_to]
-    return sql, params
-
-
 def days_source(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> tuple[str, list]:
     """The filter's logged days as a relation (local_date, day, n, mood_sum, n1..n5)."""
+    where, params = flt.where(conn, user_id)  # by dates only: conditions on e.local_date
     if by_dates_only(flt):
-        where, params = _date_range(flt, "local_date")
-        return ("SELECT local_date, day, n, mood_sum, n1, n2, n3, n4, n5 FROM entry_days"
-                " WHERE user_id = ?" + where, [user_id, *params])
-    where, params = flt.where(conn, user_id)
+        return ("SELECT local_date, day, n, mood_sum, n1, n2, n3, n4, n5 FROM entry_days e"
+                " WHERE e.user_id = ?" + where, [user_id, *params])
     return _GROUPED_DAYS + where + " GROUP BY local_date", [user_id, *params]
 
 
@@ -166,13 +151,12 @@ def activity_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) ->
     """Mean mood with vs without each activity, with counts; biggest positive impact first."""
     total_n, total_sum = _over_days(conn, user_id, flt, "coalesce(sum(n), 0),"
                                     " coalesce(sum(mood_sum), 0)")[0]
+    where, params = flt.where(conn, user_id)
     if by_dates_only(flt):
-        where, params = _date_range(flt, "local_date")
         per_activity = ("SELECT activity_id AS id, sum(n) AS n, sum(mood_sum) AS total"
-                        " FROM activity_days WHERE user_id = ?" + where +
+                        " FROM activity_days e WHERE e.user_id = ?" + where +
                         " GROUP BY activity_id")
     else:
-        where, params = flt.where(conn, user_id)
         per_activity = ("SELECT ea.activity_id AS id, count(*) AS n, sum(e.mood) AS total"
                         " FROM entry_activities ea JOIN entries e ON e.id = ea.entry_id"
                         " WHERE e.user_id = ?" + where + " GROUP BY ea.activity_id")
