@@ -11,11 +11,12 @@ import signal
 import socket
 import sys
 
-from kmood_lib import portability_cli, users
+from kmood_lib.accounts import users
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.cli import EXIT_OK, EXIT_USAGE, UsageError, run_main
-from kmood_lib.config import Config
-from kmood_lib.text import TextError, decode_utf8
+from kmood_lib.cli import portability as portability_cli
+from kmood_lib.cli.runner import EXIT_OK, EXIT_USAGE, UsageError, run_main
+from kmood_lib.core.config import Config
+from kmood_lib.core.text import TextError, decode_utf8
 
 log = logging.getLogger("kmood")
 
@@ -205,8 +206,8 @@ COMMANDS = {None: cmd_serve, "serve": cmd_serve, "migrate": cmd_migrate,
 
 
 def cmd_doctor(args, config: Config, environ) -> int:
-    from kmood_lib import doctor
-    from kmood_lib.clock import SystemClock
+    from kmood_lib.cli import doctor
+    from kmood_lib.core.clock import SystemClock
 
     checks = doctor.run(config, environ, SystemClock().now_ms(), network=args.network)
     for check in checks:

@@ -7,11 +7,12 @@ import logging
 import signal
 import sys
 
-from kmood_lib import heartbeat, jobs, queue_cli
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.cli import EXIT_OK, EXIT_USAGE, UsageError, run_main
-from kmood_lib.config import Config
-from kmood_lib.validation import MAX_ID
+from kmood_lib.cli import queue as queue_cli
+from kmood_lib.cli.runner import EXIT_OK, EXIT_USAGE, UsageError, run_main
+from kmood_lib.core.config import Config
+from kmood_lib.core.validation import MAX_ID
+from kmood_lib.queue import heartbeat, jobs
 from kmood_lib.worker import StopSignal, Worker
 
 log = logging.getLogger("kmood_worker")

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: bench/queue.py shadows stdlib queue
 
 from bench.load import run_load  # noqa: E402
-from kmood_lib.config import Config  # noqa: E402
+from kmood_lib.core.config import Config  # noqa: E402
 from tests.fakes import FakeUpstream, Reply  # noqa: E402
 from tests.helpers import (  # noqa: E402
     PYTHON,
@@ -137,8 +137,8 @@ def at(threads: int, listenbrainz_url: str) -> dict:
 def statements_per_request() -> tuple[tuple, tuple]:
     """SQL statements one create and one list-20 run, counted by SQLite's trace callback on
     every connection the request path uses (the thread's and the shared writer)."""
+    from kmood_lib.accounts.users import create_user
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.users import create_user
     from kmood_lib.web import make_wsgi
     from tests.wsgi import Client
 

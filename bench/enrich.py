@@ -22,10 +22,11 @@ from zoneinfo import ZoneInfo
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: bench/queue.py shadows stdlib queue
 
-from kmood_lib import entries, users  # noqa: E402
+from kmood_lib.accounts import users  # noqa: E402
 from kmood_lib.bootstrap import bootstrap  # noqa: E402
-from kmood_lib.config import Config  # noqa: E402
-from kmood_lib.entry_input import parse_entry  # noqa: E402
+from kmood_lib.core.config import Config  # noqa: E402
+from kmood_lib.journal import entries  # noqa: E402
+from kmood_lib.journal.entry_input import parse_entry  # noqa: E402
 from tests.fakes import (  # noqa: E402
     FakeCoverArt,
     FakeMusicBrainz,

@@ -20,9 +20,10 @@ from zoneinfo import ZoneInfo
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: bench/queue.py shadows stdlib queue
 
-from kmood_lib import export, importer, users  # noqa: E402
+from kmood_lib.accounts import users  # noqa: E402
 from kmood_lib.bootstrap import bootstrap  # noqa: E402
-from kmood_lib.config import Config  # noqa: E402
+from kmood_lib.core.config import Config  # noqa: E402
+from kmood_lib.portability import export, importer  # noqa: E402
 from tests.helpers import base_env  # noqa: E402
 
 YEARS, PER_DAY, ACTIVITIES = 10, 3, 20

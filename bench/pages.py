@@ -16,11 +16,12 @@ from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: bench/queue.py shadows stdlib queue
 
-from kmood_lib import entries, users, vocab  # noqa: E402
+from kmood_lib.accounts import users  # noqa: E402
 from kmood_lib.bootstrap import bootstrap  # noqa: E402
-from kmood_lib.config import Config  # noqa: E402
-from kmood_lib.db import transaction  # noqa: E402
-from kmood_lib.entry_input import parse_entry  # noqa: E402
+from kmood_lib.core.config import Config  # noqa: E402
+from kmood_lib.core.db import transaction  # noqa: E402
+from kmood_lib.journal import entries, vocab  # noqa: E402
+from kmood_lib.journal.entry_input import parse_entry  # noqa: E402
 from tests.helpers import base_env, free_port, healthy, http, spawn, stop, wait_until  # noqa: E402
 
 YEARS, PER_DAY, REQUESTS = 10, 3, 50

@@ -22,7 +22,8 @@ from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: this file shadows stdlib queue
 
-from kmood_lib import db, jobs  # noqa: E402
+from kmood_lib.core import db  # noqa: E402
+from kmood_lib.queue import jobs  # noqa: E402
 
 JOBS, WORKERS, BATCH = 20_000, 2, 10
 PICKUPS = 60
@@ -50,7 +51,7 @@ def kmood_fill(path: str) -> None:
 def kmood_work(path: str, name: str) -> list[str]:
     """The real worker's claim-run-acknowledge path (Worker.run_jobs) with a no-op kind."""
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.config import Config
+    from kmood_lib.core.config import Config
     from kmood_lib.worker import Worker
 
     handled = []

@@ -9,11 +9,12 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from kmood_lib import db, relay, sweeps
-from kmood_lib.clock import SystemClock
-from kmood_lib.config import Config
-from kmood_lib.jobs import JobKind, JobKinds
-from kmood_lib.passwords import PasswordHasher
+from kmood_lib.accounts.passwords import PasswordHasher
+from kmood_lib.core import db
+from kmood_lib.core.clock import SystemClock
+from kmood_lib.core.config import Config
+from kmood_lib.queue import relay, sweeps
+from kmood_lib.queue.jobs import JobKind, JobKinds
 from kmood_lib.upstream.coverart import CoverArt
 from kmood_lib.upstream.lastfm import LastFm
 from kmood_lib.upstream.listenbrainz import ListenBrainz

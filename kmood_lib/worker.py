@@ -20,10 +20,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kmood_lib import __version__, backup, db, heartbeat, jobs, reminder_delivery, throttle
-from kmood_lib import auth as auth_store
+from kmood_lib import __version__
+from kmood_lib.accounts import auth as auth_store
+from kmood_lib.accounts import throttle
 from kmood_lib.bootstrap import Services
-from kmood_lib.db import transaction
+from kmood_lib.core import db
+from kmood_lib.core.db import transaction
+from kmood_lib.portability import backup
+from kmood_lib.queue import heartbeat, jobs
+from kmood_lib.reminders import delivery as reminder_delivery
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.config import Config
+from kmood_lib.core.config import Config
 from tests.fakes import FakeClock
 from tests.helpers import SPAWNED, base_env
 
@@ -69,7 +69,7 @@ def wsgi(services):
 
 @pytest.fixture
 def make_user(conn, clock, services):
-    from kmood_lib.users import create_user
+    from kmood_lib.accounts.users import create_user
 
     def make(name: str, admin: bool = False, timezone: str = "UTC"):
         return create_user(conn, name, PASSWORD, now_ms=clock.now_ms(), hasher=services.hasher,

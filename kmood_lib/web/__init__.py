@@ -6,9 +6,10 @@ import logging
 
 import bottle
 
-from kmood_lib import heartbeat
 from kmood_lib.bootstrap import Services
-from kmood_lib.db import ConnectionPerThread
+from kmood_lib.core.db import ConnectionPerThread
+from kmood_lib.journal.saving import EntryWrites
+from kmood_lib.queue import heartbeat
 from kmood_lib.web import (
     admin,
     api_accounts,
@@ -25,7 +26,6 @@ from kmood_lib.web import (
     settings,
 )
 from kmood_lib.web.auth import AuthPlugin
-from kmood_lib.web.entry_writes import EntryWrites
 
 ROUTE_MODULES = (api_accounts, api_entries, api_jobs, api_reminders, openapi, pages, journal,
                  insight, settings, portability, reminder_pages, admin)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import bottle
 
-from kmood_lib import heartbeat, jobs, users
-from kmood_lib.queue_cli import RETRY_MESSAGES
+from kmood_lib.accounts import users
+from kmood_lib.cli.queue import RETRY_MESSAGES
+from kmood_lib.queue import heartbeat, jobs
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params
 from kmood_lib.web.settings import as_form_error, domain_form, not_found, settings_page

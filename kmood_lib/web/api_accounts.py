@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import bottle
 
-from kmood_lib import auth as auth_store
-from kmood_lib import throttle, users
-from kmood_lib.clock import ms_to_iso
-from kmood_lib.db import transaction
+from kmood_lib.accounts import auth as auth_store
+from kmood_lib.accounts import throttle, users
+from kmood_lib.core.clock import ms_to_iso
+from kmood_lib.core.db import transaction
 from kmood_lib.web.auth import (
     Auth,
     clear_session_cookie,

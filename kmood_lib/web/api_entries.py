@@ -9,19 +9,20 @@ from zoneinfo import ZoneInfo
 
 import bottle
 
-from kmood_lib import entries, stats, users, vocab
-from kmood_lib.db import transaction
-from kmood_lib.entry_json import dumps
-from kmood_lib.nowplaying import now_playing
-from kmood_lib.validation import (
+from kmood_lib.accounts import users
+from kmood_lib.core.db import transaction
+from kmood_lib.core.validation import (
     MAX_YEAR,
     MIN_YEAR,
     MalformedInput,
     ValidationError,
     parse_int_param,
 )
+from kmood_lib.journal import entries, stats, vocab
+from kmood_lib.journal.entry_json import dumps
+from kmood_lib.journal.nowplaying import now_playing
+from kmood_lib.journal.saving import EntryWrites
 from kmood_lib.web.auth import Auth
-from kmood_lib.web.entry_writes import EntryWrites
 from kmood_lib.web.http import (
     ApiError,
     json_response,

@@ -6,9 +6,9 @@ import json
 
 import bottle
 
-from kmood_lib import heartbeat, jobs
-from kmood_lib.clock import ms_to_iso
-from kmood_lib.validation import MAX_ID, ValidationError, parse_int_param
+from kmood_lib.core.clock import ms_to_iso
+from kmood_lib.core.validation import MAX_ID, ValidationError, parse_int_param
+from kmood_lib.queue import heartbeat, jobs
 from kmood_lib.web.http import ApiError, json_response, query_params
 
 RETRY_ERRORS = {

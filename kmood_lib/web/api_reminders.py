@@ -8,8 +8,9 @@ import sqlite3
 
 import bottle
 
-from kmood_lib import reminder_delivery, reminders
-from kmood_lib.db import transaction
+from kmood_lib.core.db import transaction
+from kmood_lib.reminders import delivery as reminder_delivery
+from kmood_lib.reminders import schedule as reminders
 from kmood_lib.web.api_entries import guarded
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import json_response, read_json_object

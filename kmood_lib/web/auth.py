@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import bottle
 
-from kmood_lib import auth as auth_store
-from kmood_lib import heartbeat
-from kmood_lib.passwords import HasherBusy
-from kmood_lib.users import User
+from kmood_lib.accounts import auth as auth_store
+from kmood_lib.accounts.passwords import HasherBusy
+from kmood_lib.accounts.users import User
+from kmood_lib.queue import heartbeat
 from kmood_lib.web.http import ApiError, form_params, is_json_path
 
 SESSION_COOKIE = "kmood_session"

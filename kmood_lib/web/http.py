@@ -10,8 +10,8 @@ import urllib.parse
 
 import bottle
 
-from kmood_lib.entry_json import dumps
-from kmood_lib.text import TextError, decode_utf8, has_surrogate
+from kmood_lib.core.text import TextError, decode_utf8, has_surrogate
+from kmood_lib.journal.entry_json import dumps
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import bottle
 
-from kmood_lib import entries, stats, vocab
-from kmood_lib.validation import MAX_YEAR, MIN_YEAR, ValidationError, parse_int_param
+from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, ValidationError, parse_int_param
+from kmood_lib.journal import entries, stats, vocab
 from kmood_lib.web import charts
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import query_params

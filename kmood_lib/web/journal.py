@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo
 
 import bottle
 
-from kmood_lib import entries, stats, vocab
-from kmood_lib.song_metadata import cover_of
-from kmood_lib.validation import ValidationError
+from kmood_lib.core.validation import ValidationError
+from kmood_lib.enrich.song_metadata import cover_of
+from kmood_lib.journal import entries, stats, vocab
 from kmood_lib.web import entry_form
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params, query_params

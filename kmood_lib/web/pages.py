@@ -11,9 +11,9 @@ from pathlib import Path
 
 import bottle
 
-from kmood_lib import auth as auth_store
-from kmood_lib import users
-from kmood_lib.timezones import canonical_zones
+from kmood_lib.accounts import auth as auth_store
+from kmood_lib.accounts import users
+from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.web.api_accounts import log_in
 from kmood_lib.web.auth import Auth, clear_session_cookie, set_session_cookie
 from kmood_lib.web.http import ApiError, Params, form_params, query_params

@@ -8,9 +8,10 @@ from zoneinfo import ZoneInfo
 
 import bottle
 
-from kmood_lib import daylio, export, importer, vocab
-from kmood_lib.db import transaction
-from kmood_lib.text import name_key
+from kmood_lib.core.db import transaction
+from kmood_lib.core.text import name_key
+from kmood_lib.journal import vocab
+from kmood_lib.portability import daylio, export, importer
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import ApiError, Params, json_response, multipart, query_params
 from kmood_lib.web.settings import not_found, settings_page

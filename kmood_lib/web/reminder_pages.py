@@ -9,9 +9,10 @@ from zoneinfo import ZoneInfo
 
 import bottle
 
-from kmood_lib import reminder_delivery, reminders
-from kmood_lib.db import transaction
-from kmood_lib.timezones import canonical_zones
+from kmood_lib.core.db import transaction
+from kmood_lib.core.timezones import canonical_zones
+from kmood_lib.reminders import delivery as reminder_delivery
+from kmood_lib.reminders import schedule as reminders
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params, query_params
 from kmood_lib.web.settings import domain_form, not_found, settings_page

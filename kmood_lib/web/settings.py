@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import bottle
 
-from kmood_lib import auth as auth_store
-from kmood_lib import users, vocab
-from kmood_lib.db import transaction
-from kmood_lib.timezones import canonical_zones
-from kmood_lib.validation import ValidationError
+from kmood_lib.accounts import auth as auth_store
+from kmood_lib.accounts import users
+from kmood_lib.core.db import transaction
+from kmood_lib.core.timezones import canonical_zones
+from kmood_lib.core.validation import ValidationError
+from kmood_lib.journal import vocab
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params
 from kmood_lib.web.views import FormError, form, handle_form, page, redirect

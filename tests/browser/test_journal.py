@@ -7,7 +7,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from kmood_lib.config import DEFAULT_USER_AGENT
+from kmood_lib.core.config import DEFAULT_USER_AGENT
 from tests.browser.conftest import (
     DESKTOP,
     PASSWORD,

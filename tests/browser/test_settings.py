@@ -9,7 +9,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from kmood_lib import db, jobs
+from kmood_lib.core import db
+from kmood_lib.queue import jobs
 from tests.browser.conftest import (
     DESKTOP,
     PASSWORD,

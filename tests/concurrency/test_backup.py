@@ -10,16 +10,17 @@ import time
 
 import pytest
 
-from kmood_lib import backup
+from kmood_lib.portability import backup
 from tests.helpers import PYTHON, ROOT, base_env, run, spawn, stop, wait_until
 
 WRITER = """
 import sys, time
 from zoneinfo import ZoneInfo
-from kmood_lib import entries, users
+from kmood_lib.journal import entries
+from kmood_lib.accounts import users
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.config import Config
-from kmood_lib.entry_input import parse_entry, utc_now
+from kmood_lib.core.config import Config
+from kmood_lib.journal.entry_input import parse_entry, utc_now
 import os
 services = bootstrap(Config.from_env(os.environ))
 conn = services.connect()

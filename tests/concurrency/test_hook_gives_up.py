@@ -5,13 +5,13 @@ import subprocess
 import threading
 
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.web.entry_writes import EntryWrites
+from kmood_lib.journal.saving import EntryWrites
 from tests.entry import TEST_KINDS, create_test_tables
 from tests.helpers import PYTHON, ROOT
 
 HOLD_LOCK = """
 import sys
-from kmood_lib import db
+from kmood_lib.core import db
 conn = db.connect(sys.argv[1], 10000)
 conn.execute("BEGIN IMMEDIATE")
 print("locked", flush=True)

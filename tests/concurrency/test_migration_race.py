@@ -2,7 +2,7 @@
 
 import multiprocessing
 
-from kmood_lib import db
+from kmood_lib.core import db
 
 REPETITIONS = 20
 

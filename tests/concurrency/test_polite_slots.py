@@ -9,10 +9,11 @@ import sqlite3
 
 import pytest
 
-from kmood_lib import entries, users
+from kmood_lib.accounts import users
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.config import Config
-from kmood_lib.entry_input import parse_entry, utc_now
+from kmood_lib.core.config import Config
+from kmood_lib.journal import entries
+from kmood_lib.journal.entry_input import parse_entry, utc_now
 from tests.fakes import FakeCoverArt, FakeMusicBrainz, FakeNominatim, recording
 from tests.helpers import base_env, spawn, stop, wait_until
 

@@ -9,8 +9,9 @@ TOTAL = 5000
 
 ENQUEUER = """
 import sys, time
-from kmood_lib import db, jobs
-from kmood_lib.config import Config
+from kmood_lib.core import db
+from kmood_lib.queue import jobs
+from kmood_lib.core.config import Config
 from tests.entry import TEST_KINDS
 conn = db.connect(sys.argv[1], 10000)
 kinds, policy = jobs.JobKinds(TEST_KINDS), jobs.Policy.from_config(Config.from_env({}))

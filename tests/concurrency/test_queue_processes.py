@@ -5,8 +5,9 @@ import sqlite3
 import subprocess
 import time
 
-from kmood_lib import db, jobs
-from kmood_lib.config import Config
+from kmood_lib.core import db
+from kmood_lib.core.config import Config
+from kmood_lib.queue import jobs
 from tests.entry import TEST_KINDS, create_test_tables
 from tests.helpers import PYTHON, ROOT, base_env, spawn, stop, wait_until
 
@@ -70,7 +71,8 @@ def test_sigterm_mid_batch_finishes_the_job_in_hand_and_releases_the_rest(tmp_pa
 
 CLAIMER = """
 import sys, sqlite3, time
-from kmood_lib import db, jobs
+from kmood_lib.core import db
+from kmood_lib.queue import jobs
 conn = db.connect(sys.argv[1], 10000)
 snapshot_errors = other_errors = claimed = 0
 for i in range(400):

@@ -5,12 +5,12 @@ import subprocess
 
 import pytest
 
-from kmood_lib import db
+from kmood_lib.core import db
 from tests.helpers import PYTHON, ROOT
 
 HOLDER = """
 import sys, time
-from kmood_lib import db
+from kmood_lib.core import db
 conn = db.connect(sys.argv[1], 10000)
 conn.execute("BEGIN IMMEDIATE")
 conn.execute("INSERT INTO counters VALUES ('other', 1)")

@@ -7,7 +7,7 @@ import socket
 import sqlite3
 import threading
 
-from kmood_lib import db
+from kmood_lib.core import db
 from tests.fakes import FakeUpstream, Reply
 from tests.helpers import base_env, run
 

@@ -148,7 +148,7 @@ def test_without_a_nats_url_nothing_imports_the_client(tmp_path):
     script = (
         "import sys\n"
         "from kmood_lib.bootstrap import bootstrap\n"
-        "from kmood_lib.config import Config\n"
+        "from kmood_lib.core.config import Config\n"
         "from kmood_lib.web import make_wsgi\n"
         "from kmood_lib.worker import Worker\n"
         "import os, kmood, kmood_worker\n"

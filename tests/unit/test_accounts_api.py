@@ -2,7 +2,7 @@
 
 import pytest
 
-from kmood_lib import auth as auth_store
+from kmood_lib.accounts import auth as auth_store
 from kmood_lib.worker import Worker
 from tests.conftest import PASSWORD
 from tests.unit.test_auth_matrix import concrete
@@ -159,7 +159,7 @@ def test_the_throttle_stores_a_short_hash_never_the_username_sent(config, clock,
 
 def test_an_over_long_password_or_username_is_refused_not_truncated(config, clock, conn,
                                                                     services):
-    from kmood_lib.users import create_user
+    from kmood_lib.accounts.users import create_user
 
     long_password = "y" * 1024
     create_user(conn, "alice", long_password, now_ms=0, hasher=services.hasher)

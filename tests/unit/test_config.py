@@ -1,6 +1,6 @@
 import pytest
 
-from kmood_lib.config import Config, ConfigError, settings_table
+from kmood_lib.core.config import Config, ConfigError, settings_table
 
 
 def test_defaults_work_with_an_empty_environment():

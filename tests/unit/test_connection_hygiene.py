@@ -25,7 +25,7 @@ def test_a_request_that_fails_mid_read_leaves_the_thread_able_to_write(alice_and
 
 
 def test_release_rolls_back_a_transaction_left_open(services):
-    from kmood_lib.db import ConnectionPerThread
+    from kmood_lib.core.db import ConnectionPerThread
 
     pool = ConnectionPerThread(services.connect)
     conn = pool.get()
@@ -41,7 +41,7 @@ def test_release_rolls_back_a_transaction_left_open(services):
 
 
 def test_release_resets_a_statement_abandoned_half_read(services, conn):
-    from kmood_lib.db import ConnectionPerThread
+    from kmood_lib.core.db import ConnectionPerThread
 
     conn.executemany("INSERT INTO login_failures (scope, subject, at) VALUES ('x', ?, 0)",
                      [(str(i),) for i in range(100)])

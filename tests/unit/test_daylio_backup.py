@@ -13,8 +13,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from kmood_lib import importer
-from kmood_lib.daylio import DaylioFormatError
+from kmood_lib.portability import importer
+from kmood_lib.portability.daylio import DaylioFormatError
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes, journal, run
 
 MOODS = [

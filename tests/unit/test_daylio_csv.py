@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from kmood_lib import daylio, importer
-from kmood_lib.daylio import DaylioFormatError, html_to_text, localised_day, parse_time
+from kmood_lib.portability import daylio, importer
+from kmood_lib.portability.daylio import DaylioFormatError, html_to_text, localised_day, parse_time
 
 BOM = "\ufeff"
 NEWEST = "full_date,date,weekday,time,mood,activities,scales,note_title,note"
@@ -292,7 +292,7 @@ def test_localised_day_helper_refuses_what_it_cannot_read():
     "<strong>s</strong><em>e</em><s>x</s><div>d</div>", "<br<br>>",
 ])
 def test_the_markup_shortcut_reads_notes_exactly_as_html_parser_does(note):
-    from kmood_lib.daylio import _PlainText
+    from kmood_lib.portability.daylio import _PlainText
 
     parser = _PlainText()
     parser.feed(note)

@@ -3,8 +3,8 @@ import sqlite3
 
 import pytest
 
-from kmood_lib import db
-from kmood_lib.db import MigrationError
+from kmood_lib.core import db
+from kmood_lib.core.db import MigrationError
 
 
 def test_connection_uses_the_configured_busy_timeout_and_pragmas(tmp_path):
@@ -24,7 +24,7 @@ def test_connection_uses_the_configured_busy_timeout_and_pragmas(tmp_path):
 def test_services_connections_carry_the_busy_timeout_from_config(services):
     conn = services.connect()
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == services.config.busy_timeout_ms
-    from kmood_lib.web.entry_writes import EntryWrites
+    from kmood_lib.journal.saving import EntryWrites
 
     seen = []
     services.after_entry_saved[:] = [lambda conn, *args: seen.append(
@@ -162,7 +162,7 @@ def test_saves_leave_the_wal_to_the_worker_which_checkpoints_it(services, conn):
     save while it holds the write lock); the worker's checkpoint step does."""
     import sqlite3
 
-    from kmood_lib.users import create_user
+    from kmood_lib.accounts.users import create_user
     from kmood_lib.worker import Worker
 
     assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 10000

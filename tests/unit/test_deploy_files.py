@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from kmood_lib.config import Config
+from kmood_lib.core.config import Config
 from tests.helpers import ROOT
 
 SYSTEMD = ROOT / "deploy" / "systemd"

@@ -12,7 +12,7 @@ import struct
 
 import pytest
 
-from kmood_lib import entries, entry_json
+from kmood_lib.journal import entries, entry_json
 from kmood_lib.upstream.open_meteo import WMO
 
 SEED = int(os.environ.get("KMOOD_TEST_SEED", "20261203"))

@@ -11,9 +11,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from kmood_lib import export, importer
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.config import Config
+from kmood_lib.core.config import Config
+from kmood_lib.portability import export, importer
 from tests.helpers import base_env
 from tests.unit.test_daylio_backup import backup
 
@@ -58,7 +58,7 @@ def journal(client_for, conn):
 def fresh(tmp_path, clock):
     services = bootstrap(Config.from_env(base_env(tmp_path / "fresh.db")), clock=clock)
     conn = services.connect()
-    from kmood_lib import users
+    from kmood_lib.accounts import users
 
     user = users.create_user(conn, "ann", "long password", now_ms=0, hasher=services.hasher,
                              timezone="Europe/Berlin")

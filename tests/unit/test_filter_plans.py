@@ -1,9 +1,9 @@
 """Activity filters resolve names to ids first and use the (activity_id, entry_id) index; an
 activity the user does not have ends the query before it reads an entry."""
 
-from kmood_lib import entries, stats
-from kmood_lib.entries import EntryFilter
-from kmood_lib.entry_input import parse_entry, utc_now
+from kmood_lib.journal import entries, stats
+from kmood_lib.journal.entries import EntryFilter
+from kmood_lib.journal.entry_input import parse_entry, utc_now
 
 
 def fill(conn, services, user, n=3000):

@@ -5,9 +5,9 @@ import threading
 
 import pytest
 
-from kmood_lib import heartbeat, jobs
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.config import Config, ConfigError
+from kmood_lib.core.config import Config, ConfigError
+from kmood_lib.queue import heartbeat, jobs
 from kmood_lib.worker import StopSignal, Worker
 from tests.helpers import base_env
 from tests.wsgi import Client

@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from kmood_lib import jobs
 from kmood_lib.bootstrap import bootstrap
+from kmood_lib.queue import jobs
 from kmood_lib.worker import Worker
 from tests.entry import TEST_KINDS, create_test_tables
 
@@ -269,7 +269,7 @@ def test_idle_maintenance_steps_take_no_write_lock(qs, qconn, clock):
     never queue behind (or hold up) another process's writer."""
     enqueue(qs, qconn, "work:1", clock.now_ms())
     jobs.claim(qconn, "w", clock.now_ms(), 1, 10_000)  # a live lease, not stalled
-    from kmood_lib import db
+    from kmood_lib.core import db
 
     holder = db.connect(qs.config.db_path, 10_000)
     impatient = db.connect(qs.config.db_path, 0)  # busy_timeout 0: any lock wait raises

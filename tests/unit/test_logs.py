@@ -5,7 +5,7 @@ import logging
 
 import waitress.task
 
-from kmood_lib.logs import QUEUE_LOGGER, QueueDepthSummary, configure_logging
+from kmood_lib.core.logs import QUEUE_LOGGER, QueueDepthSummary, configure_logging
 
 
 class Clock:

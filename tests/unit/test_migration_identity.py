@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kmood_lib import db
-from kmood_lib.db import MigrationError
-from kmood_lib.text import name_key
+from kmood_lib.core import db
+from kmood_lib.core.db import MigrationError
+from kmood_lib.core.text import name_key
 
 FAMILY = """
 INSERT INTO users (id, username, password_hash, created_at, updated_at) VALUES

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from kmood_lib.nowplaying import now_playing
+from kmood_lib.journal.nowplaying import now_playing
 from kmood_lib.upstream.lastfm import LastFm
 from kmood_lib.upstream.listenbrainz import ListenBrainz
 from tests.fakes import FakeUpstream, Reply

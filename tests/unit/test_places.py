@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kmood_lib import jobs
+from kmood_lib.queue import jobs
 from kmood_lib.worker import Worker
 from tests.fakes import FakeNominatim, Reply
 from tests.helpers import base_env
@@ -83,7 +83,7 @@ def test_a_failed_lookup_is_retried_and_a_new_location_is_named_again(alice, ser
 
 
 def test_a_slot_is_taken_only_when_free_and_says_when_it_frees(conn):
-    from kmood_lib.polite import take_slot
+    from kmood_lib.queue.polite import take_slot
 
     assert take_slot(conn, "nominatim", 10_000, 1000) is None  # taken: the request may go
     assert take_slot(conn, "nominatim", 10_400, 1000) == 11_000  # busy until then

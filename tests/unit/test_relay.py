@@ -4,8 +4,8 @@
 import socket
 import threading
 
-from kmood_lib import relay
-from kmood_lib.config import Config
+from kmood_lib.core.config import Config
+from kmood_lib.queue import relay
 from tests.helpers import base_env
 
 
@@ -32,7 +32,7 @@ def test_subjects_carry_the_prefix(db_path):
 def test_bad_relay_settings_are_refused(db_path):
     import pytest
 
-    from kmood_lib.config import ConfigError
+    from kmood_lib.core.config import ConfigError
 
     for name, value in (("KMOOD_NATS_URL", "http://127.0.0.1:4222"),
                         ("KMOOD_NATS_URL", "nats://a b"),

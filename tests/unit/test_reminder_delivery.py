@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from kmood_lib import jobs
+from kmood_lib.queue import jobs
 from kmood_lib.worker import Worker
 from tests.fakes import FakeUpstream, Reply
 from tests.helpers import base_env

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from kmood_lib.reminders import next_occurrence, private_address
+from kmood_lib.reminders.schedule import next_occurrence, private_address
 
 ALL = 0b1111111
 
@@ -135,7 +135,7 @@ def test_bad_reminders_are_422_naming_the_field_and_change_nothing(client_for, c
 
 def test_private_urls_are_allowed_when_configured(env, wsgi, make_user, db_path, clock):
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.config import Config
+    from kmood_lib.core.config import Config
     from kmood_lib.web import make_wsgi
     from tests.conftest import PASSWORD
     from tests.wsgi import Client
@@ -184,7 +184,7 @@ def lan_env(env):
 @pytest.fixture
 def lan_client(lan_env, clock, make_user):
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.config import Config
+    from kmood_lib.core.config import Config
     from kmood_lib.web import make_wsgi
     from tests.conftest import PASSWORD
     from tests.wsgi import Client

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kmood_lib import jobs
+from kmood_lib.queue import jobs
 from kmood_lib.upstream.coverart import CoverArt
 from kmood_lib.upstream.http import UpstreamError
 from kmood_lib.upstream.musicbrainz import phrase
@@ -139,7 +139,7 @@ def test_not_found_and_no_cover_are_results_never_asked_again(alice, services, c
 
 def test_a_lower_threshold_accepts_the_weaker_match(env, db_path, clock, make_user):
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.config import Config
+    from kmood_lib.core.config import Config
 
     services = bootstrap(Config.from_env({**env, "KMOOD_MUSICBRAINZ_MIN_SCORE": "80"}),
                          clock=clock)
@@ -224,7 +224,7 @@ def test_a_removed_song_is_not_looked_up(alice, services, clock, musicbrainz):
 
 def test_switched_off_songs_leave_no_exhausted_job(env, clock, make_user, musicbrainz):
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.config import Config
+    from kmood_lib.core.config import Config
 
     services = bootstrap(Config.from_env({**env, "KMOOD_ENRICH_SONGS": "0"}), clock=clock)
     conn = services.connect()

@@ -93,7 +93,7 @@ def test_streaks_match_counting_day_by_day():
     import random
     from datetime import date, timedelta
 
-    from kmood_lib.stats import streaks_of
+    from kmood_lib.journal.stats import streaks_of
 
     def by_hand(days: set[date], today: date) -> tuple[int, int]:
         longest = max((n for n in range(1, len(days) + 1) for d in days

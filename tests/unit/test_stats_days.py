@@ -10,9 +10,11 @@ import sqlite3
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
-from kmood_lib import day_counts, db, entries, stats, users
-from kmood_lib.entries import EntryFilter
-from kmood_lib.entry_input import parse_entry, utc_now
+from kmood_lib.accounts import users
+from kmood_lib.core import db
+from kmood_lib.journal import day_counts, entries, stats
+from kmood_lib.journal.entries import EntryFilter
+from kmood_lib.journal.entry_input import parse_entry, utc_now
 
 START = date(2026, 1, 1)
 NAMES = ["walk", "work", "friends", "Reading", "sleep early"]

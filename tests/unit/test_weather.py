@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from kmood_lib import jobs
+from kmood_lib.queue import jobs
 from kmood_lib.worker import Worker
 from tests.fakes import FakeOpenMeteo, Reply, fake_temperature
 from tests.helpers import base_env
@@ -271,7 +271,7 @@ def test_a_full_budget_waits_rather_than_exceeds_it(alice, services, clock, mete
 
 
 def test_budget_windows_roll_over_on_their_own_span(conn):
-    from kmood_lib.polite import book
+    from kmood_lib.queue.polite import book
 
     start = 7 * 86_400_000  # midnight UTC: every window starts here
     assert book(conn, "open-meteo", 599, start) == 0
@@ -282,7 +282,7 @@ def test_budget_windows_roll_over_on_their_own_span(conn):
 
 
 def test_a_span_longer_than_the_range_is_split(services):
-    from kmood_lib.weather import spans
+    from kmood_lib.enrich.weather import spans
 
     days = [date(2025, 1, 1) + timedelta(days=n) for n in (0, 1, 29, 30, 31, 200)]
     assert spans(days, 30) == [(date(2025, 1, 1), date(2025, 1, 30)),

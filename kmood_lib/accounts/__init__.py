@@ -1,0 +1,1 @@
+"""Accounts: users, sessions and API tokens, password hashing, the login throttle."""

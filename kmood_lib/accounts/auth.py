@@ -1,0 +1,130 @@
+"""Sessions and API tokens: random tokens handed out once, only their SHA-256 stored."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import sqlite3
+from dataclasses import dataclass
+
+from kmood_lib.accounts.users import AccountError, User
+from kmood_lib.core.text import problem as text_problem
+
+LAST_SEEN_RESOLUTION_MS = 60_000  # last-seen/last-used are written at most once a minute
+API_TOKEN_PREFIX = "kmood_"
+MAX_TOKEN_NAME = 100
+
+
+def token_hash(token: str) -> str:
+    """Tokens are high-entropy random strings, so a fast hash is the right one."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Session:
+    id: int
+    user: User
+    csrf_token: str
+
+
+@dataclass(frozen=True)
+class NewSession:
+    token: str
+    csrf_token: str
+    expires_at: int
+
+
+def create_session(conn: sqlite3.Connection, user_id: int, now_ms: int, ttl_s: int) -> NewSession:
+    token = secrets.token_urlsafe(32)
+    csrf = secrets.token_urlsafe(32)
+    expires = now_ms + ttl_s * 1000
+    conn.execute(
+        "INSERT INTO sessions (user_id, token_hash, csrf_token, created_at, expires_at,"
+        " last_seen_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (user_id, token_hash(token), csrf, now_ms, expires, now_ms),
+    )
+    return NewSession(token, csrf, expires)
+
+
+_USER_COLUMNS = "u.id, u.username, u.timezone, u.is_admin"
+
+
+def session_for_token(conn: sqlite3.Connection, token: str, now_ms: int, ttl_s: int
+                      ) -> Session | None:
+    """The live session behind a cookie; slides its expiry, writing at most once a minute."""
+    row = conn.execute(
+        f"SELECT s.id AS session_id, s.csrf_token, s.last_seen_at, {_USER_COLUMNS}"
+        " FROM sessions s JOIN users u ON u.id = s.user_id"
+        " WHERE s.token_hash = ? AND s.expires_at > ?",
+        (token_hash(token), now_ms),
+    ).fetchone()
+    if row is None:
+        return None
+    if now_ms - row["last_seen_at"] >= LAST_SEEN_RESOLUTION_MS:
+        conn.execute(
+            "UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE id = ? AND last_seen_at < ?",
+            (now_ms, now_ms + ttl_s * 1000, row["session_id"],
+             now_ms - LAST_SEEN_RESOLUTION_MS + 1),
+        )
+    return Session(row["session_id"], User.from_row(row), row["csrf_token"])
+
+
+def delete_session(conn: sqlite3.Connection, session_id: int) -> None:
+    conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+
+def delete_other_sessions(conn: sqlite3.Connection, user_id: int, keep_id: int | None) -> int:
+    cur = conn.execute("DELETE FROM sessions WHERE user_id = ? AND id IS NOT ?", (user_id, keep_id))
+    return cur.rowcount
+
+
+def delete_expired_sessions(conn: sqlite3.Connection, now_ms: int) -> int:
+    return conn.execute("DELETE FROM sessions WHERE expires_at <= ?", (now_ms,)).rowcount
+
+
+def create_api_token(conn: sqlite3.Connection, user_id: int, name: object, now_ms: int) -> dict:
+    """A new named token; the only time the raw token is returned."""
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_TOKEN_NAME:
+        raise AccountError(f"name must be 1-{MAX_TOKEN_NAME} characters", "name")
+    wrong = text_problem(name, name=True)
+    if wrong:
+        raise AccountError(f"name {wrong}", "name")
+    token = API_TOKEN_PREFIX + secrets.token_urlsafe(32)
+    row = conn.execute(
+        "INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?)"
+        " RETURNING id, name, created_at",
+        (user_id, name.strip(), token_hash(token), now_ms),
+    ).fetchall()[0]
+    return {"id": row["id"], "name": row["name"], "token": token}
+
+
+def user_for_api_token(conn: sqlite3.Connection, token: str, now_ms: int) -> User | None:
+    row = conn.execute(
+        f"SELECT t.id AS token_id, t.last_used_at, {_USER_COLUMNS}"
+        " FROM api_tokens t JOIN users u ON u.id = t.user_id"
+        " WHERE t.token_hash = ? AND t.revoked_at IS NULL",
+        (token_hash(token),),
+    ).fetchone()
+    if row is None:
+        return None
+    if row["last_used_at"] is None or now_ms - row["last_used_at"] >= LAST_SEEN_RESOLUTION_MS:
+        conn.execute("UPDATE api_tokens SET last_used_at = ? WHERE id = ?",
+                     (now_ms, row["token_id"]))
+    return User.from_row(row)
+
+
+def list_api_tokens(conn: sqlite3.Connection, user_id: int) -> list[sqlite3.Row]:
+    return conn.execute(
+        "SELECT id, name, created_at, last_used_at FROM api_tokens"
+        " WHERE user_id = ? AND revoked_at IS NULL ORDER BY id",
+        (user_id,),
+    ).fetchall()
+
+
+def revoke_api_token(conn: sqlite3.Connection, user_id: int, token_id: int, now_ms: int) -> bool:
+    """Revoke one of the user's own tokens; False when there is no such live token of theirs."""
+    cur = conn.execute(
+        "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
+        (now_ms, token_id, user_id),
+    )
+    return cur.rowcount == 1

@@ -1,0 +1,243 @@
+"""Users: creation (the first one is an admin), lookup, settings and password changes."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from kmood_lib.accounts.passwords import PasswordHasher
+from kmood_lib.core.db import transaction
+from kmood_lib.core.text import has_surrogate, name_key
+
+USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+MAX_USERNAME_LENGTH = 64
+MIN_PASSWORD_LENGTH = 8
+MAX_PASSWORD_LENGTH = 1024
+
+
+class AccountError(ValueError):
+    """A request about an account that cannot be honoured; `field` names what was wrong."""
+
+    def __init__(self, message: str, field: str | None = None, status: int = 422):
+        super().__init__(message)
+        self.field = field
+        self.status = status
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    username: str
+    timezone: str
+    is_admin: bool
+
+    @classmethod
+    def from_row(cls, row) -> User:
+        return cls(row["id"], row["username"], row["timezone"], bool(row["is_admin"]))
+
+
+def validate_username(username: object) -> str:
+    if not isinstance(username, str) or not USERNAME_RE.match(username):
+        raise AccountError(
+            "username must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+            "username",
+        )
+    return username
+
+
+def validate_password(password: object, field: str = "password") -> str:
+    if not isinstance(password, str) or not (
+        MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH
+    ):
+        raise AccountError(
+            f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters", field
+        )
+    if has_surrogate(password):
+        raise AccountError("password must be valid Unicode", field)
+    return password
+
+
+def validate_timezone(name: object, field: str = "timezone") -> str:
+    if (not isinstance(name, str) or not name or len(name) > 64 or not name.isascii()
+            or not name.isprintable() or name.startswith(("/", "."))):
+        raise AccountError("timezone must be an IANA name such as Europe/Berlin", field)
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise AccountError(f"unknown timezone {name!r}; use an IANA name such as Europe/Berlin",
+                           field) from None
+    return name
+
+
+def create_user(
+    conn: sqlite3.Connection,
+    username: str,
+    password: str,
+    *,
+    now_ms: int,
+    hasher: PasswordHasher,
+    timezone: str = "UTC",
+    admin: bool = False,
+    only_if_no_users: bool = False,
+) -> User:
+    """Insert a user; the first user is always an admin. `only_if_no_users` guards /setup."""
+    validate_username(username)
+    validate_password(password)
+    validate_timezone(timezone)
+    password_hash = hasher.hash(password)  # slow: outside the write lock
+    with transaction(conn):
+        has_users = conn.execute("SELECT EXISTS (SELECT 1 FROM users)").fetchone()[0]
+        if has_users and only_if_no_users:
+            raise AccountError("setup is finished: a user already exists", None, status=404)
+        try:
+            row = conn.execute(
+                "INSERT INTO users (username, username_key, password_hash, timezone, is_admin,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " RETURNING id, username, timezone, is_admin",
+                (username, name_key(username), password_hash, timezone,
+                 int(admin or not has_users), now_ms, now_ms),
+            ).fetchall()[0]
+        except sqlite3.IntegrityError:
+            raise AccountError(f"username {username!r} is taken", "username", 409) from None
+    return User.from_row(row)
+
+
+def count_users(conn: sqlite3.Connection) -> int:
+    return conn.execute("SELECT count(*) FROM users").fetchone()[0]
+
+
+def get_user(conn: sqlite3.Connection, user_id: int) -> User | None:
+    row = conn.execute(
+        "SELECT id, username, timezone, is_admin FROM users WHERE id = ?", (user_id,)
+    ).fetchone()
+    return User.from_row(row) if row else None
+
+
+def authenticate(conn: sqlite3.Connection, username: str, password: str,
+                 hasher: PasswordHasher) -> User | None:
+    """The user if the password matches; an unknown user costs the same time as a wrong password.
+    HasherBusy escapes when every hashing slot is taken."""
+    row = conn.execute(
+        "SELECT id, username, timezone, is_admin, password_hash FROM users"
+        " WHERE username_key = ?", (name_key(username),),
+    ).fetchone()
+    if row is None:
+        hasher.burn(password)
+        return None
+    if not hasher.verify(password, row["password_hash"]):
+        return None
+    if hasher.needs_rehash(row["password_hash"]):  # cost raised since: upgrade quietly
+        conn.execute("UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?",
+                     (hasher.hash(password), row["id"], row["password_hash"]))
+    return User.from_row(row)
+
+
+def profile(conn: sqlite3.Connection, user_id: int) -> dict:
+    row = conn.execute(
+        "SELECT id, username, timezone, is_admin, listenbrainz_user, lastfm_user, created_at"
+        " FROM users WHERE id = ?", (user_id,),
+    ).fetchone()
+    return {
+        "id": row["id"], "username": row["username"], "timezone": row["timezone"],
+        "is_admin": bool(row["is_admin"]), "listenbrainz_user": row["listenbrainz_user"],
+        "lastfm_user": row["lastfm_user"],
+    }
+
+
+_INTEGRATION_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+SETTINGS_FIELDS = ("timezone", "listenbrainz_user", "lastfm_user")
+
+
+def validate_settings(changes: dict) -> dict:
+    """Check a PATCH /api/me body; raise AccountError with every bad field named."""
+    errors = {}
+    unknown = sorted(set(changes) - set(SETTINGS_FIELDS))
+    for name in unknown:
+        errors[name] = "unknown or read-only field"
+    clean = {}
+    if "timezone" in changes:
+        try:
+            clean["timezone"] = validate_timezone(changes["timezone"])
+        except AccountError as exc:
+            errors["timezone"] = str(exc)
+    for name in ("listenbrainz_user", "lastfm_user"):
+        if name in changes:
+            value = changes[name]
+            if value is None or value == "":
+                clean[name] = None
+            elif isinstance(value, str) and _INTEGRATION_RE.match(value):
+                clean[name] = value
+            else:
+                errors[name] = "must be a username of 1-64 letters, digits, '.', '_', '-' or null"
+    if errors:
+        exc = AccountError("invalid settings")
+        exc.fields = errors
+        raise exc
+    return clean
+
+
+def update_settings(conn: sqlite3.Connection, user_id: int, clean: dict, now_ms: int) -> None:
+    if not clean:
+        return
+    assignments = ", ".join(f"{name} = ?" for name in clean)  # names come from SETTINGS_FIELDS
+    conn.execute(f"UPDATE users SET {assignments}, updated_at = ? WHERE id = ?",
+                 (*clean.values(), now_ms, user_id))
+
+
+def set_password_hash(conn: sqlite3.Connection, user_id: int, password_hash: str,
+                      now_ms: int) -> None:
+    """Store a hash made beforehand with PasswordHasher.hash (slow: never under the write lock)."""
+    conn.execute("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?",
+                 (password_hash, now_ms, user_id))
+
+
+def list_users(conn: sqlite3.Connection) -> list[dict]:
+    """Every account with how much it holds, for the admin's household page and the CLI."""
+    rows = conn.execute(
+        "SELECT u.id, u.username, u.timezone, u.is_admin, u.created_at,"
+        " (SELECT count(*) FROM entries e WHERE e.user_id = u.id) AS entries"
+        " FROM users u ORDER BY u.username_key").fetchall()
+    return [dict(row) | {"is_admin": bool(row["is_admin"])} for row in rows]
+
+
+def find_user(conn: sqlite3.Connection, username: str) -> User | None:
+    row = conn.execute("SELECT id, username, timezone, is_admin FROM users"
+                       " WHERE username_key = ?", (name_key(username),)).fetchone()
+    return User.from_row(row) if row else None
+
+
+def holdings(conn: sqlite3.Connection, user_id: int) -> dict[str, int]:
+    """What deleting an account removes, counted, so the confirmation can name it."""
+    row = conn.execute(
+        "SELECT (SELECT count(*) FROM entries WHERE user_id = ?) AS entries,"
+        " (SELECT count(*) FROM activities WHERE user_id = ?) AS activities,"
+        " (SELECT count(*) FROM metrics WHERE user_id = ?) AS metrics,"
+        " (SELECT count(*) FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL) AS tokens",
+        (user_id,) * 4).fetchone()
+    return dict(row)
+
+
+def reset_password(conn: sqlite3.Connection, user_id: int, password_hash: str, now_ms: int
+                   ) -> int:
+    """An admin's reset: the new hash (made beforehand), and every session of that user ends.
+    Returns the number of sessions ended."""
+    with transaction(conn):
+        set_password_hash(conn, user_id, password_hash, now_ms)
+        return conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,)).rowcount
+
+
+def delete_user(conn: sqlite3.Connection, user_id: int) -> bool:
+    """Delete an account and everything it holds (entries, vocabularies, sessions, tokens: the
+    foreign keys cascade). The last admin cannot be deleted."""
+    with transaction(conn):
+        row = conn.execute("SELECT is_admin FROM users WHERE id = ?", (user_id,)).fetchone()
+        if row is None:
+            return False
+        if row["is_admin"] and conn.execute(
+                "SELECT count(*) FROM users WHERE is_admin = 1").fetchone()[0] == 1:
+            raise AccountError("this is the only admin; make someone else an admin first",
+                               "username", 409)
+        conn.execute("DELETE FROM users WHERE id = ?", (user_id,))
+    return True

@@ -1,0 +1,174 @@
+"""`kmood.py import-daylio`, `import-json`, `export` and `backup`: a journal in and out from the
+command line, with progress on stderr."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from kmood_lib.accounts import users
+from kmood_lib.cli.runner import EXIT_OK, EXIT_USAGE, UsageError
+from kmood_lib.core.db import transaction
+from kmood_lib.portability import daylio, export, importer
+
+
+def add_parser(sub) -> None:
+    cmd = sub.add_parser("import-daylio", help="import a Daylio CSV export or .daylio backup",
+                         description="Import a Daylio CSV export or .daylio backup into a "
+                         "user's journal: all of it or nothing; importing it again adds nothing.")
+    cmd.add_argument("file", help="the CSV or .daylio file")
+    cmd.add_argument("--user", required=True, help="whose journal")
+    cmd.add_argument("--mood-map", help='levels for mood names: JSON {"sad": 2} or sad=2,ok=3')
+    cmd.add_argument("--mood-map-file", help="a JSON file holding the mood map")
+    cmd.add_argument("--dry-run", action="store_true", help="report without writing anything")
+    back = sub.add_parser("import-json", help="import a k-mood JSON export",
+                          description="Import k-mood's own JSON export into a user's journal, "
+                          "on this or a fresh database: all of it or nothing; again adds nothing.")
+    back.add_argument("file", help="the JSON export")
+    back.add_argument("--user", required=True, help="whose journal")
+    back.add_argument("--dry-run", action="store_true", help="report without writing anything")
+    out = sub.add_parser("export", help="export a user's journal as JSON or Daylio-style CSV",
+                         description="Write everything of one user: k-mood's JSON (imports "
+                         "back with import-json) or a CSV in Daylio's newest layout.")
+    out.add_argument("--user", required=True, help="whose journal")
+    out.add_argument("--format", choices=("json", "csv"), default="json")
+    out.add_argument("-o", "--output", help="the file to write (default: standard output)")
+    copy = sub.add_parser("backup", help="copy the database while it is in use",
+                          description="Take a consistent copy of the database with SQLite's "
+                          "online backup, while server and worker keep running, and check it.")
+    copy.add_argument("dest", help="the file to write (or a directory: a timestamped file in it)")
+
+
+class Progress:
+    """Rows done / total and the rate on stderr: one redrawn line on a terminal, plain lines
+    otherwise."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream, self.started = stream, time.monotonic()
+        self.tty = stream.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        rate = done / max(time.monotonic() - self.started, 1e-6)
+        line = f"{done}/{total} rows ({done * 100 // max(total, 1)}%), {rate:,.0f} rows/s"
+        if self.tty:
+            width = 30
+            filled = width * done // max(total, 1)
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {line}")
+            if done == total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def mood_map_of(args) -> dict[str, int]:
+    texts = []
+    if args.mood_map_file:
+        try:
+            texts.append(Path(args.mood_map_file).read_bytes().decode("utf-8-sig"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"import-daylio: cannot read the mood map file: {exc}") from None
+    if args.mood_map:
+        texts.append(args.mood_map)
+    out: dict[str, int] = {}
+    for text in texts:
+        try:
+            out.update(daylio.parse_mood_map(text))
+        except ValueError as exc:
+            raise UsageError(f"import-daylio: {exc}") from None
+    return out
+
+
+def cmd_import_daylio(args, services) -> int:
+    mood_map = mood_map_of(args) if hasattr(args, "mood_map") else {}
+    try:
+        data = Path(args.file).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{args.command}: cannot read {args.file}: {exc.strerror}") from None
+    conn = services.connect()
+    try:
+        person = users.find_user(conn, args.user)
+        if person is None:
+            raise UsageError(f"{args.command}: no user {args.user!r}")
+        try:
+            report = importer.import_file(conn, person.id, ZoneInfo(person.timezone), data,
+                                          mood_map, services.clock.now_ms(),
+                                          dry_run=args.dry_run, progress=Progress())
+        except daylio.DaylioFormatError as exc:
+            raise UsageError(f"{args.command}: {args.file}: {exc}") from None
+        except importer.ImportRefused as exc:
+            print_report(exc.report, sys.stderr)
+            return EXIT_USAGE
+    finally:
+        conn.close()
+    print_report(report, sys.stdout)
+    return EXIT_OK
+
+
+def print_report(report: dict, stream) -> None:
+    print(report["message"], file=stream)
+    if report["rows"]:
+        print(f"{report['rows']} rows from {report['first_day']} to {report['last_day']}"
+              f" ({report['format']})", file=stream)
+    for mood in report["moods"]:
+        print(f"  mood {mood['name']!r} -> level {mood['level']}: {mood['rows']} rows",
+              file=stream)
+    for mood in report["unknown_moods"]:
+        print(f"  mood {mood['name']!r} has no level: {mood['rows']} rows, first"
+              f" {', '.join(mood['first'])}", file=stream)
+    for kind in ("problems", "warnings", "ignored"):
+        for line in report[kind]:
+            print(f"  {kind[:-1] if kind != 'ignored' else 'ignored'}: {line}", file=stream)
+    if report.get("more_problems"):
+        print(f"  ... and {report['more_problems']} more problems", file=stream)
+
+
+def cmd_import_json(args, services) -> int:
+    try:
+        data = Path(args.file).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"import-json: cannot read {args.file}: {exc.strerror}") from None
+    if not export.is_export(data):
+        raise UsageError(f"import-json: {args.file} is not a k-mood JSON export")
+    return cmd_import_daylio(args, services)
+
+
+def cmd_export(args, services) -> int:
+    conn = services.connect()
+    try:
+        person = users.find_user(conn, args.user)
+        if person is None:
+            raise UsageError(f"export: no user {args.user!r}")
+        with transaction(conn, immediate=False):  # one consistent snapshot
+            body = (export.export_json(conn, person.id, services.clock.now_ms())
+                    if args.format == "json" else export.export_csv(conn, person.id))
+    finally:
+        conn.close()
+    if args.output:
+        target = Path(args.output)
+        partial = target.with_name(target.name + ".partial")
+        try:
+            partial.write_text(body, encoding="utf-8")
+            partial.replace(target)  # never a half-written export under the real name
+        except OSError as exc:
+            raise UsageError(f"export: cannot write {args.output}: {exc.strerror}") from None
+        print(f"wrote {args.format} export of {person.username} to {target}", file=sys.stderr)
+    else:
+        sys.stdout.write(body)
+    return EXIT_OK
+
+
+def cmd_backup(args, config) -> int:
+    from kmood_lib.portability import backup
+
+    dest = Path(args.dest)
+    if dest.is_dir():
+        dest = dest / backup.backup_name(int(time.time() * 1000))
+    try:
+        made = backup.take_backup(config.db_path, dest, config.busy_timeout_ms)
+    except backup.BackupError as exc:
+        raise UsageError(f"backup: {exc}") from None
+    print(f"backup written to {made['path']} ({made['bytes']} bytes); integrity check ok")
+    return EXIT_OK

@@ -1,0 +1,324 @@
+"""Configuration from KMOOD_* environment variables, parsed strictly into a frozen dataclass."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from kmood_lib import __version__
+from kmood_lib.core.text import has_surrogate
+
+PROJECT_URL = "https://github.com/k-mood/k-mood"
+DEFAULT_USER_AGENT = f"k-mood/{__version__} (+{PROJECT_URL})"
+
+
+class ConfigError(ValueError):
+    """A KMOOD_* variable holds a value this build cannot accept."""
+
+
+def _int(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        if not re.fullmatch(r"[+-]?[0-9]+", raw.strip()):
+            raise ValueError(f"expected an integer, got {raw!r}")
+        value = int(raw)
+        if lo is not None and value < lo:
+            raise ValueError(f"must be >= {lo}, got {value}")
+        if hi is not None and value > hi:
+            raise ValueError(f"must be <= {hi}, got {value}")
+        return value
+
+    return parse
+
+
+def _power_of_two(lo: int, hi: int) -> Callable[[str], int]:
+    as_int = _int(lo, hi)
+
+    def parse(raw: str) -> int:
+        value = as_int(raw)
+        if value & (value - 1):
+            raise ValueError(f"must be a power of two (scrypt's rule), got {value}")
+        return value
+
+    return parse
+
+
+def _float(lo: float = 0.0) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"expected a number, got {raw!r}") from None
+        if value != value or value in (float("inf"), float("-inf")) or value < lo:
+            raise ValueError(f"must be a finite number >= {lo}, got {raw!r}")
+        return value
+
+    return parse
+
+
+def _bool(raw: str) -> bool:
+    lowered = raw.strip().lower()
+    if lowered in ("1", "true"):
+        return True
+    if lowered in ("0", "false"):
+        return False
+    raise ValueError(f"expected one of 0, 1, true, false, got {raw!r}")
+
+
+def _text(raw: str) -> str:
+    return raw
+
+
+def _nonempty(raw: str) -> str:
+    if not raw.strip():
+        raise ValueError("must not be empty")
+    return raw.strip()
+
+
+def _url(raw: str) -> str:
+    value = raw.strip().rstrip("/")
+    if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
+        raise ValueError(f"expected an http(s) URL, got {raw!r}")
+    return value
+
+
+def _optional_url(raw: str) -> str:
+    return _url(raw) if raw.strip() else ""
+
+
+def _nats_urls(raw: str) -> str:
+    """Empty (no relay), or comma-separated nats:// / tls:// server URLs."""
+    urls = [u.strip() for u in raw.split(",") if u.strip()]
+    for url in urls:
+        if not re.fullmatch(r"(nats|tls|ws|wss)://[^\s/,]+/?", url):
+            raise ValueError(f"expected nats://host:port (comma-separated for several), got {url!r}")
+    return ",".join(urls)
+
+
+def _subject_prefix(raw: str) -> str:
+    value = raw.strip()
+    if not re.fullmatch(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*", value):
+        raise ValueError(f"expected subject tokens such as 'kmood' or 'home.kmood', got {raw!r}")
+    return value
+
+
+def _log_level(raw: str) -> str:
+    value = raw.strip().upper()
+    if value not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise ValueError(f"expected DEBUG, INFO, WARNING, ERROR or CRITICAL, got {raw!r}")
+    return value
+
+
+def _setting(env: str, default: str, parse: Callable[[str], object], doc: str):
+    return field(metadata={"env": env, "default": default, "parse": parse, "doc": doc})
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every operational setting; each field maps to one KMOOD_* variable (see README)."""
+
+    db_path: str = _setting("KMOOD_DB", "./data/kmood.db", _nonempty, "the SQLite database file")
+    host: str = _setting("KMOOD_HOST", "127.0.0.1", _nonempty, "address the server listens on")
+    port: int = _setting("KMOOD_PORT", "8080", _int(0, 65535), "port the server listens on")
+    threads: int = _setting("KMOOD_THREADS", "8", _int(1, 256), "waitress worker threads")
+    busy_timeout_ms: int = _setting(
+        "KMOOD_BUSY_TIMEOUT_MS", "10000", _int(0), "SQLite busy timeout for every connection"
+    )
+    log_level: str = _setting("KMOOD_LOG_LEVEL", "INFO", _log_level, "logging level")
+    cookie_secure: bool = _setting(
+        "KMOOD_COOKIE_SECURE", "0", _bool, "mark the session cookie Secure (behind HTTPS)"
+    )
+    session_ttl_s: int = _setting("KMOOD_SESSION_TTL_S", "2592000", _int(60), "session lifetime")
+    scrypt_n: int = _setting(
+        "KMOOD_SCRYPT_N", "16384", _power_of_two(2, 2**20),
+        "scrypt cost for new password hashes (a power of two)"
+    )
+    login_max_failures: int = _setting(
+        "KMOOD_LOGIN_MAX_FAILURES", "5", _int(1), "failed logins allowed per username per window"
+    )
+    login_max_failures_per_address: int = _setting(
+        "KMOOD_LOGIN_MAX_FAILURES_PER_ADDRESS", "50", _int(1),
+        "failed logins allowed per client address per window (a household or proxy shares one)"
+    )
+    login_window_s: int = _setting(
+        "KMOOD_LOGIN_WINDOW_S", "900", _int(1), "window for counting failed logins"
+    )
+    trust_proxy: bool = _setting(
+        "KMOOD_TRUST_PROXY", "0", _bool, "take the client address from X-Forwarded-For"
+    )
+    max_body_bytes: int = _setting(
+        "KMOOD_MAX_BODY_BYTES", "1048576", _int(1024), "largest accepted JSON body"
+    )
+    max_upload_bytes: int = _setting(
+        "KMOOD_MAX_UPLOAD_BYTES", "52428800", _int(1024), "largest accepted import upload"
+    )
+    now_playing_timeout_ms: int = _setting(
+        "KMOOD_NOW_PLAYING_TIMEOUT_MS", "2000", _int(1), "total deadline for now-playing"
+    )
+    hook_busy_timeout_ms: int = _setting(
+        "KMOOD_HOOK_BUSY_TIMEOUT_MS", "200", _int(0), "busy timeout of the post-save enqueue"
+    )
+    job_batch: int = _setting("KMOOD_JOB_BATCH", "10", _int(1, 1000), "jobs claimed at once")
+    job_lease_s: int = _setting("KMOOD_JOB_LEASE_S", "300", _int(1), "lease of a claimed job")
+    job_max_attempts: int = _setting(
+        "KMOOD_JOB_MAX_ATTEMPTS", "8", _int(1, 1000), "claims before a job is exhausted"
+    )
+    job_backoff_base_s: float = _setting(
+        "KMOOD_JOB_BACKOFF_BASE_S", "30", _float(0), "first retry delay"
+    )
+    job_backoff_cap_s: float = _setting(
+        "KMOOD_JOB_BACKOFF_CAP_S", "21600", _float(0), "longest retry delay"
+    )
+    job_cooldown_s: int = _setting(
+        "KMOOD_JOB_COOLDOWN_S", "86400", _int(0), "sweep pause for an exhausted subject"
+    )
+    job_retention_s: int = _setting(
+        "KMOOD_JOB_RETENTION_S", "604800", _int(0), "how long finished jobs are kept"
+    )
+    sweep_interval_s: float = _setting(
+        "KMOOD_SWEEP_INTERVAL_S", "300", _float(0), "time between sweeps"
+    )
+    sweep_limit: int = _setting("KMOOD_SWEEP_LIMIT", "100", _int(0), "jobs inserted per sweep")
+    poll_interval_s: float = _setting(
+        "KMOOD_POLL_INTERVAL_S", "5", _float(0.001), "worker full poll interval"
+    )
+    wake_interval_ms: int = _setting(
+        "KMOOD_WAKE_INTERVAL_MS", "100", _int(1), "worker cheap change-check interval"
+    )
+    session_cleanup_interval_s: float = _setting(
+        "KMOOD_SESSION_CLEANUP_INTERVAL_S", "3600", _float(0), "expired-session cleanup period"
+    )
+    checkpoint_interval_s: float = _setting(
+        "KMOOD_CHECKPOINT_INTERVAL_S", "5", _float(0.001),
+        "how often the worker copies the WAL into the database file"
+    )
+    wal_autocheckpoint_pages: int = _setting(
+        "KMOOD_WAL_AUTOCHECKPOINT_PAGES", "10000", _int(0),
+        "WAL size at which a committing connection checkpoints itself (safety net)"
+    )
+    wal_size_limit_bytes: int = _setting(
+        "KMOOD_WAL_SIZE_LIMIT_BYTES", "4194304", _int(0),
+        "size the WAL file is cut back to once checkpointed (the worker truncates it when idle)"
+    )
+    user_agent: str = _setting(
+        "KMOOD_USER_AGENT", DEFAULT_USER_AGENT, _nonempty, "User-Agent of outbound requests"
+    )
+    enrich_weather: bool = _setting(
+        "KMOOD_ENRICH_WEATHER", "1", _bool, "fill in the weather of entries with a location"
+    )
+    weather_cell_deg: float = _setting(
+        "KMOOD_WEATHER_CELL_DEG", "0.1", _float(0.001),
+        "coordinates are rounded to cells this many degrees wide: one weather request per cell"
+    )
+    weather_range_days: int = _setting(
+        "KMOOD_WEATHER_RANGE_DAYS", "366", _int(1, 366),
+        "longest span of days one weather request asks for (longer spans are split)"
+    )
+    weather_archive_delay_days: int = _setting(
+        "KMOOD_WEATHER_ARCHIVE_DELAY_DAYS", "5", _int(0, 93),
+        "days the weather archive lags; more recent days come from the forecast API"
+    )
+    enrich_place: bool = _setting(
+        "KMOOD_ENRICH_PLACE", "1", _bool, "name the place of entries with a location"
+    )
+    place_cell_deg: float = _setting(
+        "KMOOD_PLACE_CELL_DEG", "0.1", _float(0.01),
+        "coordinates are rounded to cells this many degrees wide: one place name per cell"
+    )
+    enrich_songs: bool = _setting(
+        "KMOOD_ENRICH_SONGS", "1", _bool, "look up the release and cover of songs on entries"
+    )
+    musicbrainz_min_score: int = _setting(
+        "KMOOD_MUSICBRAINZ_MIN_SCORE", "90", _int(0, 100),
+        "a MusicBrainz match scoring below this (0-100) is recorded as not found"
+    )
+    polite_interval_ms: int = _setting(
+        "KMOOD_POLITE_INTERVAL_MS", "1000", _int(1),
+        "least time between two requests to Nominatim, and to MusicBrainz, whole deployment"
+    )
+    open_meteo_archive_url: str = _setting(
+        "KMOOD_OPEN_METEO_ARCHIVE_URL", "https://archive-api.open-meteo.com", _url, ""
+    )
+    open_meteo_forecast_url: str = _setting(
+        "KMOOD_OPEN_METEO_FORECAST_URL", "https://api.open-meteo.com", _url, ""
+    )
+    nominatim_url: str = _setting(
+        "KMOOD_NOMINATIM_URL", "https://nominatim.openstreetmap.org", _url, ""
+    )
+    musicbrainz_url: str = _setting("KMOOD_MUSICBRAINZ_URL", "https://musicbrainz.org", _url, "")
+    coverart_url: str = _setting(
+        "KMOOD_COVERART_URL", "https://coverartarchive.org", _url, ""
+    )
+    listenbrainz_url: str = _setting(
+        "KMOOD_LISTENBRAINZ_URL", "https://api.listenbrainz.org", _url, ""
+    )
+    lastfm_url: str = _setting("KMOOD_LASTFM_URL", "https://ws.audioscrobbler.com", _url, "")
+    lastfm_api_key: str = _setting("KMOOD_LASTFM_API_KEY", "", _text, "Last.fm API key")
+    public_url: str = _setting(
+        "KMOOD_PUBLIC_URL", "", _optional_url,
+        "the address users reach k-mood at (reminders link back to it); empty: no link"
+    )
+    reminder_grace_s: float = _setting(
+        "KMOOD_REMINDER_GRACE_S", "3600", _float(1),
+        "a reminder not sent within this long of its time is recorded as missed, never sent late"
+    )
+    allow_private_notify_urls: bool = _setting(
+        "KMOOD_ALLOW_PRIVATE_NOTIFY_URLS", "0", _bool,
+        "allow reminder channels on loopback, link-local or private addresses"
+    )
+    backup_dir: str = _setting(
+        "KMOOD_BACKUP_DIR", "", _text, "where the worker keeps rotating backups (empty: off)"
+    )
+    backup_interval_s: float = _setting(
+        "KMOOD_BACKUP_INTERVAL_S", "86400", _float(60), "time between two of the worker's backups"
+    )
+    backup_keep: int = _setting(
+        "KMOOD_BACKUP_KEEP", "7", _int(1, 1000), "how many of the worker's backups are kept"
+    )
+    worker_heartbeat_s: float = _setting(
+        "KMOOD_WORKER_HEARTBEAT_S", "10", _float(0.05),
+        "a worker records its heartbeat at least this often, also while idle"
+    )
+    worker_stale_s: float = _setting(
+        "KMOOD_WORKER_STALE_S", "60", _float(0.1),
+        "no heartbeat for this long: the worker counts as gone and /healthz says degraded"
+    )
+    nats_url: str = _setting(
+        "KMOOD_NATS_URL", "", _nats_urls,
+        "optional NATS relay for prompt wake-ups (empty: off; needs requirements-nats.txt)"
+    )
+    nats_subject_prefix: str = _setting(
+        "KMOOD_NATS_SUBJECT_PREFIX", "kmood", _subject_prefix,
+        "prefix of the relay's subjects, so deployments can share one NATS"
+    )
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Config:
+        """Parse every KMOOD_* variable; raise ConfigError naming the first bad one."""
+        values = {}
+        for f in dataclasses.fields(cls):
+            env = f.metadata["env"]
+            raw = environ.get(env, f.metadata["default"])
+            try:
+                if has_surrogate(raw):  # os.environ carries undecodable bytes as surrogates
+                    raise ValueError("is not valid UTF-8")
+                values[f.name] = f.metadata["parse"](raw)
+            except ValueError as exc:
+                raise ConfigError(f"{env}: {exc}") from None
+        if values["worker_stale_s"] <= values["worker_heartbeat_s"]:
+            raise ConfigError(
+                f"KMOOD_WORKER_STALE_S: must exceed KMOOD_WORKER_HEARTBEAT_S "
+                f"({values['worker_heartbeat_s']:g} s), got {values['worker_stale_s']:g}")
+        return cls(**values)
+
+    def with_overrides(self, **changes) -> Config:
+        return dataclasses.replace(self, **changes)
+
+
+def settings_table() -> list[tuple[str, str, str]]:
+    """(variable, default, description) for every setting, for the README and --help."""
+    return [
+        (f.metadata["env"], f.metadata["default"], f.metadata["doc"])
+        for f in dataclasses.fields(Config)
+    ]

@@ -1,0 +1,423 @@
+"""The thin SQLite layer: connections with explicit pragmas, explicit transactions, migrations."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import re
+import sqlite3
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from kmood_lib.core.text import name_key
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+SQLITE_BUSY = 5
+_MIGRATION_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_FORBIDDEN_FIRST_WORDS = {
+    "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE",
+    "PRAGMA", "VACUUM", "ATTACH", "DETACH",
+}
+
+
+class MigrationError(Exception):
+    """The database cannot be brought to this build's schema; start-up must stop (exit 3)."""
+
+
+class DatabaseOpenError(Exception):
+    """The database file cannot be opened or created (path, permissions, not a database)."""
+
+
+# SQLite primary result codes that mean "this path is not usable", not "try again".
+_CANNOT_OPEN = {3: "permission denied", 8: "read-only", 10: "I/O error", 14: "cannot open",
+                23: "not authorised", 26: "not a database"}
+
+
+class WriteLockNotHeld(RuntimeError):
+    """The process's shared write connection was used by a thread not holding the write lock."""
+
+
+class OwnedLock:
+    """The process's write lock: a plain mutex that also knows which thread holds it, so the
+    shared write connection can refuse any use outside it."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if self._lock.acquire(blocking, timeout):
+            self._owner = threading.get_ident()
+            return True
+        return False
+
+    def release(self) -> None:
+        self._owner = None
+        self._lock.release()
+
+    def held(self) -> bool:
+        return self._owner == threading.get_ident()
+
+    def locked(self) -> bool:
+        return self._lock.locked()
+
+    def __enter__(self) -> OwnedLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+class Connection(sqlite3.Connection):
+    """A sqlite3 connection that may share a process-wide writer lock with its siblings, and
+    can be put back into a clean state after whatever a request did with it.
+
+    Threads of one process queue on `write_lock` (a fast mutex) before BEGIN IMMEDIATE instead
+    of in SQLite's busy handler, which sleeps in steps of up to 100 ms; other processes are
+    still held off by SQLite's own lock and busy_timeout.
+
+    It remembers the cursors it made: a read that failed half-way (or was abandoned) leaves its
+    statement un-reset, holding an old snapshot for as long as a traceback keeps the cursor
+    alive; every later BEGIN IMMEDIATE on the connection then fails with "database is locked".
+    `reset()` closes them all.
+    """
+
+    write_lock: threading.Lock | OwnedLock | None = None
+    guard: OwnedLock | None = None  # set on the shared write connection: every use needs it held
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._cursors: weakref.WeakSet[sqlite3.Cursor] = weakref.WeakSet()
+
+    def cursor(self, *args, **kwargs) -> sqlite3.Cursor:
+        guard = self.guard
+        if guard is not None and not guard.held():
+            raise WriteLockNotHeld("the shared write connection was used without holding the "
+                                   "process write lock (use services.writer())")
+        return super().cursor(*args, **kwargs)
+
+    def execute(self, sql: str, parameters=(), /) -> sqlite3.Cursor:
+        cursor = self.cursor()
+        self._cursors.add(cursor)
+        return cursor.execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters, /) -> sqlite3.Cursor:
+        cursor = self.cursor()
+        self._cursors.add(cursor)
+        return cursor.executemany(sql, parameters)
+
+    def reset(self) -> None:
+        """Every statement reset and no transaction open: what the next user may rely on."""
+        for cursor in list(self._cursors):
+            cursor.close()
+        if self.in_transaction:
+            log.warning("rolling back a transaction left open on a pooled connection")
+            self.execute("ROLLBACK")
+
+
+def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | OwnedLock | None = None,
+            autocheckpoint_pages: int | None = None,
+            journal_size_limit_bytes: int | None = None,
+            guard: OwnedLock | None = None) -> sqlite3.Connection:
+    """Open a connection with no implicit transactions, an explicit busy timeout, WAL and FKs.
+
+    1. `busy_timeout` first, so every later statement waits for locks;
+    2. `journal_mode=WAL`, retried on SQLITE_BUSY until the busy timeout has elapsed, because
+       two processes opening a fresh file at once collide on it and busy_timeout does not cover it;
+    3. `foreign_keys=ON`, `synchronous=NORMAL`, `temp_store=MEMORY` (statement journals and
+       sorts stay in memory: a write to a table with triggers keeps a statement journal, which
+       otherwise spills to a temporary file — measured 2-3x the trigger's cost per row);
+       rows come back as mappings (sqlite3.Row);
+    4. `wal_autocheckpoint` when given: the services raise it so that a save does not pay for
+       copying the WAL back (and its fsync) while holding the write lock; the worker checkpoints;
+    5. `journal_size_limit` when given: the WAL file is cut back to it whenever it is reset;
+    6. `kmood_name_key(text)`, the application's name key, for migrations that fill key columns.
+    A path that cannot be opened at all raises DatabaseOpenError (a configuration problem).
+    With `guard`, the connection may be used from any thread, but only by the one holding the
+    guard (the process's shared write connection); transactions on it take no lock of their own.
+    """
+    try:
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=guard is None,
+                               factory=Connection)
+    except (OSError, sqlite3.Error) as exc:
+        raise DatabaseOpenError(f"cannot open the database {path}: {exc}") from None
+    conn.write_lock = write_lock
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        _enable_wal(conn, path, busy_timeout_ms)
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA temp_store = MEMORY")
+        if autocheckpoint_pages is not None:
+            conn.execute(f"PRAGMA wal_autocheckpoint = {int(autocheckpoint_pages)}")
+        if journal_size_limit_bytes is not None:
+            conn.execute(f"PRAGMA journal_size_limit = {int(journal_size_limit_bytes)}")
+    except sqlite3.Error as exc:
+        conn.close()
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if code in _CANNOT_OPEN:
+            raise DatabaseOpenError(f"cannot open the database {path}: {exc}") from None
+        raise
+    except BaseException:
+        conn.close()
+        raise
+    conn.create_function("kmood_name_key", 1, _sql_name_key, deterministic=True)
+    conn.row_factory = sqlite3.Row
+    conn.guard = guard
+    return conn
+
+
+def _sql_name_key(value):
+    return name_key(value) if isinstance(value, str) else value
+
+
+def checkpoint(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """Copy committed WAL frames into the database file without blocking anyone (PASSIVE);
+    returns (busy, frames in the WAL, frames checkpointed)."""
+    return tuple(conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone())
+
+
+def truncate_wal(conn: sqlite3.Connection) -> bool:
+    """Reset the WAL file to zero bytes if that needs no waiting: TRUNCATE blocks writers while
+    it waits for readers, so it runs with no busy timeout and simply gives up when anyone is
+    in the way (the next idle moment will do). True when the WAL was truncated."""
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except sqlite3.OperationalError:  # locked: someone is writing right now
+        busy = 1
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+    return not busy
+
+
+def _enable_wal(conn: sqlite3.Connection, path: str, busy_timeout_ms: int) -> None:
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    pause = 0.001
+    while True:
+        try:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            break
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode & 0xFF != SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+    if mode.lower() != "wal" and path != ":memory:":
+        raise sqlite3.OperationalError(f"could not switch {path} to WAL (journal_mode={mode})")
+
+
+@contextlib.contextmanager
+def transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[sqlite3.Connection]:
+    """Run the block in one explicit transaction; IMMEDIATE takes the write lock up front."""
+    lock = getattr(conn, "write_lock", None) if immediate else None
+    if lock is not None:
+        lock.acquire()
+    try:
+        conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+class ConnectionPerThread:
+    """Hands each thread its own connection, opened on first use (sqlite3 objects stay put)."""
+
+    def __init__(self, open_connection: Callable[[], sqlite3.Connection]):
+        self._open = open_connection
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def get(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._open()
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def release(self) -> None:
+        """Hand this thread's connection back clean (see Connection.reset); a connection that
+        cannot even be reset is closed, and the thread's next get() opens a new one."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            return
+        try:
+            conn.reset()
+        except sqlite3.Error as exc:
+            log.warning("discarding a connection that could not be reset: %s", exc)
+            self._local.conn = None
+            with self._lock:
+                self._all.remove(conn)
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
+
+    def close_all(self) -> None:
+        with self._lock:
+            conns, self._all = self._all, []
+        for conn in conns:
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+    checksum: str
+
+    @property
+    def statements(self) -> list[str]:
+        return split_statements(self.sql, f"{self.version:04d}_{self.name}.sql")
+
+
+def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+    """Read NNNN_name.sql files in version order; refuse stray or duplicate names."""
+    found: dict[int, Migration] = {}
+    for path in sorted(Path(directory).glob("*.sql")):
+        match = _MIGRATION_FILE.match(path.name)
+        if not match:
+            raise MigrationError(f"migration file {path.name} is not named NNNN_name.sql")
+        version = int(match.group(1))
+        if version in found:
+            raise MigrationError(f"two migration files have version {version:04d}")
+        data = path.read_bytes()
+        found[version] = Migration(
+            version, match.group(2), data.decode("utf-8"), hashlib.sha256(data).hexdigest()
+        )
+    return [found[v] for v in sorted(found)]
+
+
+def split_statements(sql: str, source: str = "<sql>") -> list[str]:
+    """Split plain DDL/DML into statements with sqlite3.complete_statement; refuse BEGIN/PRAGMA."""
+    statements, buffer = [], ""
+    for line in sql.splitlines(keepends=True):
+        if not buffer.strip() and (not line.strip() or line.lstrip().startswith("--")):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        raise MigrationError(f"{source}: incomplete statement at the end: {buffer.strip()[:60]!r}")
+    for statement in statements:
+        first = re.sub(r"^(\s|--[^\n]*\n)*", "", statement).split(None, 1)[0].upper().rstrip(";")
+        if first in _FORBIDDEN_FIRST_WORDS:
+            raise MigrationError(
+                f"{source}: migrations hold plain statements only, found {first}"
+            )
+    return statements
+
+
+_SCHEMA_MIGRATIONS = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+)"""
+
+
+def migrate(
+    conn: sqlite3.Connection,
+    migrations: list[Migration],
+    now_ms: Callable[[], int],
+    *,
+    _single_transaction: bool = True,
+    _pause_after_read_s: float = 0.0,
+) -> list[int]:
+    """Bring the database to this build's schema in one BEGIN IMMEDIATE; return versions applied.
+
+    1. turn foreign keys off on this connection (before BEGIN: inside a transaction the pragma
+       does nothing), so a table can be rebuilt without cascading deletes into its children;
+    2. take the write lock, create schema_migrations if missing;
+    3. refuse (MigrationError, nothing changed) a recorded version this build does not know
+       or a recorded checksum that differs from the file's;
+    4. run each pending file statement by statement and record it;
+    5. `PRAGMA foreign_key_check` when anything ran: any violation rolls everything back (MigrationError);
+       commit once at the end; foreign keys are back on afterwards, whatever happened.
+    The underscored arguments exist only for the test that proves the race is real.
+    """
+    conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        if _single_transaction:
+            with transaction(conn, immediate=True):
+                done = _migrate_locked(conn, migrations, now_ms, _pause_after_read_s)
+                if done:
+                    _check_foreign_keys(conn)
+                return done
+        return _migrate_locked(conn, migrations, now_ms, _pause_after_read_s)
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _check_foreign_keys(conn: sqlite3.Connection) -> None:
+    broken = conn.execute("PRAGMA foreign_key_check").fetchall()
+    if broken:
+        table, rowid, parent, _ = tuple(broken[0])
+        raise MigrationError(
+            f"the migrations would leave {len(broken)} row(s) pointing at missing parents "
+            f"(first: {table} row {rowid} -> {parent}); nothing was changed")
+
+
+def _migrate_locked(conn, migrations, now_ms, pause_after_read_s) -> list[int]:
+    conn.execute(_SCHEMA_MIGRATIONS)
+    applied = {
+        row["version"]: row
+        for row in conn.execute("SELECT version, name, checksum FROM schema_migrations")
+    }
+    known = {m.version: m for m in migrations}
+    unknown = sorted(set(applied) - set(known))
+    if unknown:
+        raise MigrationError(
+            f"the database has migration {unknown[-1]:04d} ({applied[unknown[-1]]['name']}), "
+            f"which this build does not know (newest known: "
+            f"{max(known) if known else 0:04d}); run a newer k-mood or restore a backup"
+        )
+    for version, row in applied.items():
+        if row["checksum"] != known[version].checksum:
+            raise MigrationError(
+                f"migration {version:04d}_{row['name']}.sql was edited after it was applied "
+                f"(checksum differs); landed migrations must never change"
+            )
+    if pause_after_read_s:
+        time.sleep(pause_after_read_s)
+    done = []
+    for migration in migrations:
+        if migration.version in applied:
+            continue
+        for statement in migration.statements:
+            try:
+                conn.execute(statement)
+            except sqlite3.Error as exc:
+                raise MigrationError(
+                    f"migration {migration.version:04d}_{migration.name}.sql failed: {exc}"
+                ) from exc
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
+            (migration.version, migration.name, migration.checksum, now_ms()),
+        )
+        done.append(migration.version)
+        log.info("applied migration %04d_%s", migration.version, migration.name)
+    return done

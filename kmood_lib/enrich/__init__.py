@@ -1,0 +1,1 @@
+"""Enrichment kinds (a sweeper and a handler each): weather, place names, song metadata."""

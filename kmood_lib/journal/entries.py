@@ -1,0 +1,472 @@
+"""Mood entries: saving (one small transaction), changing, listing, and reading them back."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import math
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from kmood_lib.core.db import transaction
+from kmood_lib.core.text import name_key
+from kmood_lib.core.validation import (
+    MalformedInput,
+    ValidationError,
+    parse_int_param,
+    parse_local_date,
+)
+from kmood_lib.enrich.song_metadata import LOOKUP_KEY_SQL
+from kmood_lib.journal import day_counts, vocab
+from kmood_lib.journal import entry_json as entry_json_sql
+from kmood_lib.journal.entry_input import EntryInput
+from kmood_lib.journal.entry_json import entry_json
+
+log = logging.getLogger(__name__)
+
+SOURCES = ("web", "api", "daylio")
+DEFAULT_LIMIT, MAX_LIMIT = 50, 500
+
+
+@dataclass(frozen=True)
+class Saved:
+    entry_id: int
+    created: bool  # False when a client_id replay found the existing entry
+    entry: dict | None = None  # a created entry's JSON shape, from its input and RETURNING
+
+
+def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, source: str,
+                 now_ms: int) -> Saved:
+    """Insert the entry with its activities, metrics and song in one transaction.
+
+    A `client_id` seen before for this user returns the existing entry instead (offline retry).
+    """
+    with transaction(conn):
+        if data.client_id is not None:
+            row = conn.execute("SELECT id FROM entries WHERE user_id = ? AND client_id = ?",
+                               (user_id, data.client_id)).fetchone()
+            if row is not None:
+                return Saved(row["id"], False)
+        entry_id, entry = insert_entry(conn, user_id, data, source, now_ms)
+    return Saved(entry_id, True, entry)
+
+
+_INSERT = (
+    "INSERT INTO entries (user_id, client_id, occurred_at, utc_offset_s, local_date,"
+    " local_minute, time_known, mood, mood_label, note_title, note, lat, lon, source,"
+    " import_key, created_at, updated_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+# The full-text index of notes and titles, kept here as entries are inserted (migration 0011
+# explains why not by a trigger); deletes and updates keep theirs.
+_INDEX_ONE = "INSERT INTO entries_fts (rowid, note_title, note) VALUES (?, ?, ?)"
+_INDEX_MANY = ("INSERT INTO entries_fts (rowid, note_title, note) SELECT id, note_title, note"
+               " FROM entries WHERE id IN (SELECT value FROM json_each(?))")
+
+
+def _entry_row(user_id: int, data: EntryInput, source: str, now_ms: int) -> tuple:
+    moment = data.moment
+    return (user_id, data.client_id, moment.occurred_at_ms, moment.offset_s, moment.local_date,
+            moment.local_minute, int(data.time_known), data.mood, data.mood_label,
+            data.note_title, data.note, *(data.location or (None, None)), source,
+            data.import_key, now_ms, now_ms)
+
+
+# RETURNING hands back what a read after the save would find (the level's label, the names
+# the activities and metrics are stored under, a song's known release), so a created entry is
+# answered without reading it again.
+_ENTRY_RETURNING = (
+    " RETURNING *, (SELECT label FROM mood_labels ml WHERE ml.user_id = entries.user_id"
+    " AND ml.level = entries.mood) AS level_label")
+_LINK_ACTIVITIES = (
+    "INSERT INTO entry_activities (entry_id, activity_id)"
+    " SELECT ?, id FROM activities WHERE user_id = ? AND name_key IN"
+    " (SELECT json_extract(value, '$[1]') FROM json_each(?))"
+    " RETURNING (SELECT name_key FROM activities a WHERE a.id = activity_id) AS name_key,"
+    " (SELECT name FROM activities a WHERE a.id = activity_id) AS name")
+_ADD_METRIC = (
+    "INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?) RETURNING value,"
+    " (SELECT name FROM metrics m WHERE m.id = metric_id) AS name,"
+    " (SELECT name_key FROM metrics m WHERE m.id = metric_id) AS name_key")
+_ADD_SONG = (
+    "INSERT INTO songs (entry_id, artist, title, album, source, created_at, lookup_key)"
+    " VALUES (?, ?, ?, ?, ?, ?, " + LOOKUP_KEY_SQL + ") RETURNING artist, title, album, source,"
+    " (SELECT json_array(sl.recording_mbid, sl.release_mbid, sl.release_title, sl.release_date,"
+    " sl.length_ms, EXISTS (SELECT 1 FROM covers c WHERE c.release_mbid = sl.release_mbid"
+    " AND c.content_type IS NOT NULL)) FROM song_lookups sl"
+    " WHERE sl.lookup_key = songs.lookup_key AND sl.found = 1) AS lookup")
+
+
+def _stored_real(value: float | None) -> float | None:
+    """What a REAL column gives back: SQLite keeps an integral real as an integer, so a
+    negative zero comes back as 0.0."""
+    return None if value is None else value + 0.0
+
+
+def insert_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, source: str,
+                 now_ms: int) -> tuple[int, dict]:
+    """The entry's rows, inside the caller's transaction; returns its id and its JSON shape,
+    built from the input and what the inserts returned (equal to a later read; pinned)."""
+    row = dict(conn.execute(_INSERT + _ENTRY_RETURNING,
+                            _entry_row(user_id, data, source, now_ms)).fetchall()[0])
+    entry_id = row["id"]
+    conn.execute(_INDEX_ONE, (entry_id, data.note_title, data.note))
+    names = []
+    if data.activities:
+        encoded = json.dumps([[name, name_key(name)] for name in data.activities])
+        vocab.add_activities(conn, user_id, encoded, now_ms)
+        names = [r["name"] for r in sorted(
+            conn.execute(_LINK_ACTIVITIES, (entry_id, user_id, encoded)).fetchall(),
+            key=lambda r: r["name_key"])]
+    metrics = sorted((conn.execute(_ADD_METRIC, (entry_id, m, v)).fetchall()[0]
+                      for m, v in data.metrics.items()), key=lambda r: r["name_key"])
+    song = None
+    if data.song is not None:
+        s = data.song
+        song = conn.execute(_ADD_SONG, (entry_id, s.artist, s.title, s.album, s.source, now_ms,
+                                        s.artist, s.title)).fetchall()[0]
+    lookup = json.loads(song["lookup"]) if song is not None and song["lookup"] else None
+    row.update(
+        lat=_stored_real(row["lat"]), lon=_stored_real(row["lon"]),
+        activities_json=json.dumps(names), p_locality=None, p_country=None, p_name=None,
+        w_unavailable=None, w_temperature=None, w_code=None,
+        song_artist=song and song["artist"], song_title=song and song["title"],
+        song_album=song and song["album"], song_source=song and song["source"],
+        m_recording=lookup and lookup[0], m_release=lookup and lookup[1],
+        m_release_title=lookup and lookup[2], m_release_date=lookup and lookup[3],
+        m_length=lookup and lookup[4], m_cover=lookup and lookup[5])
+    return entry_id, entry_json(row, {m["name"]: float(m["value"]) for m in metrics})
+
+
+def insert_imported(conn: sqlite3.Connection, user_id: int, items: list[EntryInput],
+                    source: str, now_ms: int) -> None:
+    """Many imported entries (each with its import key) inside the caller's transaction, a
+    statement per table rather than per entry: the ids come back through the unique import
+    keys (a key already present fails the INSERT, so they are exactly the new entries); their
+    notes are indexed and their days counted in bulk too."""
+    with day_counts.insert_triggers_off(conn):
+        conn.executemany(_INSERT, [_entry_row(user_id, data, source, now_ms) for data in items])
+        ids = dict(conn.execute(
+            "SELECT import_key, id FROM entries WHERE user_id = ? AND import_key"
+            " IN (SELECT value FROM json_each(?))",
+            (user_id, json.dumps([d.import_key for d in items]))).fetchall())
+        conn.execute(_INDEX_MANY, (json.dumps(list(ids.values())),))
+        activity_ids = vocab.activity_ids(conn, user_id,
+                                          [n for d in items for n in d.activities], now_ms)
+        conn.executemany("INSERT OR IGNORE INTO entry_activities (entry_id, activity_id)"
+                         " VALUES (?, ?)", [(ids[d.import_key], activity_ids[name_key(n)])
+                                            for d in items for n in d.activities])
+        conn.executemany(
+            "INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?)",
+            [(ids[d.import_key], m, v) for d in items for m, v in d.metrics.items()])
+        conn.executemany("INSERT INTO songs (entry_id, artist, title, album, source, created_at,"
+                         " lookup_key) VALUES (?, ?, ?, ?, ?, ?, " + LOOKUP_KEY_SQL + ")",
+                         [(ids[d.import_key], d.song.artist, d.song.title, d.song.album,
+                           d.song.source, now_ms, d.song.artist, d.song.title)
+                          for d in items if d.song is not None])
+        day_counts.count_new_entries(conn, list(ids.values()))
+
+
+def _add_activities(conn, user_id: int, entry_id: int, names: list[str], now_ms: int) -> None:
+    if names:
+        vocab.ensure_activities(conn, user_id, names, now_ms, entry_id)
+
+
+def _add_metrics(conn, entry_id: int, values: dict[int, float]) -> None:
+    if values:
+        conn.executemany("INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?)",
+                         [(entry_id, m, v) for m, v in values.items()])
+
+
+def _set_activities(conn, user_id: int, entry_id: int, names: list[str], now_ms: int) -> None:
+    conn.execute("DELETE FROM entry_activities WHERE entry_id = ?", (entry_id,))
+    _add_activities(conn, user_id, entry_id, names, now_ms)
+
+
+def _set_metrics(conn, entry_id: int, values: dict[int, float]) -> None:
+    conn.execute("DELETE FROM entry_metrics WHERE entry_id = ?", (entry_id,))
+    _add_metrics(conn, entry_id, values)
+
+
+def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: EntryInput,
+                 now_ms: int) -> bool:
+    """Apply the fields present in a PATCH; False when there were none (nothing is written, not
+    even updated_at); raise NotFound for another user's or no entry.
+
+    A new mood level without a label drops the custom label, which named the old level.
+    """
+    assignments: list[tuple[str, object]] = []  # SQL from this fixed set, never from the client
+    if data.moment is not None and "occurred_at" in data.present:
+        m = data.moment
+        assignments += [("occurred_at = ?", m.occurred_at_ms), ("utc_offset_s = ?", m.offset_s),
+                        ("local_date = ?", m.local_date), ("local_minute = ?", m.local_minute),
+                        ("time_known = ?", 1)]  # a time given: no longer date-only
+    if "mood" in data.present and "mood_label" not in data.present:
+        assignments.append(("mood_label = CASE WHEN mood = ? THEN mood_label END", data.mood))
+    for name in ("mood", "mood_label", "note_title", "note"):
+        if name in data.present:
+            assignments.append((f"{name} = ?", getattr(data, name)))
+    if "location" in data.present:
+        lat, lon = data.location or (None, None)
+        assignments += [("lat = ?", lat), ("lon = ?", lon)]
+    if not data.present:
+        if conn.execute("SELECT 1 FROM entries WHERE id = ? AND user_id = ?",
+                        (entry_id, user_id)).fetchone() is None:
+            raise vocab.NotFound(f"entry {entry_id}")
+        return False
+    with transaction(conn):
+        before = conn.execute("SELECT lat, lon FROM entries WHERE id = ? AND user_id = ?",
+                              (entry_id, user_id)).fetchone()
+        lat_before, lon_before = (before["lat"], before["lon"]) if before else (None, None)
+        found = conn.execute(
+            "UPDATE entries SET " + "".join(sql + ", " for sql, _ in assignments) +
+            "updated_at = ? WHERE id = ? AND user_id = ?",
+            (*(value for _, value in assignments), now_ms, entry_id, user_id)).rowcount
+        if not found:
+            raise vocab.NotFound(f"entry {entry_id}")
+        if "location" in data.present:  # weather and place belong to the old place
+            for table in ("weather", "entry_places"):  # fixed names; the sweeps refill them
+                conn.execute(f"DELETE FROM {table} WHERE entry_id = ? AND NOT EXISTS (SELECT 1"
+                             " FROM entries WHERE id = ? AND lat IS ? AND lon IS ?"
+                             " AND ? IS NOT NULL)",
+                             (entry_id, entry_id, lat_before, lon_before, lat_before))
+        if "activities" in data.present:
+            _set_activities(conn, user_id, entry_id, data.activities, now_ms)
+        if "metrics" in data.present:
+            _set_metrics(conn, entry_id, data.metrics)
+        if "song" in data.present:  # only removal passes validation
+            conn.execute("DELETE FROM songs WHERE entry_id = ?", (entry_id,))
+    return True
+
+
+def delete_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> None:
+    if conn.execute("DELETE FROM entries WHERE id = ? AND user_id = ?",
+                    (entry_id, user_id)).rowcount == 0:
+        raise vocab.NotFound(f"entry {entry_id}")
+
+
+# --- reading ------------------------------------------------------------------------------
+
+# One row per entry carrying its activities as JSON and its song columns. Metric values come
+# from a second query (_METRICS_SELECT) as plain columns: SQLite's JSON functions print a REAL
+# with 15 significant digits (0.30000000000000004 would come back as 0.3) and infinity as
+# `Inf`, so numbers never pass through them.
+_ENTRY_SELECT = (
+    "SELECT e.*, ml.label AS level_label,"
+    " (SELECT json_group_array(name) FROM (SELECT a.name FROM entry_activities ea"
+    "   JOIN activities a ON a.id = ea.activity_id WHERE ea.entry_id = e.id"
+    "   ORDER BY a.name_key)) AS activities_json,"
+    " s.artist AS song_artist, s.title AS song_title, s.album AS song_album,"
+    " s.source AS song_source, w.temperature_c AS w_temperature, w.code AS w_code,"
+    " w.unavailable AS w_unavailable, pl.locality AS p_locality,"
+    " pl.country_code AS p_country, pl.display_name AS p_name,"
+    " sl.recording_mbid AS m_recording, sl.release_mbid AS m_release,"
+    " sl.release_title AS m_release_title, sl.release_date AS m_release_date,"
+    " sl.length_ms AS m_length, c.content_type IS NOT NULL AS m_cover"
+    " FROM entries e" + entry_json_sql.JOINS
+)
+
+
+# Values that are not numbers come back as NULL with their SQLite type, to be skipped with a
+# warning (reading a TEXT that is not UTF-8 would raise).
+_METRICS_SELECT = (
+    "SELECT em.entry_id, m.name, typeof(em.value) AS kind,"
+    " CASE WHEN typeof(em.value) IN ('integer', 'real') THEN em.value END AS value"
+    " FROM entry_metrics em JOIN metrics m ON m.id = em.metric_id"
+    " WHERE em.entry_id IN (SELECT value FROM json_each(?)) ORDER BY em.entry_id, m.name_key"
+)
+
+
+def get_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> dict:
+    row = conn.execute(_ENTRY_SELECT + " WHERE e.id = ? AND e.user_id = ?",
+                       (entry_id, user_id)).fetchone()
+    if row is None:
+        raise vocab.NotFound(f"entry {entry_id}")
+    return entries_json(conn, [row])[0]
+
+
+def entries_json(conn: sqlite3.Connection, rows: list) -> list[dict]:
+    """_ENTRY_SELECT rows -> the entries' JSON shape, with their metric values."""
+    metrics: dict[int, dict[str, float]] = {row["id"]: {} for row in rows}
+    if rows:
+        for m in conn.execute(_METRICS_SELECT, (json.dumps(list(metrics)),)).fetchall():
+            value = m["value"]
+            if isinstance(value, (int, float)) and math.isfinite(value):
+                metrics[m["entry_id"]][m["name"]] = float(value)
+            else:
+                log.warning("entry %s: skipping unreadable value of metric %r (stored as %s)",
+                            m["entry_id"], m["name"], m["kind"])
+    return [entry_json(row, metrics[row["id"]]) for row in rows]
+
+
+@dataclass
+class EntryFilter:
+    """The checked query parameters of GET /api/entries (and the stats routes)."""
+
+    date_from: str | None = None
+    date_to: str | None = None
+    moods: list[int] | None = None
+    activities: list[str] | None = None
+    query: str | None = None
+
+    def where(self, conn: sqlite3.Connection, user_id: int) -> tuple[str, list]:
+        """SQL conditions over alias `e` (always AND-ed after `e.user_id = ?`).
+
+        Activities are resolved to ids first (one indexed lookup): the condition then uses the
+        (activity_id, entry_id) index, and an activity the user does not have makes the whole
+        condition a constant false, so the query ends before it reads a single entry."""
+        sql, params = [], []
+        if self.activities:
+            keys = sorted({name_key(name) for name in self.activities})
+            found = [row[0] for row in conn.execute(
+                "SELECT id FROM activities WHERE user_id = ? AND name_key IN"
+                " (SELECT value FROM json_each(?))", (user_id, json.dumps(keys))).fetchall()]
+            if len(found) < len(keys):
+                return " AND 0", []
+            for activity_id in found:
+                sql.append("e.id IN (SELECT entry_id FROM entry_activities WHERE activity_id = ?)")
+                params.append(activity_id)
+        if self.date_from:
+            sql.append("e.local_date >= ?")
+            params.append(self.date_from)
+        if self.date_to:
+            sql.append("e.local_date <= ?")
+            params.append(self.date_to)
+        if self.moods:
+            sql.append("e.mood IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(self.moods))
+        if self.query:
+            sql.append("e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
+            params.append(self.query)
+        return "".join(f" AND {s}" for s in sql), params
+
+
+def fts_query(text: str) -> str | None:
+    """Free text -> an FTS5 query that cannot be a syntax error: each term quoted, as a prefix."""
+    # Control characters separate terms like spaces do (a NUL would end FTS5's query string).
+    terms = [t for t in re.split(r"[\s\x00-\x1f\x7f-\x9f]+", text) if t]
+    quoted = ['"' + t.replace('"', '""') + '"*' for t in terms[:32]]
+    return " ".join(quoted) or None
+
+
+def parse_filter(params) -> EntryFilter:
+    """Query parameters -> EntryFilter; ValidationError names the bad parameter."""
+    out = EntryFilter()
+    if params.get("from"):
+        out.date_from = parse_local_date(params["from"], "from")
+    if params.get("to"):
+        out.date_to = parse_local_date(params["to"], "to")
+    if out.date_from and out.date_to and out.date_from > out.date_to:
+        raise ValidationError({"from": "must not be after to"})
+    if params.get("mood"):
+        parts = params["mood"].split(",")
+        if not all(re.fullmatch(r"[1-5]", p.strip()) for p in parts):
+            raise ValidationError({"mood": "must be levels 1-5 separated by commas, e.g. 4,5"})
+        out.moods = sorted({int(p) for p in parts})
+    if params.get("activity"):
+        names = [n.strip() for n in params["activity"].split(",") if n.strip()]
+        if len(names) > 20:
+            raise ValidationError({"activity": "at most 20 activities"})
+        out.activities = names
+    if params.get("q"):
+        if len(params["q"]) > 500:
+            raise ValidationError({"q": "at most 500 characters"})
+        out.query = fts_query(params["q"])
+    return out
+
+
+# A cursor is (occurred_at, id) of the last entry on the page; occurred_at is counted from
+# 1900-01-01 UTC (the earliest an entry may be) so both numbers are plain non-negative decimals.
+_CURSOR_EPOCH_MS = -2208988800000
+_CURSOR = re.compile(r"(0|[1-9][0-9]{0,17}):([1-9][0-9]{0,17})")
+
+
+def encode_cursor(occurred_at: int, entry_id: int) -> str:
+    raw = f"{occurred_at - _CURSOR_EPOCH_MS}:{entry_id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[int, int]:
+    """The cursor's (occurred_at, id); anything this server could not have handed out is a
+    MalformedInput (400 at the API)."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
+    except (ValueError, UnicodeError):
+        raw = ""
+    match = _CURSOR.fullmatch(raw)
+    if not match or len(cursor) > 64:
+        raise MalformedInput({"cursor": "not a cursor this server handed out"})
+    return int(match.group(1)) + _CURSOR_EPOCH_MS, int(match.group(2))
+
+
+def parse_limit(raw: str | None) -> int:
+    return parse_int_param(raw, "limit", 1, MAX_LIMIT, default=DEFAULT_LIMIT)
+
+
+def list_entries(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, limit: int,
+                 cursor: str | None) -> tuple[list[dict], str | None]:
+    """Newest first, keyset-paginated on (occurred_at, id): no repeats or skips across pages."""
+    where, params = flt.where(conn, user_id)
+    if cursor:
+        where += " AND (e.occurred_at, e.id) < (?, ?)"
+        params += list(decode_cursor(cursor))
+    rows = conn.execute(
+        _ENTRY_SELECT + " WHERE e.user_id = ?" + where +
+        " ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?",
+        (user_id, *params, limit + 1)).fetchall()
+    next_cursor = None
+    if len(rows) > limit:
+        rows = rows[:limit]
+        next_cursor = encode_cursor(rows[-1]["occurred_at"], rows[-1]["id"])
+    return entries_json(conn, rows), next_cursor
+
+
+def _named(sql: str, params: list, prefix: str = "f") -> tuple[str, dict]:
+    """Positional `?` placeholders -> named ones, so they mix with page_sql()'s own names."""
+    names = iter(range(len(params)))
+    named = re.sub(r"\?", lambda m: f":{prefix}{next(names)}", sql)
+    return named, {f"{prefix}{i}": value for i, value in enumerate(params)}
+
+
+def _warn_unreadable(conn: sqlite3.Connection, entry_ids: list[int]) -> None:
+    """The SQL path leaves unreadable metric values out as the Python path does; say so the
+    same way (the Python path logs each one)."""
+    if entry_ids:
+        for m in conn.execute(_METRICS_SELECT, (json.dumps(entry_ids),)).fetchall():
+            if not (isinstance(m["value"], (int, float)) and math.isfinite(m["value"])):
+                log.warning("entry %s: skipping unreadable value of metric %r (stored as %s)",
+                            m["entry_id"], m["name"], m["kind"])
+
+
+def list_entries_json(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, limit: int,
+                      cursor: str | None) -> str:
+    """GET /api/entries' body, built in SQLite: byte for byte what
+    `entry_json.dumps({"entries": list_entries(...)[0], "next_cursor": ...})` gives."""
+    where, params = flt.where(conn, user_id)
+    if cursor:
+        where += " AND (e.occurred_at, e.id) < (?, ?)"
+        params += list(decode_cursor(cursor))
+    where, named = _named(where, params)
+    nonce = entry_json_sql.new_nonce()
+    row = conn.execute(entry_json_sql.page_sql(where),
+                       {**named, "user": user_id, "limit": limit, "nonce": nonce}).fetchone()
+    _warn_unreadable(conn, json.loads(row["unreadable"]))
+    next_cursor = encode_cursor(row["last_at"], row["last_id"]) if row["more"] else None
+    return ('{"entries":' + entry_json_sql.patch(conn, row["entries"], nonce)
+            + ',"next_cursor":' + entry_json_sql.dumps(next_cursor) + "}")
+
+
+def get_entry_json(conn: sqlite3.Connection, user_id: int, entry_id: int) -> str:
+    """One entry's JSON text, built in SQLite (equal to dumps(get_entry(...)))."""
+    nonce = entry_json_sql.new_nonce()
+    row = conn.execute(entry_json_sql.ONE_SQL,
+                       {"id": entry_id, "user": user_id, "nonce": nonce}).fetchone()
+    if row is None:
+        raise vocab.NotFound(f"entry {entry_id}")
+    if row["unreadable"]:
+        _warn_unreadable(conn, [entry_id])
+    return entry_json_sql.patch(conn, row["entry"], nonce)

@@ -1,0 +1,269 @@
+"""A user's vocabularies: the five mood labels, activities (grouped), and metrics."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from kmood_lib.core.text import name_key
+from kmood_lib.core.validation import Fields, ValidationError
+
+MAX_NAME = 64
+MAX_UNIT = 32
+
+
+class NotFound(LookupError):
+    """No such object for this user (another user's object is also 'not found')."""
+
+
+def mood_labels(conn: sqlite3.Connection, user_id: int) -> dict[int, str]:
+    rows = conn.execute("SELECT level, label FROM mood_labels WHERE user_id = ?", (user_id,))
+    return {row["level"]: row["label"] for row in rows}
+
+
+def set_mood_label(conn: sqlite3.Connection, user_id: int, level: int, body: dict) -> None:
+    f = Fields()
+    f.reject_fields(body, {"label"}, {"level"})
+    label = f.text(body, "label", 32, required=True, min_len=1, is_name=True)
+    f.raise_if_any()
+    if not 1 <= level <= 5:
+        raise NotFound(f"mood level {level}")
+    conn.execute("UPDATE mood_labels SET label = ? WHERE user_id = ? AND level = ?",
+                 (label, user_id, level))
+
+
+# --- activities ---------------------------------------------------------------------------
+
+def ensure_group(conn, user_id: int, group: str | None) -> int | None:
+    if group is None:
+        return None
+    key = name_key(group)
+    conn.execute("INSERT INTO activity_groups (user_id, name, name_key) VALUES (?, ?, ?)"
+                 " ON CONFLICT (user_id, name_key) DO NOTHING", (user_id, group, key))
+    return conn.execute("SELECT id FROM activity_groups WHERE user_id = ? AND name_key = ?",
+                        (user_id, key)).fetchone()[0]
+
+
+def add_activities(conn: sqlite3.Connection, user_id: int, encoded: str, now_ms: int) -> None:
+    """Create the activities of `encoded` ([[name, name key], ...]) the user does not have yet
+    (a name matches an existing activity by its name key; the first spelling wins)."""
+    conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                 " SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?"
+                 " FROM json_each(?) WHERE true"
+                 " ON CONFLICT (user_id, name_key) DO NOTHING", (user_id, now_ms, encoded))
+
+
+def ensure_activities(conn: sqlite3.Connection, user_id: int, names: list[str], now_ms: int,
+                      entry_id: int) -> None:
+    """Link the entry to these activities, creating unknown names (inside the entry's
+    transaction); a name matches an existing activity by its name key."""
+    encoded = json.dumps([[name, name_key(name)] for name in names])
+    add_activities(conn, user_id, encoded, now_ms)
+    conn.execute("INSERT INTO entry_activities (entry_id, activity_id)"
+                 " SELECT ?, id FROM activities WHERE user_id = ? AND name_key IN"
+                 " (SELECT json_extract(value, '$[1]') FROM json_each(?))",
+                 (entry_id, user_id, encoded))
+
+
+def activity_ids(conn: sqlite3.Connection, user_id: int, names: list[str], now_ms: int
+                 ) -> dict[str, int]:
+    """name key -> activity id for these names, creating the unknown ones (first spelling)."""
+    spelled = {}
+    for name in names:
+        spelled.setdefault(name_key(name), name)
+    encoded = json.dumps([[name, key] for key, name in spelled.items()])
+    add_activities(conn, user_id, encoded, now_ms)
+    return dict(conn.execute("SELECT name_key, id FROM activities WHERE user_id = ? AND name_key"
+                             " IN (SELECT json_extract(value, '$[1]') FROM json_each(?))",
+                             (user_id, encoded)).fetchall())
+
+
+_ACTIVITY_SELECT = (
+    "SELECT a.id, a.name, g.name AS grp, a.archived_at IS NOT NULL AS archived,"
+    " (SELECT count(*) FROM entry_activities ea WHERE ea.activity_id = a.id) AS uses"
+    " FROM activities a LEFT JOIN activity_groups g ON g.id = a.group_id"
+)
+
+
+def activity_json(row) -> dict:
+    return {"id": row["id"], "name": row["name"], "group": row["grp"], "entries": row["uses"],
+            "archived": bool(row["archived"])}
+
+
+def list_activities(conn: sqlite3.Connection, user_id: int) -> list[dict]:
+    """All of them, archived ones included (flagged): named groups first."""
+    rows = conn.execute(_ACTIVITY_SELECT + " WHERE a.user_id = ? ORDER BY g.name IS NULL,"
+                        " g.name_key, a.name_key", (user_id,))
+    return [activity_json(r) for r in rows]
+
+
+def get_activity(conn, user_id: int, activity_id: int) -> dict:
+    row = conn.execute(_ACTIVITY_SELECT + " WHERE a.user_id = ? AND a.id = ?",
+                       (user_id, activity_id)).fetchone()
+    if row is None:
+        raise NotFound(f"activity {activity_id}")
+    return activity_json(row)
+
+
+def _check_activity(body: dict, create: bool) -> tuple[str | None, str | None, bool]:
+    f = Fields()
+    f.reject_fields(body, {"name", "group"} | (set() if create else {"archived"}),
+                    {"id", "entries"})
+    name = f.text(body, "name", MAX_NAME, required=create, min_len=1, is_name=True)
+    group = f.text(body, "group", MAX_NAME, nullable=True, min_len=1, is_name=True) if body.get(
+        "group") is not None else None
+    if "archived" in body and not isinstance(body["archived"], bool):
+        f.fail("archived", "must be true or false")
+    f.raise_if_any()
+    return name, group, "group" in body
+
+
+def create_activity(conn, user_id: int, body: dict, now_ms: int) -> dict:
+    name, group, _ = _check_activity(body, create=True)
+    try:
+        row = conn.execute(
+            "INSERT INTO activities (user_id, name, name_key, group_id, created_at)"
+            " VALUES (?, ?, ?, ?, ?) RETURNING id",
+            (user_id, name, name_key(name), ensure_group(conn, user_id, group), now_ms)).fetchall()
+    except sqlite3.IntegrityError:
+        raise ValidationError({"name": "an activity with this name exists"}) from None
+    return get_activity(conn, user_id, row[0]["id"])
+
+
+def update_activity(conn, user_id: int, activity_id: int, body: dict, now_ms: int) -> dict:
+    """Rename, regroup, or archive (`"archived": true`: hidden from the log form, kept on
+    its entries) and restore."""
+    name, group, group_given = _check_activity(body, create=False)
+    get_activity(conn, user_id, activity_id)
+    if "archived" in body:
+        conn.execute("UPDATE activities SET archived_at = CASE WHEN ? THEN coalesce(archived_at,"
+                     " ?) END WHERE id = ? AND user_id = ?",
+                     (body["archived"], now_ms, activity_id, user_id))
+    try:
+        if name is not None:
+            conn.execute("UPDATE activities SET name = ?, name_key = ? WHERE id = ? AND user_id = ?",
+                         (name, name_key(name), activity_id, user_id))
+        if group_given:
+            conn.execute("UPDATE activities SET group_id = ? WHERE id = ? AND user_id = ?",
+                         (ensure_group(conn, user_id, group), activity_id, user_id))
+    except sqlite3.IntegrityError:
+        raise ValidationError({"name": "an activity with this name exists"}) from None
+    return get_activity(conn, user_id, activity_id)
+
+
+def delete_activity(conn, user_id: int, activity_id: int) -> None:
+    if conn.execute("DELETE FROM activities WHERE id = ? AND user_id = ?",
+                    (activity_id, user_id)).rowcount == 0:
+        raise NotFound(f"activity {activity_id}")
+
+
+def list_groups(conn, user_id: int) -> list[dict]:
+    rows = conn.execute(
+        "SELECT g.id, g.name, (SELECT count(*) FROM activities a WHERE a.group_id = g.id)"
+        " AS activities FROM activity_groups g WHERE g.user_id = ? ORDER BY g.name_key",
+        (user_id,))
+    return [dict(r) for r in rows]
+
+
+def rename_group(conn, user_id: int, group_id: int, body: dict) -> None:
+    f = Fields()
+    f.reject_fields(body, {"name"}, {"id"})
+    name = f.text(body, "name", MAX_NAME, required=True, min_len=1, is_name=True)
+    f.raise_if_any()
+    try:
+        found = conn.execute("UPDATE activity_groups SET name = ?, name_key = ?"
+                             " WHERE id = ? AND user_id = ?",
+                             (name, name_key(name), group_id, user_id)).rowcount
+    except sqlite3.IntegrityError:
+        raise ValidationError({"name": "a group with this name exists"}) from None
+    if not found:
+        raise NotFound(f"group {group_id}")
+
+
+def delete_group(conn, user_id: int, group_id: int) -> None:
+    """Its activities stay, without a group (the foreign key sets it to NULL)."""
+    if conn.execute("DELETE FROM activity_groups WHERE id = ? AND user_id = ?",
+                    (group_id, user_id)).rowcount == 0:
+        raise NotFound(f"group {group_id}")
+
+
+# --- metrics ------------------------------------------------------------------------------
+
+def metric_json(row) -> dict:
+    return {"id": row["id"], "name": row["name"], "unit": row["unit"], "min": row["min_value"],
+            "max": row["max_value"]}
+
+
+def list_metrics(conn, user_id: int) -> list[dict]:
+    rows = conn.execute("SELECT * FROM metrics WHERE user_id = ? ORDER BY name_key", (user_id,))
+    return [metric_json(r) for r in rows]
+
+
+def metric_defs(conn, user_id: int) -> dict[str, tuple]:
+    """name key -> (id, name, min, max), for checking entry input."""
+    rows = conn.execute("SELECT id, name, name_key, min_value, max_value FROM metrics"
+                        " WHERE user_id = ?", (user_id,))
+    return {r["name_key"]: (r["id"], r["name"], r["min_value"], r["max_value"]) for r in rows}
+
+
+def get_metric(conn, user_id: int, metric_id: int) -> dict:
+    row = conn.execute("SELECT * FROM metrics WHERE user_id = ? AND id = ?",
+                       (user_id, metric_id)).fetchone()
+    if row is None:
+        raise NotFound(f"metric {metric_id}")
+    return metric_json(row)
+
+
+def _check_metric(body: dict, current: dict | None) -> dict:
+    f = Fields()
+    f.reject_fields(body, {"name", "unit", "min", "max"}, {"id"})
+    out = {}
+    if "name" in body or current is None:
+        out["name"] = f.text(body, "name", MAX_NAME, required=True, min_len=1, is_name=True)
+    if "unit" in body:
+        out["unit"] = f.text(body, "unit", MAX_UNIT, is_name=True) or ""
+    for bound in ("min", "max"):
+        if bound in body:
+            out[bound] = None if body[bound] is None else f.number(body[bound], bound)
+    lo = out.get("min", current and current["min"])
+    hi = out.get("max", current and current["max"])
+    if lo is not None and hi is not None and lo > hi:
+        f.fail("min", "must not exceed max")
+    f.raise_if_any()
+    return out
+
+
+def create_metric(conn, user_id: int, body: dict, now_ms: int) -> dict:
+    values = _check_metric(body, None)
+    try:
+        row = conn.execute(
+            "INSERT INTO metrics (user_id, name, name_key, unit, min_value, max_value,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (user_id, values["name"], name_key(values["name"]), values.get("unit", ""),
+             values.get("min"), values.get("max"), now_ms)).fetchall()
+    except sqlite3.IntegrityError:
+        raise ValidationError({"name": "a metric with this name exists"}) from None
+    return get_metric(conn, user_id, row[0]["id"])
+
+
+_METRIC_COLUMNS = {"name": "name", "name_key": "name_key", "unit": "unit", "min": "min_value",
+                   "max": "max_value"}
+
+
+def update_metric(conn, user_id: int, metric_id: int, body: dict, now_ms: int) -> dict:
+    values = _check_metric(body, get_metric(conn, user_id, metric_id))
+    try:
+        if "name" in values:
+            values["name_key"] = name_key(values["name"])
+        for key, value in values.items():
+            conn.execute(f"UPDATE metrics SET {_METRIC_COLUMNS[key]} = ?"  # column from a fixed map
+                         " WHERE id = ? AND user_id = ?", (value, metric_id, user_id))
+    except sqlite3.IntegrityError:
+        raise ValidationError({"name": "a metric with this name exists"}) from None
+    return get_metric(conn, user_id, metric_id)
+
+
+def delete_metric(conn, user_id: int, metric_id: int) -> None:
+    if conn.execute("DELETE FROM metrics WHERE id = ? AND user_id = ?",
+                    (metric_id, user_id)).rowcount == 0:
+        raise NotFound(f"metric {metric_id}")

@@ -1,0 +1,302 @@
+"""Applying an import plan (daylio.Plan) to one user's journal: atomic and idempotent.
+
+1. Every row is checked first (the limits entries have everywhere, its moment in the user's
+   timezone); any problem, or any mood name without a level, refuses the whole file with a
+   report listing every problem — nothing is written.
+2. In one BEGIN IMMEDIATE transaction, a row is a duplicate when an entry of this user already
+   carries its import key, or — so that two different exports of one history do not double it
+   — when an entry matches its local date, local minute, mood level and note, compared as
+   multisets (two identical rows stay two entries; importing them again adds neither).
+3. The rest are inserted with their activities (and the backup's activity groups) and metric
+   values; imported entries carry no location, so they start no weather or place lookups.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import sqlite3
+from collections import Counter
+from collections.abc import Callable
+from datetime import datetime, time, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+from kmood_lib.core.db import transaction
+from kmood_lib.core.text import name_key
+from kmood_lib.core.text import problem as text_problem
+from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, resolve_local_time
+from kmood_lib.journal import entries, vocab
+from kmood_lib.journal.entry_input import (
+    MAX_ACTIVITIES,
+    MAX_ACTIVITY_NAME,
+    MAX_LABEL,
+    MAX_NOTE,
+    MAX_NOTE_TITLE,
+    MAX_SONG_FIELD,
+    EntryInput,
+    Moment,
+)
+from kmood_lib.portability import daylio, export
+from kmood_lib.portability.daylio import MAX_PROBLEMS, Plan, Row
+
+log = logging.getLogger(__name__)
+
+DATE_ONLY_MINUTE = 12 * 60  # a date-only entry is stored (and sorts) at noon
+BATCH = 500  # rows written per statement, and the progress step
+
+
+class ImportRefused(Exception):
+    """The file cannot be imported as it is; `report` says every reason."""
+
+    def __init__(self, report: dict):
+        super().__init__(report["message"])
+        self.report = report
+
+
+def base_report(plan: Plan, format_name: str) -> dict:
+    days = sorted(plan.days)
+    return {
+        "format": format_name,
+        "rows": plan.total,
+        "first_day": days[0].isoformat() if days else None,
+        "last_day": days[-1].isoformat() if days else None,
+        "moods": [{"name": name, "level": level, "rows": n}
+                  for (name, level), n in sorted(plan.moods.items(),
+                                                 key=lambda item: (-item[0][1], item[0][0]))],
+        "unknown_moods": [{"name": name, "rows": found["count"], "first": found["first"]}
+                          for name, found in sorted(plan.unknown_moods.items())],
+        "problems": plan.problems[:MAX_PROBLEMS],
+        "more_problems": max(0, len(plan.problems) - MAX_PROBLEMS),
+        "warnings": plan.warnings[:MAX_PROBLEMS],
+        "ignored": plan.ignored,
+    }
+
+
+def refuse_if_unfit(plan: Plan, report: dict) -> None:
+    if plan.unknown_moods or plan.problems:
+        parts = []
+        if plan.unknown_moods:
+            names = ", ".join(f"{n!r} ({f['count']} row{'s' if f['count'] > 1 else ''}, first"
+                              f" {', '.join(f['first'])})" for n, f in plan.unknown_moods.items())
+            parts.append(f"mood names with no level — give them one in the mood map: {names}")
+        if plan.problems:
+            parts.append(f"{len(plan.problems)} row problem(s), first: {plan.problems[0]}")
+        report["message"] = "Nothing was imported: " + "; ".join(parts)
+        raise ImportRefused(report)
+
+
+def _moment(row: Row, tz: ZoneInfo) -> Moment:
+    minute = DATE_ONLY_MINUTE if row.minute is None else row.minute
+    wall = datetime.combine(row.local_date, time(minute // 60, minute % 60, row.second))
+    if row.offset_s is None:
+        first, second = wall.replace(tzinfo=tz), wall.replace(tzinfo=tz, fold=1)
+        offset = first.utcoffset()
+        if offset != second.utcoffset():  # in a DST gap or fold: the full rule
+            return Moment.of(resolve_local_time(wall, tz))
+        return Moment.of(wall.replace(tzinfo=timezone(offset)))
+    return Moment.of(wall.replace(tzinfo=timezone(timedelta(seconds=row.offset_s))))
+
+
+def _check(row: Row) -> list[str]:
+    """What stops this row from being an entry, in the words the API would use."""
+    problems = []
+    if not MIN_YEAR <= row.local_date.year <= MAX_YEAR:
+        problems.append(f"the year {row.local_date.year} is outside {MIN_YEAR}-{MAX_YEAR}")
+    if row.label and (len(row.label) > MAX_LABEL or text_problem(row.label, name=True)):
+        problems.append(f"the mood name {row.label[:40]!r} is longer than {MAX_LABEL}"
+                        f" characters or holds control characters")
+    if len(row.activities) > MAX_ACTIVITIES:
+        problems.append(f"{len(row.activities)} activities (at most {MAX_ACTIVITIES})")
+    for name in row.activities:
+        if len(name) > MAX_ACTIVITY_NAME or text_problem(name, name=True):
+            problems.append(f"the activity {name[:40]!r} is longer than {MAX_ACTIVITY_NAME}"
+                            f" characters or holds control characters")
+    song = row.song
+    for what, text in (("artist", song.artist), ("title", song.title),
+                       ("album", song.album or "")) if song else ():
+        if len(text) > MAX_SONG_FIELD or text_problem(text, name=True):
+            problems.append(f"the song's {what} is longer than {MAX_SONG_FIELD} characters or"
+                            f" holds control characters")
+    for what, text, limit in (("title", row.note_title, MAX_NOTE_TITLE),
+                              ("note", row.note, MAX_NOTE)):
+        if len(text) > limit:
+            problems.append(f"the {what} is longer than {limit} characters")
+        elif text_problem(text, name=False):
+            problems.append(f"the {what} holds control characters")
+    return problems
+
+
+def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan, now_ms: int,
+                *, dry_run: bool = False, format_name: str = "daylio-csv",
+                progress: Callable[[int, int], None] | None = None) -> dict:
+    """Import the plan's rows (or, with dry_run, only count what would be); returns the report.
+    Raises ImportRefused, writing nothing, when the plan has problems."""
+    for row in plan.rows:
+        plan.problems.extend(f"{row.where}: {p}" for p in _check(row))
+    report = base_report(plan, format_name)
+    refuse_if_unfit(plan, report)
+    labels = vocab.mood_labels(conn, user_id)
+    # A dry run only reads (one snapshot); the import itself is one write transaction.
+    with transaction(conn, immediate=not dry_run):
+        imported, duplicates = _apply(conn, user_id, tz, plan, labels, now_ms, dry_run, progress)
+    report.update(imported=imported, duplicates=duplicates, dry_run=dry_run,
+                  warnings=plan.warnings[:MAX_PROBLEMS])
+    report["message"] = (f"{'Would import' if dry_run else 'Imported'} {imported} entr"
+                         f"{'y' if imported == 1 else 'ies'}; {duplicates} already in the"
+                         f" journal.")
+    log.info("import for user %d (%s): %s", user_id, format_name, report["message"])
+    return report
+
+
+def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str], now_ms: int,
+           dry_run: bool, progress) -> tuple[int, int]:
+    keys = {r[0] for r in conn.execute("SELECT import_key FROM entries WHERE user_id = ?"
+                                       " AND import_key IS NOT NULL", (user_id,))}
+    existing: Counter = Counter()
+    if plan.rows:
+        first = min(r.local_date for r in plan.rows) - timedelta(days=1)
+        last = max(r.local_date for r in plan.rows) + timedelta(days=1)
+        for r in conn.execute("SELECT local_date, local_minute, mood, note, count(*) AS n"
+                              " FROM entries WHERE user_id = ? AND local_date BETWEEN ? AND ?"
+                              " GROUP BY local_date, local_minute, mood, note",
+                              (user_id, first.isoformat(), last.isoformat())):
+            existing[(r["local_date"], r["local_minute"], r["mood"], r["note"])] = r["n"]
+    metrics = _metrics(conn, user_id, plan, now_ms, dry_run)
+    default_names = {level: name_key(label) for level, label in labels.items()}
+    imported = duplicates = 0
+    batch: list[tuple[str, EntryInput]] = []
+    # Oldest first (Daylio writes newest first): the entries' indexes then grow at their end.
+    ordered = sorted(plan.rows, key=lambda r: (r.local_date, r.minute or 0, r.second))
+    for done, row in enumerate(ordered, 1):
+        moment = _moment(row, tz)
+        signature = (moment.local_date, moment.local_minute, row.level, row.note)
+        if row.import_key in keys or existing[signature] > 0:
+            duplicates += 1
+            if row.import_key not in keys:
+                existing[signature] -= 1
+        else:
+            imported += 1
+            keys.add(row.import_key)
+            if not dry_run:
+                label = row.label if row.label and name_key(row.label) != default_names.get(
+                    row.level) else None
+                data = EntryInput(moment=moment, mood=row.level, mood_label=label,
+                                  activities=row.activities, note_title=row.note_title,
+                                  note=row.note, time_known=row.minute is not None,
+                                  import_key=row.import_key, location=row.location,
+                                  song=row.song, metrics=_values(plan, row, metrics))
+                batch.append((row.source, data))
+        if done % BATCH == 0 or done == len(plan.rows):
+            for source in sorted({s for s, _ in batch}):
+                entries.insert_imported(conn, user_id, [d for s, d in batch if s == source],
+                                        source, now_ms)
+            batch = []
+            if progress is not None:
+                progress(done, len(plan.rows))
+    if not dry_run:
+        _groups(conn, user_id, plan)
+    return imported, duplicates
+
+
+def _metrics(conn, user_id: int, plan: Plan, now_ms: int, dry_run: bool) -> dict:
+    """name key -> (id, min, max) for every scale the rows carry, creating missing metrics."""
+    wanted = {}
+    for row in plan.rows:
+        for m in row.metrics:
+            wanted.setdefault(name_key(m.name), m)
+    defs = vocab.metric_defs(conn, user_id)
+    out = {}
+    for key, m in wanted.items():
+        if key not in defs and not dry_run:
+            conn.execute("INSERT INTO metrics (user_id, name, name_key, unit, min_value,"
+                         " max_value, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (user_id, m.name[:MAX_LABEL], key, (m.unit or "")[:32],
+                          m.min if m.min is not None else (0 if m.max is not None else None),
+                          m.max, now_ms))
+            defs = vocab.metric_defs(conn, user_id)
+        if key in defs:
+            metric_id, _, low, high = defs[key]
+            out[key] = (metric_id, low, high)
+    return out
+
+
+def _values(plan: Plan, row: Row, metrics: dict) -> dict[int, float]:
+    out = {}
+    for m in row.metrics:
+        metric_id, low, high = metrics[name_key(m.name)]
+        if (low is not None and m.value < low) or (high is not None and m.value > high):
+            plan.warnings.append(f"{row.where}: {m.name} {m.value:g} is outside the metric's"
+                                 f" range, left out")
+            continue
+        out[metric_id] = m.value
+    return out
+
+
+def _groups(conn, user_id: int, plan: Plan) -> None:
+    """The backup's tag groups, for activities that have no group of the user's own yet."""
+    for activity, group in plan.groups.items():
+        group_id = vocab.ensure_group(conn, user_id, group)
+        conn.execute("UPDATE activities SET group_id = ? WHERE user_id = ? AND name_key = ?"
+                     " AND group_id IS NULL", (group_id, user_id, name_key(activity)))
+
+
+def used_labels(conn, user_id: int) -> dict[str, int]:
+    """name key -> level of the custom mood names on this user's entries that name one level
+    only (so k-mood's own CSV export reads back without a mood map)."""
+    levels: dict[str, set[int]] = {}
+    for label, mood in conn.execute("SELECT DISTINCT mood_label, mood FROM entries"
+                                    " WHERE user_id = ? AND mood_label IS NOT NULL", (user_id,)):
+        levels.setdefault(name_key(label.strip()), set()).add(mood)
+    return {key: next(iter(found)) for key, found in levels.items() if len(found) == 1}
+
+
+def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int]) -> tuple[Plan, str]:
+    """Read an uploaded file as what it is: a `.daylio` backup (a ZIP), k-mood's own JSON
+    export, or a Daylio CSV (k-mood's CSV export is one). Raises daylio.DaylioFormatError."""
+    if data[:4] == b"PK\x03\x04":
+        return daylio.read_backup(data), "daylio-backup"
+    if export.is_export(data):
+        return export.read_export(data), "kmood-json"
+    moods = daylio.MoodNames(mood_map, vocab.mood_labels(conn, user_id),
+                             used_labels(conn, user_id))
+    return daylio.read_csv(data, moods), "daylio-csv"
+
+
+def import_file(conn, user_id: int, tz: ZoneInfo, data: bytes, mood_map: dict[str, int],
+                now_ms: int, *, dry_run: bool = False, progress=None) -> dict:
+    """plan_file, then import_plan: the one path the CLI, the API and the upload page share."""
+    plan, format_name = plan_file(conn, user_id, data, mood_map)
+    return import_plan(conn, user_id, tz, plan, now_ms, dry_run=dry_run,
+                       format_name=format_name, progress=progress)
+
+
+PENDING_TTL_MS = 24 * 3600 * 1000
+
+
+def stash_upload(conn, user_id: int, data: bytes, mood_map: dict[str, int], now_ms: int) -> str:
+    """Keep an uploaded file between its report and the user's confirm; returns its token."""
+    token = secrets.token_urlsafe(18)
+    with transaction(conn):
+        conn.execute("DELETE FROM pending_imports WHERE created_at < ?",
+                     (now_ms - PENDING_TTL_MS,))
+        conn.execute("INSERT INTO pending_imports (token, user_id, data, mood_map, created_at)"
+                     " VALUES (?, ?, ?, ?, ?)",
+                     (token, user_id, data, json.dumps(mood_map), now_ms))
+    return token
+
+
+def stashed_upload(conn, user_id: int, token: str) -> dict | None:
+    """{"data", "mood_map", "report"} of this user's pending upload, or None."""
+    row = conn.execute("SELECT data, mood_map, report FROM pending_imports WHERE token = ?"
+                       " AND user_id = ?", (token, user_id)).fetchone()
+    if row is None:
+        return None
+    return {"data": bytes(row["data"]), "mood_map": json.loads(row["mood_map"]),
+            "report": json.loads(row["report"]) if row["report"] else None}
+
+
+def finish_upload(conn, user_id: int, token: str, report: dict) -> None:
+    """Keep the result to show, drop the file."""
+    conn.execute("UPDATE pending_imports SET data = x'', report = ? WHERE token = ?"
+                 " AND user_id = ?", (json.dumps(report), token, user_id))
