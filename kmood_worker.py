@@ -12,7 +12,7 @@ from kmood_lib.cli import queue as queue_cli
 from kmood_lib.cli.runner import EXIT_OK, EXIT_USAGE, UsageError, run_main
 from kmood_lib.core.config import Config
 from kmood_lib.core.validation import MAX_ID
-from kmood_lib.queue import heartbeat, jobs
+from kmood_lib.queue import heartbeat, jobs, sweeps
 from kmood_lib.worker import StopSignal, Worker
 
 log = logging.getLogger("kmood_worker")
@@ -73,7 +73,7 @@ def cmd_jobs(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
                 id=args.id))
             return EXIT_USAGE if outcome == "not_found" else EXIT_OK
         elif args.action == "sweep":
-            inserted = jobs.sweep_all(conn, services.job_kinds, now_ms, config.sweep_limit,
+            inserted = sweeps.sweep_all(conn, services.job_kinds, now_ms, config.sweep_limit,
                                       jobs.Policy.from_config(config))
             print(f"sweep enqueued {sum(inserted.values())} job(s)"
                   + "".join(f"\n  {kind}: {n}" for kind, n in inserted.items()))

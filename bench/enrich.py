@@ -25,7 +25,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: bench/q
 from kmood_lib.accounts import users  # noqa: E402
 from kmood_lib.bootstrap import bootstrap  # noqa: E402
 from kmood_lib.core.config import Config  # noqa: E402
-from kmood_lib.journal import entries  # noqa: E402
+from kmood_lib.journal import writes  # noqa: E402
 from kmood_lib.journal.entry_input import parse_entry  # noqa: E402
 from tests.fakes import (  # noqa: E402
     FakeCoverArt,
@@ -80,7 +80,7 @@ def seed(env: dict) -> None:
             artist, title = song(rng.randrange(SONGS))
             body["song"] = {"artist": artist, "title": title, "source": "manual"}
         data = parse_entry(body, tz=ZoneInfo("UTC"), now=now, metric_defs={}, patch=False)
-        entries.create_entry(conn, user.id, data, "api", 0)
+        writes.create_entry(conn, user.id, data, "api", 0)
     conn.close()
     services.hasher.close()
 

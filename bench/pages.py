@@ -20,7 +20,7 @@ from kmood_lib.accounts import users  # noqa: E402
 from kmood_lib.bootstrap import bootstrap  # noqa: E402
 from kmood_lib.core.config import Config  # noqa: E402
 from kmood_lib.core.db import transaction  # noqa: E402
-from kmood_lib.journal import entries, vocab  # noqa: E402
+from kmood_lib.journal import vocab, writes  # noqa: E402
 from kmood_lib.journal.entry_input import parse_entry  # noqa: E402
 from tests.helpers import base_env, free_port, healthy, http, spawn, stop, wait_until  # noqa: E402
 
@@ -56,7 +56,7 @@ def seed(env: dict) -> int:
                     "occurred_at": when.isoformat()}
             data = parse_entry(body, tz=__import__("zoneinfo").ZoneInfo("Europe/Berlin"),
                                now=now, metric_defs=defs, patch=False)
-            entries.create_entry(conn, user.id, data, "api", 0)
+            writes.create_entry(conn, user.id, data, "api", 0)
             count += 1
     conn.close()
     services.hasher.close()

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: this file shadows stdlib queue
 
-from kmood_lib.core import db  # noqa: E402
-from kmood_lib.queue import jobs  # noqa: E402
+from kmood_lib.core import db, migrate  # noqa: E402
+from kmood_lib.queue import sweeps  # noqa: E402
 
 JOBS, WORKERS, BATCH = 20_000, 2, 10
 PICKUPS = 60
@@ -39,7 +39,7 @@ def now_ms() -> int:
 
 def kmood_fill(path: str) -> None:
     conn = db.connect(path, 10_000)
-    db.migrate(conn, db.load_migrations(), now_ms)
+    migrate.run(conn, migrate.load_migrations(), now_ms)
     t = now_ms()
     with db.transaction(conn):
         conn.executemany("INSERT INTO jobs (kind, key, payload, max_attempts, run_after,"
@@ -55,7 +55,7 @@ def kmood_work(path: str, name: str) -> list[str]:
     from kmood_lib.worker import Worker
 
     handled = []
-    noop = jobs.JobKind("noop", "SELECT NULL AS key, NULL AS payload WHERE 0",
+    noop = sweeps.JobKind("noop", "SELECT NULL AS key, NULL AS payload WHERE 0",
                         lambda ctx: handled.append(ctx.job.key))
     config = Config.from_env({"KMOOD_DB": path, "KMOOD_JOB_BATCH": str(BATCH),
                               "KMOOD_LOG_LEVEL": "WARNING"})

@@ -10,11 +10,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kmood_lib.accounts.passwords import PasswordHasher
-from kmood_lib.core import db
+from kmood_lib.core import db, migrate
 from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.config import Config
+from kmood_lib.enrich.places import place_kind
+from kmood_lib.enrich.song_metadata import song_metadata_kind
+from kmood_lib.enrich.weather import weather_kind
 from kmood_lib.queue import relay, sweeps
-from kmood_lib.queue.jobs import JobKind, JobKinds
+from kmood_lib.queue.sweeps import JobKind, JobKinds
+from kmood_lib.reminders.delivery import reminder_kind
 from kmood_lib.upstream.coverart import CoverArt
 from kmood_lib.upstream.lastfm import LastFm
 from kmood_lib.upstream.listenbrainz import ListenBrainz
@@ -48,6 +52,12 @@ class Services:
     relay: relay.NullRelay | relay.NatsRelay  # started by the entry point that serves or works
     # Called after an entry's transaction commits: (hook_conn, user_id, entry_id, now_ms).
     after_entry_saved: list[Callable] = field(default_factory=list)
+
+
+def production_kinds(config: Config) -> list[JobKind]:
+    """The kinds this build runs in production (enrichment and reminders register here)."""
+    return [weather_kind(config), place_kind(config), song_metadata_kind(config),
+            reminder_kind(config)]
 
 
 def bootstrap(
@@ -101,7 +111,7 @@ def bootstrap(
         coverart=CoverArt(config.coverart_url, config.user_agent),
         notifier=Notifier(config.user_agent, config.allow_private_notify_urls,
                           config.public_url),
-        job_kinds=JobKinds([*sweeps.production_kinds(config), *job_kinds]),
+        job_kinds=JobKinds([*production_kinds(config), *job_kinds]),
         relay=relay.from_config(config),
     )
     if any(kind.prompt for kind in services.job_kinds):
@@ -116,6 +126,6 @@ def bootstrap(
 def run_migrations(services: Services) -> list[int]:
     conn = services.connect()
     try:
-        return db.migrate(conn, db.load_migrations(), services.clock.now_ms)
+        return migrate.run(conn, migrate.load_migrations(), services.clock.now_ms)
     finally:
         conn.close()

@@ -18,17 +18,12 @@ import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from kmood_lib import __version__
-from kmood_lib.accounts import auth as auth_store
-from kmood_lib.accounts import throttle
 from kmood_lib.bootstrap import Services
-from kmood_lib.core import db
 from kmood_lib.core.db import transaction
-from kmood_lib.portability import backup
+from kmood_lib.maintenance import maintenance_steps, run_sweeps
 from kmood_lib.queue import heartbeat, jobs
-from kmood_lib.reminders import delivery as reminder_delivery
 
 log = logging.getLogger(__name__)
 
@@ -408,69 +403,6 @@ class Worker:
     def _data_version(self) -> int | None:
         return self._guarded("data_version",
                              lambda: self.conn.execute("PRAGMA data_version").fetchone()[0])
-
-
-def run_sweeps(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
-    inserted = jobs.sweep_all(conn, worker.services.job_kinds, now_ms, worker.config.sweep_limit,
-                              worker.policy)
-    return any(inserted.values())
-
-
-def clean_up_sessions(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
-    """Delete expired sessions and login failures that fell out of the throttle window."""
-    sessions = auth_store.delete_expired_sessions(conn, now_ms)
-    failures = throttle.prune_failures(conn, now_ms, worker.config.login_window_s)
-    if sessions or failures:
-        log.info("cleaned up %d expired session(s), %d old login failure(s)", sessions, failures)
-    return False
-
-
-def prune_jobs(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
-    pruned = jobs.prune(conn, now_ms, worker.policy.retention_ms)
-    if pruned:
-        log.info("pruned %d finished job(s) older than the retention", pruned)
-    return False
-
-
-def checkpoint_wal(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
-    """Copy the WAL back into the database file here, off the server's save path; once all of
-    it is copied and nobody is writing, cut the file to zero so an idle deployment's WAL is
-    small (a busy one is cut back to KMOOD_WAL_SIZE_LIMIT_BYTES whenever the WAL restarts)."""
-    busy, frames, copied = db.checkpoint(conn)
-    log.debug("WAL checkpoint: %d of %d frame(s) copied%s", copied, frames,
-              " (readers kept the rest)" if copied < frames else "")
-    if not busy and frames > 0 and copied == frames:
-        db.truncate_wal(conn)
-    return False
-
-
-def take_rotating_backup(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
-    """A backup into KMOOD_BACKUP_DIR when the newest one there is older than the interval."""
-    config = worker.config
-    directory = Path(config.backup_dir)
-    if backup.due(directory, config.backup_interval_s, now_ms):
-        backup.rotate(config.db_path, directory, config.backup_keep, config.busy_timeout_ms,
-                      now_ms)
-    return False
-
-
-BACKUP_CHECK_S = 60  # how often the worker looks whether a backup is due
-MISSED_CHECK_S = 60  # how often it looks for reminder occurrences past their grace window
-
-
-def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
-    """(name, interval_s, step) for the maintenance the worker owns."""
-    steps = [
-        ("session_cleanup", services.config.session_cleanup_interval_s, clean_up_sessions),
-        ("prune_jobs", services.config.session_cleanup_interval_s, prune_jobs),
-        ("reminders_missed", MISSED_CHECK_S, reminder_delivery.record_missed),
-    ]
-    if services.config.backup_dir:
-        steps.append(("backup", min(BACKUP_CHECK_S, services.config.backup_interval_s),
-                      take_rotating_backup))
-    # Last, so an iteration's own writes (its heartbeats among them) are copied back too.
-    steps.append(("wal_checkpoint", services.config.checkpoint_interval_s, checkpoint_wal))
-    return steps
 
 
 def run_once(services: Services, now_ms: int | None = None) -> bool:

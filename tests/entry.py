@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kmood_lib.core import db  # noqa: E402
 from kmood_lib.core.db import transaction  # noqa: E402
-from kmood_lib.queue.jobs import JobKind  # noqa: E402
+from kmood_lib.queue.sweeps import JobKind  # noqa: E402
 
 TEST_TABLES = [
     "CREATE TABLE IF NOT EXISTS test_work (id INTEGER PRIMARY KEY,"

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from kmood_lib.core import db
+from kmood_lib.core import migrate
 from kmood_lib.core.config import Config
 from kmood_lib.portability import backup
 from kmood_lib.queue import heartbeat
@@ -230,7 +230,7 @@ def has_table(conn: sqlite3.Connection, name: str) -> bool:
 
 
 def check_migrations(conn: sqlite3.Connection) -> Check:
-    known = {m.version: m for m in db.load_migrations()}
+    known = {m.version: m for m in migrate.load_migrations()}
     if not has_table(conn, "schema_migrations"):
         return Check("migrations", FAIL, "no schema_migrations table: not a k-mood database",
                      "check KMOOD_DB")

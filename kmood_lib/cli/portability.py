@@ -11,7 +11,9 @@ from zoneinfo import ZoneInfo
 from kmood_lib.accounts import users
 from kmood_lib.cli.runner import EXIT_OK, EXIT_USAGE, UsageError
 from kmood_lib.core.db import transaction
-from kmood_lib.portability import daylio, export, importer
+from kmood_lib.portability import export, importer, kmood_json
+from kmood_lib.portability.daylio.moods import parse_mood_map
+from kmood_lib.portability.daylio.plan import DaylioFormatError
 
 
 def add_parser(sub) -> None:
@@ -75,7 +77,7 @@ def mood_map_of(args) -> dict[str, int]:
     out: dict[str, int] = {}
     for text in texts:
         try:
-            out.update(daylio.parse_mood_map(text))
+            out.update(parse_mood_map(text))
         except ValueError as exc:
             raise UsageError(f"import-daylio: {exc}") from None
     return out
@@ -96,7 +98,7 @@ def cmd_import_daylio(args, services) -> int:
             report = importer.import_file(conn, person.id, ZoneInfo(person.timezone), data,
                                           mood_map, services.clock.now_ms(),
                                           dry_run=args.dry_run, progress=Progress())
-        except daylio.DaylioFormatError as exc:
+        except DaylioFormatError as exc:
             raise UsageError(f"{args.command}: {args.file}: {exc}") from None
         except importer.ImportRefused as exc:
             print_report(exc.report, sys.stderr)
@@ -130,7 +132,7 @@ def cmd_import_json(args, services) -> int:
         data = Path(args.file).read_bytes()
     except OSError as exc:
         raise UsageError(f"import-json: cannot read {args.file}: {exc.strerror}") from None
-    if not export.is_export(data):
+    if not kmood_json.is_export(data):
         raise UsageError(f"import-json: {args.file} is not a k-mood JSON export")
     return cmd_import_daylio(args, services)
 

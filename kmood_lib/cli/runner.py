@@ -9,8 +9,9 @@ import sys
 from collections.abc import Callable, Mapping
 
 from kmood_lib.core.config import Config, ConfigError
-from kmood_lib.core.db import DatabaseOpenError, MigrationError
+from kmood_lib.core.db import DatabaseOpenError
 from kmood_lib.core.logs import configure_logging
+from kmood_lib.core.migrate import MigrationError
 
 EXIT_OK, EXIT_USAGE, EXIT_DB_REFUSED = 0, 2, 3
 

@@ -8,7 +8,7 @@ import json
 import logging
 from collections.abc import Callable
 
-from kmood_lib.queue.jobs import JobKind
+from kmood_lib.queue.sweeps import JobKind
 
 log = logging.getLogger(__name__)
 

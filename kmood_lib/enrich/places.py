@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 
 from kmood_lib.enrich.kind import enrichment_kind
-from kmood_lib.queue.jobs import JobKind
 from kmood_lib.queue.polite import wait_for_slot
+from kmood_lib.queue.sweeps import JobKind
 
 log = logging.getLogger(__name__)
 
@@ -60,10 +60,3 @@ def handle_place(ctx) -> None:
              "known" if known else ("no result" if found is None else found["display_name"]),
              linked, "y" if linked == 1 else "ies")
 
-
-def place_label(locality: str | None, country_code: str | None, display_name: str | None
-                ) -> str | None:
-    """'Berlin, DE' (SPEC §6), or the full name when there is no locality."""
-    if locality:
-        return f"{locality}, {country_code}" if country_code else locality
-    return display_name

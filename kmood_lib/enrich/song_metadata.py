@@ -14,8 +14,8 @@ import logging
 
 from kmood_lib.core.db import transaction
 from kmood_lib.enrich.kind import enrichment_kind
-from kmood_lib.queue.jobs import JobKind
 from kmood_lib.queue.polite import wait_for_slot
+from kmood_lib.queue.sweeps import JobKind
 
 log = logging.getLogger(__name__)
 
@@ -30,10 +30,6 @@ _STRANDED = (
 )
 _KEYS = ("SELECT 'song:' || s.lookup_key AS key, json_object('lookup_key', s.lookup_key)"
          " AS payload FROM ({stranded}) s GROUP BY s.lookup_key")
-
-# The song's lookup key, computed by SQL in one place for the insert and the migration.
-LOOKUP_KEY_SQL = "json_array(kmood_name_key(?), kmood_name_key(?))"
-
 
 def song_metadata_kind(config) -> JobKind:
     return enrichment_kind(KIND, config.enrich_songs, _KEYS, _STRANDED, lambda now_ms: (),

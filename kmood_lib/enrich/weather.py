@@ -14,8 +14,8 @@ import logging
 from datetime import date, datetime, timedelta, timezone
 
 from kmood_lib.enrich.kind import enrichment_kind
-from kmood_lib.queue.jobs import JobKind
 from kmood_lib.queue.polite import wait_for_budget
+from kmood_lib.queue.sweeps import JobKind
 from kmood_lib.upstream import open_meteo
 
 log = logging.getLogger(__name__)

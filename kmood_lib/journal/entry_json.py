@@ -28,8 +28,7 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 
 from kmood_lib.core.clock import ms_to_iso
-from kmood_lib.enrich.places import place_label
-from kmood_lib.upstream.open_meteo import WMO, describe
+from kmood_lib.journal.enrichment import WMO, describe, place_label
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from zoneinfo import ZoneInfo
 
-from kmood_lib.journal import entries, vocab
+from kmood_lib.journal import vocab, writes
 from kmood_lib.journal.entry_input import parse_entry, utc_now
 
 log = logging.getLogger(__name__)
@@ -24,12 +24,12 @@ class EntryWrites:
         return parse_entry(body, tz=ZoneInfo(user.timezone), now=utc_now(self.services.clock),
                            metric_defs=defs, patch=patch)
 
-    def create(self, conn, user, body: dict, source: str) -> entries.Saved:
+    def create(self, conn, user, body: dict, source: str) -> writes.Saved:
         """Check and save a new entry (ValidationError names bad fields); a replayed client_id
         returns the existing entry with `created` False."""
         data = self._input(conn, user, body, patch=False)
         with self.services.writer() as writer:
-            saved = entries.create_entry(writer, user.id, data, source,
+            saved = writes.create_entry(writer, user.id, data, source,
                                          self.services.clock.now_ms())
             if saved.created:
                 self._after_save(writer, user.id, saved.entry_id)
@@ -38,7 +38,7 @@ class EntryWrites:
     def update(self, conn, user, entry_id: int, body: dict) -> bool:
         data = self._input(conn, user, body, patch=True)
         with self.services.writer() as writer:
-            changed = entries.update_entry(writer, user.id, entry_id, data,
+            changed = writes.update_entry(writer, user.id, entry_id, data,
                                            self.services.clock.now_ms())
             if changed:
                 self._after_save(writer, user.id, entry_id)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import sqlite3
 from datetime import date
 
-from kmood_lib.enrich.places import place_label
 from kmood_lib.journal.day_counts import GROUPED_DAY_COLUMNS
-from kmood_lib.journal.entries import EntryFilter
+from kmood_lib.journal.enrichment import WEATHER_GROUPS, place_label
+from kmood_lib.journal.queries import EntryFilter
 
 LEVELS = (1, 2, 3, 4, 5)
 
@@ -191,10 +191,6 @@ def mood_series(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, bucket
                                           " GROUP BY start ORDER BY start")]
 
 
-# Weather groups by WMO code (SPEC §8), in the order the stats show them.
-WEATHER_GROUPS = [("clear", (0, 1)), ("cloudy", (2, 3)), ("fog", (45, 48)),
-                  ("drizzle", (51, 53, 55, 56, 57)), ("rain", (61, 63, 65, 66, 67, 80, 81, 82)),
-                  ("snow", (71, 73, 75, 77, 85, 86)), ("thunderstorm", (95, 96, 99))]
 BAND_C = 5
 
 

@@ -1,4 +1,4 @@
-"""Applying an import plan (daylio.Plan) to one user's journal: atomic and idempotent.
+"""Applying an import plan (Plan) to one user's journal: atomic and idempotent.
 
 1. Every row is checked first (the limits entries have everywhere, its moment in the user's
    timezone); any problem, or any mood name without a level, refuses the whole file with a
@@ -26,7 +26,7 @@ from kmood_lib.core.db import transaction
 from kmood_lib.core.text import name_key
 from kmood_lib.core.text import problem as text_problem
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, resolve_local_time
-from kmood_lib.journal import entries, vocab
+from kmood_lib.journal import vocab, writes
 from kmood_lib.journal.entry_input import (
     MAX_ACTIVITIES,
     MAX_ACTIVITY_NAME,
@@ -37,8 +37,11 @@ from kmood_lib.journal.entry_input import (
     EntryInput,
     Moment,
 )
-from kmood_lib.portability import daylio, export
-from kmood_lib.portability.daylio import MAX_PROBLEMS, Plan, Row
+from kmood_lib.portability import kmood_json
+from kmood_lib.portability.daylio.backup import read_backup
+from kmood_lib.portability.daylio.csv_export import read_csv
+from kmood_lib.portability.daylio.moods import MoodNames
+from kmood_lib.portability.daylio.plan import MAX_PROBLEMS, Plan, Row
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +192,7 @@ def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str],
                 batch.append((row.source, data))
         if done % BATCH == 0 or done == len(plan.rows):
             for source in sorted({s for s, _ in batch}):
-                entries.insert_imported(conn, user_id, [d for s, d in batch if s == source],
+                writes.insert_imported(conn, user_id, [d for s, d in batch if s == source],
                                         source, now_ms)
             batch = []
             if progress is not None:
@@ -253,14 +256,14 @@ def used_labels(conn, user_id: int) -> dict[str, int]:
 
 def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int]) -> tuple[Plan, str]:
     """Read an uploaded file as what it is: a `.daylio` backup (a ZIP), k-mood's own JSON
-    export, or a Daylio CSV (k-mood's CSV export is one). Raises daylio.DaylioFormatError."""
+    export, or a Daylio CSV (k-mood's CSV export is one). Raises DaylioFormatError."""
     if data[:4] == b"PK\x03\x04":
-        return daylio.read_backup(data), "daylio-backup"
-    if export.is_export(data):
-        return export.read_export(data), "kmood-json"
-    moods = daylio.MoodNames(mood_map, vocab.mood_labels(conn, user_id),
+        return read_backup(data), "daylio-backup"
+    if kmood_json.is_export(data):
+        return kmood_json.read_export(data), "kmood-json"
+    moods = MoodNames(mood_map, vocab.mood_labels(conn, user_id),
                              used_labels(conn, user_id))
-    return daylio.read_csv(data, moods), "daylio-csv"
+    return read_csv(data, moods), "daylio-csv"
 
 
 def import_file(conn, user_id: int, tz: ZoneInfo, data: bytes, mood_map: dict[str, int],

@@ -13,8 +13,11 @@ import json
 import logging
 import random
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kmood_lib.queue.sweeps import JobKinds
 
 log = logging.getLogger(__name__)
 
@@ -36,62 +39,6 @@ class Defer(Exception):
         super().__init__(message)
         self.not_before_ms = not_before_ms
         self.spacing_ms = spacing_ms
-
-
-@dataclass(frozen=True)
-class JobKind:
-    """A kind of work: its sweeper is the truth, the queue only makes it prompt.
-
-    `sweep_sql` selects the candidate work as rows of (key, payload) — a query over domain
-    state; live-job and cool-down exclusion are wrapped around it in the same statement.
-    `handler(ctx)` does the work; raising fails the attempt.
-    """
-
-    name: str
-    sweep_sql: str
-    handler: Callable
-    sweep_params: Callable[[int], tuple] | tuple = ()
-    # Optional: (conn, user_id, entry_id, now_ms) -> [(key, payload)] for the server's prompt
-    # enqueue after an entry is saved; it must produce the same keys the sweep would.
-    prompt: Callable | None = None
-    # True when `sweep_sql` also selects `run_after` (work due at a set time, not at once).
-    timed: bool = False
-
-    def params(self, now_ms: int) -> tuple:
-        return self.sweep_params(now_ms) if callable(self.sweep_params) else self.sweep_params
-
-
-class JobKinds:
-    """The registry of kinds: a kind exists only together with its sweeper."""
-
-    def __init__(self, kinds=()):
-        self._kinds: dict[str, JobKind] = {}
-        for kind in kinds:
-            self.register(kind)
-
-    def register(self, kind: JobKind) -> None:
-        if not kind.sweep_sql or not kind.sweep_sql.strip():
-            raise QueueError(f"job kind {kind.name!r} has no sweeper: work that no query over "
-                             f"domain state can rediscover may not be queued")
-        if kind.name in self._kinds:
-            raise QueueError(f"job kind {kind.name!r} is registered twice")
-        self._kinds[kind.name] = kind
-
-    def get(self, name: str) -> JobKind | None:
-        return self._kinds.get(name)
-
-    def require(self, name: str) -> JobKind:
-        kind = self._kinds.get(name)
-        if kind is None:
-            raise QueueError(f"no job kind {name!r} with a sweeper is registered; refusing to "
-                             f"enqueue work the sweeps could never rediscover")
-        return kind
-
-    def __iter__(self):
-        return iter(self._kinds.values())
-
-    def names(self) -> list[str]:
-        return sorted(self._kinds)
 
 
 @dataclass(frozen=True)
@@ -117,7 +64,7 @@ def one_line(error: object) -> str:
     return text[:MAX_ERROR_CHARS]
 
 
-# --- enqueue and sweep --------------------------------------------------------------------
+# --- enqueue ------------------------------------------------------------------------------
 
 def enqueue(conn: sqlite3.Connection, kinds: JobKinds, kind: str, key: str, payload: dict,
             now_ms: int, policy: Policy, run_after_ms: int | None = None) -> int | None:
@@ -133,49 +80,6 @@ def enqueue(conn: sqlite3.Connection, kinds: JobKinds, kind: str, key: str, payl
          now_ms if run_after_ms is None else run_after_ms, now_ms, now_ms),
     ).fetchall()
     return rows[0][0] if rows else None
-
-
-def sweep(conn: sqlite3.Connection, kind: JobKind, now_ms: int, limit: int, policy: Policy
-          ) -> int:
-    """Enqueue up to `limit` pieces of work the domain still owes; return how many were inserted.
-
-    One statement: the kind's candidate query, minus subjects with a live job or an exhausted
-    job still cooling down, so cooling subjects cannot starve the rest.
-    """
-    if limit <= 0:
-        return 0
-    return conn.execute(*sweep_statement(kind, now_ms, limit, policy)).rowcount
-
-
-def sweep_statement(kind: JobKind, now_ms: int, limit: int, policy: Policy) -> tuple[str, tuple]:
-    """The sweep's INSERT ... SELECT and its parameters. It holds the write lock while it runs,
-    so the per-candidate exclusion must be an index search on jobs (kind, key)."""
-    sql = (
-        "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
-        " created_at, updated_at)"
-        " SELECT ?, c.key, c.payload, 'queued', 0, ?, " + ("c.run_after" if kind.timed else "?")
-        + ", ?, ?"
-        f" FROM ({kind.sweep_sql}) AS c"  # the kind's own SQL, registered in code
-        " WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = ? AND j.key = c.key AND"
-        "   (j.status IN ('queued', 'running', 'retrying')"
-        "    OR (j.status = 'exhausted' AND coalesce(j.finished_at, j.updated_at) > ?)))"
-        " LIMIT ?"
-        " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING")
-    times = (now_ms, now_ms) if kind.timed else (now_ms, now_ms, now_ms)
-    return sql, (kind.name, policy.max_attempts, *times, *kind.params(now_ms),
-                 kind.name, now_ms - policy.cooldown_ms, limit)
-
-
-def sweep_all(conn: sqlite3.Connection, kinds: JobKinds, now_ms: int, limit: int,
-              policy: Policy) -> dict[str, int]:
-    """Every kind's sweep, sharing one limit of inserted jobs."""
-    inserted = {}
-    for kind in kinds:
-        n = sweep(conn, kind, now_ms, limit - sum(inserted.values()), policy)
-        inserted[kind.name] = n
-        if n:
-            log.info("sweep enqueued %d %s job(s)", n, kind.name)
-    return inserted
 
 
 # --- claim and finish ---------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Job kinds (each a sweeper query plus a handler, registered together) and the prompt path.
+"""Job kinds (each a sweeper query plus a handler, registered together), the sweeps that
+enqueue what domain state still owes, and the prompt path after an entry is saved.
 
 The sweeps are the truth: a kind's sweeper finds the work in domain state. The server's
 prompt enqueue after a save only makes that work start sooner; if it cannot get the lock in
@@ -8,21 +9,114 @@ KMOOD_HOOK_BUSY_TIMEOUT_MS it gives up, and the next sweep finds the same work.
 from __future__ import annotations
 
 import logging
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from kmood_lib.core.db import transaction
-from kmood_lib.enrich.places import place_kind
-from kmood_lib.enrich.song_metadata import song_metadata_kind
-from kmood_lib.enrich.weather import weather_kind
 from kmood_lib.queue import jobs
-from kmood_lib.reminders.delivery import reminder_kind
+from kmood_lib.queue.jobs import Policy, QueueError
 
 log = logging.getLogger(__name__)
 
 
-def production_kinds(config) -> list[jobs.JobKind]:
-    """The kinds this build runs in production (enrichment and reminders register here)."""
-    return [weather_kind(config), place_kind(config), song_metadata_kind(config),
-            reminder_kind(config)]
+@dataclass(frozen=True)
+class JobKind:
+    """A kind of work: its sweeper is the truth, the queue only makes it prompt.
+
+    `sweep_sql` selects the candidate work as rows of (key, payload) — a query over domain
+    state; live-job and cool-down exclusion are wrapped around it in the same statement.
+    `handler(ctx)` does the work; raising fails the attempt.
+    """
+
+    name: str
+    sweep_sql: str
+    handler: Callable
+    sweep_params: Callable[[int], tuple] | tuple = ()
+    # Optional: (conn, user_id, entry_id, now_ms) -> [(key, payload)] for the server's prompt
+    # enqueue after an entry is saved; it must produce the same keys the sweep would.
+    prompt: Callable | None = None
+    # True when `sweep_sql` also selects `run_after` (work due at a set time, not at once).
+    timed: bool = False
+
+    def params(self, now_ms: int) -> tuple:
+        return self.sweep_params(now_ms) if callable(self.sweep_params) else self.sweep_params
+
+
+class JobKinds:
+    """The registry of kinds: a kind exists only together with its sweeper."""
+
+    def __init__(self, kinds=()):
+        self._kinds: dict[str, JobKind] = {}
+        for kind in kinds:
+            self.register(kind)
+
+    def register(self, kind: JobKind) -> None:
+        if not kind.sweep_sql or not kind.sweep_sql.strip():
+            raise QueueError(f"job kind {kind.name!r} has no sweeper: work that no query over "
+                             f"domain state can rediscover may not be queued")
+        if kind.name in self._kinds:
+            raise QueueError(f"job kind {kind.name!r} is registered twice")
+        self._kinds[kind.name] = kind
+
+    def get(self, name: str) -> JobKind | None:
+        return self._kinds.get(name)
+
+    def require(self, name: str) -> JobKind:
+        kind = self._kinds.get(name)
+        if kind is None:
+            raise QueueError(f"no job kind {name!r} with a sweeper is registered; refusing to "
+                             f"enqueue work the sweeps could never rediscover")
+        return kind
+
+    def __iter__(self):
+        return iter(self._kinds.values())
+
+    def names(self) -> list[str]:
+        return sorted(self._kinds)
+
+
+def sweep(conn: sqlite3.Connection, kind: JobKind, now_ms: int, limit: int, policy: Policy
+          ) -> int:
+    """Enqueue up to `limit` pieces of work the domain still owes; return how many were inserted.
+
+    One statement: the kind's candidate query, minus subjects with a live job or an exhausted
+    job still cooling down, so cooling subjects cannot starve the rest.
+    """
+    if limit <= 0:
+        return 0
+    return conn.execute(*sweep_statement(kind, now_ms, limit, policy)).rowcount
+
+
+def sweep_statement(kind: JobKind, now_ms: int, limit: int, policy: Policy) -> tuple[str, tuple]:
+    """The sweep's INSERT ... SELECT and its parameters. It holds the write lock while it runs,
+    so the per-candidate exclusion must be an index search on jobs (kind, key)."""
+    sql = (
+        "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
+        " created_at, updated_at)"
+        " SELECT ?, c.key, c.payload, 'queued', 0, ?, " + ("c.run_after" if kind.timed else "?")
+        + ", ?, ?"
+        f" FROM ({kind.sweep_sql}) AS c"  # the kind's own SQL, registered in code
+        " WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = ? AND j.key = c.key AND"
+        "   (j.status IN ('queued', 'running', 'retrying')"
+        "    OR (j.status = 'exhausted' AND coalesce(j.finished_at, j.updated_at) > ?)))"
+        " LIMIT ?"
+        " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING")
+    times = (now_ms, now_ms) if kind.timed else (now_ms, now_ms, now_ms)
+    return sql, (kind.name, policy.max_attempts, *times, *kind.params(now_ms),
+                 kind.name, now_ms - policy.cooldown_ms, limit)
+
+
+def sweep_all(conn: sqlite3.Connection, kinds: JobKinds, now_ms: int, limit: int,
+              policy: Policy) -> dict[str, int]:
+    """Every kind's sweep, sharing one limit of inserted jobs."""
+    inserted = {}
+    for kind in kinds:
+        n = sweep(conn, kind, now_ms, limit - sum(inserted.values()), policy)
+        inserted[kind.name] = n
+        if n:
+            log.info("sweep enqueued %d %s job(s)", n, kind.name)
+    return inserted
 
 
 def prompt_enqueue_hook(services):

@@ -21,7 +21,7 @@ from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from kmood_lib.core.db import transaction
-from kmood_lib.queue import jobs
+from kmood_lib.queue import jobs, sweeps
 from kmood_lib.reminders import schedule as reminders
 from kmood_lib.reminders.schedule import fire_time, next_occurrence
 from kmood_lib.upstream.http import UpstreamError
@@ -43,9 +43,9 @@ _DUE = (
 )
 
 
-def reminder_kind(config) -> jobs.JobKind:
+def reminder_kind(config) -> sweeps.JobKind:
     lookahead_ms = int(config.sweep_interval_s * 1000)
-    return jobs.JobKind(KIND, _DUE.format(one=""), handle_reminder,
+    return sweeps.JobKind(KIND, _DUE.format(one=""), handle_reminder,
                         sweep_params=lambda now_ms: (now_ms, lookahead_ms), timed=True)
 
 

@@ -82,16 +82,3 @@ def _code(value) -> int | None:
         raise ValueError(f"weather code {value!r}")
     return value
 
-
-WMO = {0: "Clear sky", 1: "Mainly clear", 2: "Partly cloudy", 3: "Overcast", 45: "Fog",
-       48: "Depositing rime fog", 51: "Light drizzle", 53: "Drizzle", 55: "Dense drizzle",
-       56: "Light freezing drizzle", 57: "Freezing drizzle", 61: "Light rain", 63: "Rain",
-       65: "Heavy rain", 66: "Light freezing rain", 67: "Freezing rain", 71: "Light snow fall",
-       73: "Snow fall", 75: "Heavy snow fall", 77: "Snow grains", 80: "Light rain showers",
-       81: "Rain showers", 82: "Violent rain showers", 85: "Light snow showers",
-       86: "Snow showers", 95: "Thunderstorm", 96: "Thunderstorm with light hail",
-       99: "Thunderstorm with hail"}
-
-
-def describe(code: int) -> str:
-    return WMO.get(code, f"Weather code {code}")

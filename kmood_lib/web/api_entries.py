@@ -18,7 +18,7 @@ from kmood_lib.core.validation import (
     ValidationError,
     parse_int_param,
 )
-from kmood_lib.journal import entries, stats, vocab
+from kmood_lib.journal import queries, stats, vocab, writes
 from kmood_lib.journal.entry_json import dumps
 from kmood_lib.journal.nowplaying import now_playing
 from kmood_lib.journal.saving import EntryWrites
@@ -61,7 +61,7 @@ def guarded(fn):
 def register(app: bottle.Bottle, services) -> None:
     config = services.config
     max_body = config.max_body_bytes
-    writes: EntryWrites = app.config["kmood.entry_writes"]
+    saving: EntryWrites = app.config["kmood.entry_writes"]
 
     def body() -> dict:
         return read_json_object(bottle.request, max_body)
@@ -72,36 +72,36 @@ def register(app: bottle.Bottle, services) -> None:
     @guarded
     def list_entries(conn, auth: Auth):
         query = query_params(bottle.request)
-        flt = entries.parse_filter(query)
-        limit = entries.parse_limit(query.get("limit"))
-        return json_text_response(entries.list_entries_json(conn, auth.user.id, flt, limit,
+        flt = queries.parse_filter(query)
+        limit = queries.parse_limit(query.get("limit"))
+        return json_text_response(queries.list_entries_json(conn, auth.user.id, flt, limit,
                                                             query.get("cursor") or None))
 
     @app.post("/api/entries")
     @guarded
     def create_entry(conn, auth: Auth):
         source = "web" if auth.via == "session" else "api"
-        saved = writes.create(conn, auth.user, body(), source)
+        saved = saving.create(conn, auth.user, body(), source)
         text = (dumps(saved.entry) if saved.entry is not None  # created: no second read
-                else entries.get_entry_json(conn, auth.user.id, saved.entry_id))
+                else queries.get_entry_json(conn, auth.user.id, saved.entry_id))
         return json_text_response(text, 201 if saved.created else 200,
                                   {"Location": f"/api/entries/{saved.entry_id}"})
 
     @app.get("/api/entries/<entry_id:id>")
     @guarded
     def get_entry(conn, auth: Auth, entry_id: int):
-        return json_text_response(entries.get_entry_json(conn, auth.user.id, entry_id))
+        return json_text_response(queries.get_entry_json(conn, auth.user.id, entry_id))
 
     @app.patch("/api/entries/<entry_id:id>")
     @guarded
     def patch_entry(conn, auth: Auth, entry_id: int):
-        writes.update(conn, auth.user, entry_id, body())
-        return json_text_response(entries.get_entry_json(conn, auth.user.id, entry_id))
+        saving.update(conn, auth.user, entry_id, body())
+        return json_text_response(queries.get_entry_json(conn, auth.user.id, entry_id))
 
     @app.delete("/api/entries/<entry_id:id>")
     @guarded
     def delete_entry(conn, auth: Auth, entry_id: int):
-        entries.delete_entry(conn, auth.user.id, entry_id)
+        writes.delete_entry(conn, auth.user.id, entry_id)
         return bottle.HTTPResponse(status=204)
 
     # --- mood labels ----------------------------------------------------------------------
@@ -171,7 +171,7 @@ def register(app: bottle.Bottle, services) -> None:
     @app.get("/api/stats/summary")
     @guarded
     def stats_summary(conn, auth: Auth):
-        flt = entries.parse_filter(query_params(bottle.request))
+        flt = queries.parse_filter(query_params(bottle.request))
         return json_response(stats.summary(conn, auth.user.id, today_for(auth.user), flt))
 
     @app.get("/api/stats/calendar")
@@ -185,7 +185,7 @@ def register(app: bottle.Bottle, services) -> None:
         """A stats route over the entry filters (from, to, mood, activity, q)."""
         @guarded
         def route(conn, auth: Auth):
-            flt = entries.parse_filter(query_params(bottle.request))
+            flt = queries.parse_filter(query_params(bottle.request))
             return json_response(compute(conn, auth.user.id, flt))
 
         return route

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import bottle
 
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, ValidationError, parse_int_param
-from kmood_lib.journal import entries, stats, vocab
+from kmood_lib.journal import queries, stats, vocab
 from kmood_lib.web import charts
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import query_params
@@ -72,7 +72,7 @@ def register(app: bottle.Bottle, services) -> None:
         if key not in RANGES:
             key = "90"
         name, days = RANGES[key]
-        flt = entries.EntryFilter(date_from=(today - timedelta(days=days - 1)).isoformat()
+        flt = queries.EntryFilter(date_from=(today - timedelta(days=days - 1)).isoformat()
                                   if days else None, date_to=today.isoformat())
         summary = stats.summary(conn, user.id, today, flt)
         labels = vocab.mood_labels(conn, user.id)

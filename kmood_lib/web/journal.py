@@ -10,7 +10,7 @@ import bottle
 
 from kmood_lib.core.validation import ValidationError
 from kmood_lib.enrich.song_metadata import cover_of
-from kmood_lib.journal import entries, stats, vocab
+from kmood_lib.journal import queries, stats, vocab, writes
 from kmood_lib.web import entry_form
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params, query_params
@@ -44,7 +44,7 @@ COVER_CACHE_S = 30 * 24 * 3600  # a release's cover never changes once stored
 
 def register(app: bottle.Bottle, services) -> None:
     config = services.config
-    writes = app.config["kmood.entry_writes"]
+    saving = app.config["kmood.entry_writes"]
 
     @app.get("/covers/<release:mbid>")
     def cover(conn, auth: Auth, release: str):
@@ -75,9 +75,9 @@ def register(app: bottle.Bottle, services) -> None:
         body = entry_form.entry_body(fields, metrics, creating=entry_id is None)
         try:
             if entry_id is None:
-                writes.create(conn, auth.user, body, "web")
+                saving.create(conn, auth.user, body, "web")
             else:
-                writes.update(conn, auth.user, entry_id, body)
+                saving.update(conn, auth.user, entry_id, body)
         except ValidationError as exc:
             raise FormError(entry_form.form_errors(exc.fields)) from None
         except vocab.NotFound:
@@ -88,7 +88,7 @@ def register(app: bottle.Bottle, services) -> None:
     def home_page(conn, auth: Auth, fields: Params | None = None, errors=None, status=200):
         user = auth.user
         today = local_now(user).date()
-        todays, _ = entries.list_entries(conn, user.id, entries.EntryFilter(
+        todays, _ = queries.list_entries(conn, user.id, queries.EntryFilter(
             date_from=today.isoformat(), date_to=today.isoformat()), 50, None)
         current, longest = stats.streaks(conn, user.id, today)
         values = entry_form.values_posted(fields) if fields is not None else (
@@ -121,8 +121,8 @@ def register(app: bottle.Bottle, services) -> None:
                   "q": query.get("q", "")}
         errors = {}
         try:
-            flt = entries.parse_filter(wanted)
-            found, cursor = entries.list_entries(conn, auth.user.id, flt, HISTORY_PAGE,
+            flt = queries.parse_filter(wanted)
+            found, cursor = queries.list_entries(conn, auth.user.id, flt, HISTORY_PAGE,
                                                  query.get("cursor") or None)
         except ValidationError as exc:
             errors = {name.capitalize(): message for name, message in exc.fields.items()}
@@ -142,7 +142,7 @@ def register(app: bottle.Bottle, services) -> None:
 
     def load(conn, auth: Auth, entry_id: int) -> dict:
         try:
-            return entries.get_entry(conn, auth.user.id, entry_id)
+            return queries.get_entry(conn, auth.user.id, entry_id)
         except vocab.NotFound:
             raise not_found() from None
 
@@ -179,7 +179,7 @@ def register(app: bottle.Bottle, services) -> None:
     @app.post("/entries/<entry_id:id>/delete")
     def delete_submit(conn, auth: Auth, entry_id: int):
         try:
-            entries.delete_entry(conn, auth.user.id, entry_id)
+            writes.delete_entry(conn, auth.user.id, entry_id)
         except vocab.NotFound:
             raise not_found() from None
         return bottle.HTTPResponse(status=303, headers={"Location": "/entries?done=deleted"})

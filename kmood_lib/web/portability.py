@@ -11,7 +11,9 @@ import bottle
 from kmood_lib.core.db import transaction
 from kmood_lib.core.text import name_key
 from kmood_lib.journal import vocab
-from kmood_lib.portability import daylio, export, importer
+from kmood_lib.portability import export, importer
+from kmood_lib.portability.daylio.moods import parse_mood_map
+from kmood_lib.portability.daylio.plan import DaylioFormatError
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import ApiError, Params, json_response, multipart, query_params
 from kmood_lib.web.settings import not_found, settings_page
@@ -31,7 +33,7 @@ def upload_of(request: bottle.BaseRequest) -> tuple[Params, bytes | None]:
 
 def mood_map_field(value: str | None) -> dict[str, int]:
     try:
-        return daylio.parse_mood_map(value or "")
+        return parse_mood_map(value or "")
     except ValueError as exc:
         raise ApiError(422, str(exc), {"mood_map": str(exc)}) from None
 
@@ -53,7 +55,7 @@ def register(app: bottle.Bottle, services) -> None:
             report = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                           data, mood_map, clock.now_ms(),
                                           dry_run=dry_run in ("1", "true"))
-        except daylio.DaylioFormatError as exc:
+        except DaylioFormatError as exc:
             raise ApiError(422, str(exc), {"file": str(exc)}) from None
         except importer.ImportRefused as exc:
             raise ApiError(422, exc.report["message"], {"file": exc.report["message"]},
@@ -95,7 +97,7 @@ def register(app: bottle.Bottle, services) -> None:
             if not data:
                 raise FormError({"File": f"choose {FILE_HINT}"})
             try:
-                mood_map = daylio.parse_mood_map(fields.get("mood_map") or "")
+                mood_map = parse_mood_map(fields.get("mood_map") or "")
             except ValueError as exc:
                 raise FormError({"Mood map": str(exc)}) from None
             token = importer.stash_upload(conn, auth.user.id, data, mood_map, clock.now_ms())
@@ -117,7 +119,7 @@ def register(app: bottle.Bottle, services) -> None:
             report = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                           pending["data"], pending["mood_map"], clock.now_ms(),
                                           dry_run=True)
-        except daylio.DaylioFormatError as exc:
+        except DaylioFormatError as exc:
             error = str(exc)
         except importer.ImportRefused as exc:
             report = exc.report
@@ -152,7 +154,7 @@ def register(app: bottle.Bottle, services) -> None:
             try:
                 report = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                               pending["data"], mood_map, clock.now_ms())
-            except daylio.DaylioFormatError as exc:
+            except DaylioFormatError as exc:
                 raise FormError({"File": str(exc)}) from None
             except importer.ImportRefused as exc:
                 raise FormError({"File": exc.report["message"]}) from None

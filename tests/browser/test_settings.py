@@ -10,7 +10,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from kmood_lib.core import db
-from kmood_lib.queue import jobs
+from kmood_lib.queue import jobs, sweeps
 from tests.browser.conftest import (
     DESKTOP,
     PASSWORD,
@@ -94,7 +94,7 @@ def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, browser)
     stack = Stack(tmp_path).start(worker=False)  # nothing may claim the job behind our back
     create_user(stack, "hal", admin=True)
     conn = db.connect(str(tmp_path / "kmood.db"), 10_000)
-    kinds, policy = jobs.JobKinds(TEST_KINDS), jobs.Policy(
+    kinds, policy = sweeps.JobKinds(TEST_KINDS), jobs.Policy(
         max_attempts=1, lease_ms=60_000, backoff_base_s=1, backoff_cap_s=1, cooldown_ms=0,
         retention_ms=0)
     conn.execute("CREATE TABLE IF NOT EXISTS test_work (id INTEGER PRIMARY KEY,"

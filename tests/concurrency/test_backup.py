@@ -16,7 +16,7 @@ from tests.helpers import PYTHON, ROOT, base_env, run, spawn, stop, wait_until
 WRITER = """
 import sys, time
 from zoneinfo import ZoneInfo
-from kmood_lib.journal import entries
+from kmood_lib.journal import writes
 from kmood_lib.accounts import users
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.core.config import Config
@@ -31,7 +31,7 @@ while True:
     data = parse_entry({"mood": 1 + n % 5, "note": "x" * (n % 500), "activities": [f"a{n % 30}"]},
                        tz=ZoneInfo("UTC"), now=utc_now(services.clock), metric_defs={},
                        patch=False)
-    entries.create_entry(conn, user.id, data, "api", 0)
+    writes.create_entry(conn, user.id, data, "api", 0)
     n += 1
 """
 

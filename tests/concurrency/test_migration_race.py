@@ -2,7 +2,7 @@
 
 import multiprocessing
 
-from kmood_lib.core import db
+from kmood_lib.core import db, migrate
 
 REPETITIONS = 20
 
@@ -12,10 +12,10 @@ def _migrate_at_barrier(path, barrier, results, unsafe: bool):
         barrier.wait(30)
         conn = db.connect(path, 10000)  # the WAL switch races here too
         if unsafe:
-            db.migrate(conn, db.load_migrations(), lambda: 1,
+            migrate.run(conn, migrate.load_migrations(), lambda: 1,
                        _single_transaction=False, _pause_after_read_s=0.1)
         else:
-            db.migrate(conn, db.load_migrations(), lambda: 1)
+            migrate.run(conn, migrate.load_migrations(), lambda: 1)
         conn.close()
         results.put("ok")
     except Exception as exc:  # reported to the parent, which counts failures
@@ -44,7 +44,7 @@ def test_two_processes_migrating_a_fresh_file_at_once_both_succeed(tmp_path):
     assert outcomes == [["ok", "ok"]] * REPETITIONS
     conn = db.connect(str(tmp_path / "race0.db"), 1000)
     count = conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
-    assert count == len(db.load_migrations())
+    assert count == len(migrate.load_migrations())
 
 
 def test_control_without_one_transaction_the_same_race_fails(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 from kmood_lib.accounts import users
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.core.config import Config
-from kmood_lib.journal import entries
+from kmood_lib.journal import writes
 from kmood_lib.journal.entry_input import parse_entry, utc_now
 from tests.fakes import FakeCoverArt, FakeMusicBrainz, FakeNominatim, recording
 from tests.helpers import base_env, spawn, stop, wait_until
@@ -60,7 +60,7 @@ def test_two_workers_never_ask_nominatim_or_musicbrainz_faster_than_once_a_secon
             data = parse_entry({"mood": 3, "location": {"lat": lat, "lon": lon}, "song": song},
                                tz=ZoneInfo("UTC"), now=utc_now(services.clock), metric_defs={},
                                patch=False)
-            entries.create_entry(conn, user.id, data, "api", 0)
+            writes.create_entry(conn, user.id, data, "api", 0)
         conn.close()
         workers = [spawn(["kmood_worker.py"], env, tmp_path / f"worker{i}.log") for i in (1, 2)]
 

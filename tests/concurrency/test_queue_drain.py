@@ -10,11 +10,11 @@ TOTAL = 5000
 ENQUEUER = """
 import sys, time
 from kmood_lib.core import db
-from kmood_lib.queue import jobs
+from kmood_lib.queue import jobs, sweeps
 from kmood_lib.core.config import Config
 from tests.entry import TEST_KINDS
 conn = db.connect(sys.argv[1], 10000)
-kinds, policy = jobs.JobKinds(TEST_KINDS), jobs.Policy.from_config(Config.from_env({}))
+kinds, policy = sweeps.JobKinds(TEST_KINDS), jobs.Policy.from_config(Config.from_env({}))
 total, per_transaction = int(sys.argv[2]), 10
 for start in range(0, total, per_transaction):
     with db.transaction(conn):

@@ -7,7 +7,7 @@ import time
 
 from kmood_lib.core import db
 from kmood_lib.core.config import Config
-from kmood_lib.queue import jobs
+from kmood_lib.queue import jobs, sweeps
 from tests.entry import TEST_KINDS, create_test_tables
 from tests.helpers import PYTHON, ROOT, base_env, spawn, stop, wait_until
 
@@ -52,7 +52,7 @@ def test_a_killed_workers_job_is_reclaimed_and_completed_by_another(tmp_path):
 def test_sigterm_mid_batch_finishes_the_job_in_hand_and_releases_the_rest(tmp_path):
     env = queue_env(tmp_path, KMOOD_SWEEP_INTERVAL_S="3600", KMOOD_JOB_BATCH="5")
     conn = db.connect(env["KMOOD_DB"], 10000)
-    kinds, policy = jobs.JobKinds(TEST_KINDS), jobs.Policy.from_config(Config.from_env({}))
+    kinds, policy = sweeps.JobKinds(TEST_KINDS), jobs.Policy.from_config(Config.from_env({}))
     for _ in range(5):
         work_id = conn.execute("INSERT INTO test_work (behaviour) VALUES ('slow') RETURNING id"
                                ).fetchall()[0][0]

@@ -7,7 +7,7 @@ import socket
 import sqlite3
 import threading
 
-from kmood_lib.core import db
+from kmood_lib.core.migrate import load_migrations
 from tests.fakes import FakeUpstream, Reply
 from tests.helpers import base_env, run
 
@@ -90,7 +90,7 @@ def test_pending_migrations_are_reported_never_applied_and_the_journal_mode_is_k
     raw.execute("DROP INDEX entries_user_hour")
     raw.execute("DELETE FROM schema_migrations WHERE version >= 13")
     raw.close()
-    known = len(db.load_migrations())
+    known = len(load_migrations())
     before = snapshot(tmp_path)
     code, levels, out = doctor(env)
     assert levels["migrations"] == {"warn"}, out

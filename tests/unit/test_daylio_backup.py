@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kmood_lib.portability import importer
-from kmood_lib.portability.daylio import DaylioFormatError
+from kmood_lib.portability.daylio.plan import DaylioFormatError
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes, journal, run
 
 MOODS = [

@@ -7,8 +7,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from kmood_lib.portability import daylio, importer
-from kmood_lib.portability.daylio import DaylioFormatError, html_to_text, localised_day, parse_time
+from kmood_lib.portability import importer
+from kmood_lib.portability.daylio.dates import localised_day, parse_time
+from kmood_lib.portability.daylio.moods import parse_mood_map
+from kmood_lib.portability.daylio.notes import html_to_text
+from kmood_lib.portability.daylio.plan import DaylioFormatError
 
 BOM = "\ufeff"
 NEWEST = "full_date,date,weekday,time,mood,activities,scales,note_title,note"
@@ -150,7 +153,7 @@ def test_unknown_mood_names_stop_the_import_listing_each_with_count_and_lines(co
     assert "Nothing was imported" in report["message"] and "'Sad' (2 rows" in report["message"]
     assert journal(conn, ann) == []
     report = run(conn, ann, csv_bytes(NEWEST, *rows),
-                 mood_map=daylio.parse_mood_map('{"sad": 2, "OK-ISH": 3}'))
+                 mood_map=parse_mood_map('{"sad": 2, "OK-ISH": 3}'))
     assert report["imported"] == 4
     assert [(e[4], e[5]) for e in journal(conn, ann)] == [(2, "sad"), (4, None), (3, "ok-ish"),
                                                          (2, "Sad")]
@@ -170,14 +173,14 @@ def test_the_users_own_labels_are_known_names(conn, ann):
     ("", {}),
 ])
 def test_mood_maps_in_json_or_the_short_form(text, expected):
-    assert daylio.parse_mood_map(text) == expected
+    assert parse_mood_map(text) == expected
 
 
 @pytest.mark.parametrize("text", ['{"sad": 6}', "sad", "sad=two", '["sad"]', "{bad json",
                                   '{"": 2}', '{"sad": true}'])
 def test_bad_mood_maps_are_refused_clearly(text):
     with pytest.raises(ValueError):
-        daylio.parse_mood_map(text)
+        parse_mood_map(text)
 
 
 def test_scales_become_metrics_with_units_and_the_rest_is_a_warning(conn, ann):
@@ -292,7 +295,7 @@ def test_localised_day_helper_refuses_what_it_cannot_read():
     "<strong>s</strong><em>e</em><s>x</s><div>d</div>", "<br<br>>",
 ])
 def test_the_markup_shortcut_reads_notes_exactly_as_html_parser_does(note):
-    from kmood_lib.portability.daylio import _PlainText
+    from kmood_lib.portability.daylio.notes import _PlainText
 
     parser = _PlainText()
     parser.feed(note)

@@ -3,8 +3,8 @@ import sqlite3
 
 import pytest
 
-from kmood_lib.core import db
-from kmood_lib.core.db import MigrationError
+from kmood_lib.core import db, migrate
+from kmood_lib.core.migrate import MigrationError
 
 
 def test_connection_uses_the_configured_busy_timeout_and_pragmas(tmp_path):
@@ -49,7 +49,7 @@ def write_migrations(directory, files: dict[str, str]):
     directory.mkdir(exist_ok=True)
     for name, text in files.items():
         (directory / name).write_text(text)
-    return db.load_migrations(directory)
+    return migrate.load_migrations(directory)
 
 
 def tables(conn):
@@ -68,7 +68,7 @@ def test_a_failing_statement_in_the_middle_leaves_no_trace(tmp_path):
                            "CREATE TABLE three (x);\n",
     })
     with pytest.raises(MigrationError, match="0002_broken.sql"):
-        db.migrate(conn, migrations, now)
+        migrate.run(conn, migrations, now)
     assert tables(conn) == set()  # not even one, nor schema_migrations: the whole run rolled back
     assert not conn.in_transaction
 
@@ -79,8 +79,8 @@ def test_migrations_apply_once_and_record_checksums(tmp_path):
         "0001_first.sql": "-- a comment\nCREATE TABLE one (x);\n\nCREATE TRIGGER t AFTER INSERT ON"
                           " one BEGIN\n  UPDATE one SET x = 2;\nEND;\n",
     })
-    assert db.migrate(conn, migrations, now) == [1]
-    assert db.migrate(conn, migrations, now) == []
+    assert migrate.run(conn, migrations, now) == [1]
+    assert migrate.run(conn, migrations, now) == []
     row = conn.execute("SELECT version, name, checksum FROM schema_migrations").fetchone()
     expected = hashlib.sha256((tmp_path / "m" / "0001_first.sql").read_bytes()).hexdigest()
     assert tuple(row) == (1, "first", expected)
@@ -89,22 +89,22 @@ def test_migrations_apply_once_and_record_checksums(tmp_path):
 def test_an_edited_landed_migration_is_refused_and_nothing_changes(tmp_path):
     conn = db.connect(str(tmp_path / "a.db"), 1000)
     directory = tmp_path / "m"
-    db.migrate(conn, write_migrations(directory, {"0001_a.sql": "CREATE TABLE a (x);"}), now)
+    migrate.run(conn, write_migrations(directory, {"0001_a.sql": "CREATE TABLE a (x);"}), now)
     edited = write_migrations(directory, {"0001_a.sql": "CREATE TABLE a (x, y);",
                                           "0002_b.sql": "CREATE TABLE b (x);"})
     with pytest.raises(MigrationError, match="0001_a.sql was edited"):
-        db.migrate(conn, edited, now)
+        migrate.run(conn, edited, now)
     assert tables(conn) == {"a", "schema_migrations"}
 
 
 def test_a_database_newer_than_the_build_is_refused(tmp_path):
     conn = db.connect(str(tmp_path / "a.db"), 1000)
     directory = tmp_path / "m"
-    db.migrate(conn, write_migrations(directory, {"0001_a.sql": "CREATE TABLE a (x);",
+    migrate.run(conn, write_migrations(directory, {"0001_a.sql": "CREATE TABLE a (x);",
                                                   "0002_b.sql": "CREATE TABLE b (x);"}), now)
     (directory / "0002_b.sql").unlink()
     with pytest.raises(MigrationError, match="0002.*does not know"):
-        db.migrate(conn, db.load_migrations(directory), now)
+        migrate.run(conn, migrate.load_migrations(directory), now)
 
 
 @pytest.mark.parametrize("text", ["BEGIN;\nCREATE TABLE a (x);\nCOMMIT;",
@@ -113,7 +113,7 @@ def test_migration_files_hold_complete_plain_statements_only(tmp_path, text):
     migrations = write_migrations(tmp_path / "m", {"0001_a.sql": text})
     conn = db.connect(str(tmp_path / "a.db"), 1000)
     with pytest.raises(MigrationError):
-        db.migrate(conn, migrations, now)
+        migrate.run(conn, migrations, now)
     assert tables(conn) == set()
 
 
@@ -121,13 +121,13 @@ def test_stray_migration_file_names_are_refused(tmp_path):
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "1_a.sql").write_text("CREATE TABLE a (x);")
     with pytest.raises(MigrationError, match="NNNN_name.sql"):
-        db.load_migrations(tmp_path / "m")
+        migrate.load_migrations(tmp_path / "m")
 
 
 def test_the_shipped_migrations_apply_to_a_fresh_database(conn):
     assert {"users", "jobs", "schema_migrations"} <= tables(conn)
     versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY 1")]
-    assert versions == [m.version for m in db.load_migrations()]
+    assert versions == [m.version for m in migrate.load_migrations()]
 
 
 def test_per_thread_pool_gives_each_thread_its_own_connection(tmp_path):

@@ -12,8 +12,8 @@ import struct
 
 import pytest
 
-from kmood_lib.journal import entries, entry_json
-from kmood_lib.upstream.open_meteo import WMO
+from kmood_lib.journal import entry_json, queries
+from kmood_lib.journal.enrichment import WMO
 
 SEED = int(os.environ.get("KMOOD_TEST_SEED", "20261203"))
 COUNT = 3000
@@ -146,10 +146,10 @@ def test_every_list_page_built_in_sqlite_equals_the_python_json(conn, populated)
     for user in (alice, bob):
         cursor, pages, seen = None, 0, 0
         while True:
-            found, next_cursor = entries.list_entries(conn, user.id, entries.EntryFilter(), 97,
+            found, next_cursor = queries.list_entries(conn, user.id, queries.EntryFilter(), 97,
                                                       cursor)
             expected = entry_json.dumps({"entries": found, "next_cursor": next_cursor})
-            assert entries.list_entries_json(conn, user.id, entries.EntryFilter(), 97,
+            assert queries.list_entries_json(conn, user.id, queries.EntryFilter(), 97,
                                              cursor) == expected
             pages, seen = pages + 1, seen + len(found)
             if next_cursor is None:
@@ -163,9 +163,9 @@ def test_every_list_page_built_in_sqlite_equals_the_python_json(conn, populated)
 def test_every_single_entry_built_in_sqlite_equals_the_python_json(conn, populated):
     alice, bob = populated
     for entry_id, user_id in conn.execute("SELECT id, user_id FROM entries").fetchall():
-        assert entries.get_entry_json(conn, user_id, entry_id) == entry_json.dumps(
-            entries.get_entry(conn, user_id, entry_id)), entry_id
-    assert json.loads(entries.get_entry_json(conn, alice.id, 2))["id"] == 2
+        assert queries.get_entry_json(conn, user_id, entry_id) == entry_json.dumps(
+            queries.get_entry(conn, user_id, entry_id)), entry_id
+    assert json.loads(queries.get_entry_json(conn, alice.id, 2))["id"] == 2
 
 
 def test_the_sample_reaches_the_hard_cases(conn, populated):
@@ -176,7 +176,7 @@ def test_the_sample_reaches_the_hard_cases(conn, populated):
     assert text.count("\\u0000n0nce:lat:") > 50 and text.count("\\u0000n0nce:metric:") > 50
     assert text.count("\\u0000n0nce:temperature:") > 10
     values = [e["location"]["lat"] for e in json.loads(
-        entries.list_entries_json(conn, alice.id, entries.EntryFilter(), 500, None))["entries"]
+        queries.list_entries_json(conn, alice.id, queries.EntryFilter(), 500, None))["entries"]
         if e["location"]]
     assert sum(1 for v in values if isinstance(v, float) and len(repr(v)) < 12) > 50
 
@@ -184,8 +184,8 @@ def test_the_sample_reaches_the_hard_cases(conn, populated):
 def test_an_entry_of_another_user_is_not_found(conn, populated):
     alice, bob = populated
     bobs = conn.execute("SELECT id FROM entries WHERE user_id = ? LIMIT 1", (bob.id,)).fetchone()
-    with pytest.raises(entries.vocab.NotFound):
-        entries.get_entry_json(conn, alice.id, bobs[0])
+    with pytest.raises(queries.vocab.NotFound):
+        queries.get_entry_json(conn, alice.id, bobs[0])
 
 
 def test_the_create_response_equals_a_get_of_the_same_entry(client_for, conn):
@@ -222,7 +222,7 @@ def test_the_create_response_equals_a_get_of_the_same_entry(client_for, conn):
         assert created.status == 201, created.text
         fetched = alice.get(f"/api/entries/{created.json['id']}")
         assert created.body == fetched.body
-        assert json.loads(created.body) == entries.get_entry(conn, 1, created.json["id"])
+        assert json.loads(created.body) == queries.get_entry(conn, 1, created.json["id"])
     assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] > 60
     # What only a read would know: a release already looked up (with its cover), the stored
     # spelling of an activity typed differently, the level's label, a negative-zero place.
@@ -244,6 +244,6 @@ def test_the_create_response_equals_a_get_of_the_same_entry(client_for, conn):
 
 def test_both_builders_list_the_same_keys_in_the_same_order(conn, populated):
     alice, _ = populated
-    entry = entries.get_entry(conn, alice.id, 2)
+    entry = queries.get_entry(conn, alice.id, 2)
     assert list(entry) == entry_json.KEYS
-    assert list(json.loads(entries.get_entry_json(conn, alice.id, 2))) == entry_json.KEYS
+    assert list(json.loads(queries.get_entry_json(conn, alice.id, 2))) == entry_json.KEYS

@@ -13,7 +13,7 @@ import pytest
 
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.core.config import Config
-from kmood_lib.portability import export, importer
+from kmood_lib.portability import export, importer, kmood_json
 from tests.helpers import base_env
 from tests.unit.test_daylio_backup import backup
 
@@ -151,7 +151,7 @@ def test_an_unknown_export_format_is_422_and_a_stranger_gets_nothing(journal, ws
 def test_files_that_are_not_a_k_mood_export_are_refused(conn, make_user, data, message):
     make_user("bea")
     user_id = conn.execute("SELECT id FROM users WHERE username = 'bea'").fetchone()[0]
-    with pytest.raises(export.ExportFormatError, match=message):
+    with pytest.raises(kmood_json.ExportFormatError, match=message):
         importer.import_file(conn, user_id, ZoneInfo("UTC"), data, {}, 0)
 
 

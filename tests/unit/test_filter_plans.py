@@ -1,9 +1,9 @@
 """Activity filters resolve names to ids first and use the (activity_id, entry_id) index; an
 activity the user does not have ends the query before it reads an entry."""
 
-from kmood_lib.journal import entries, stats
-from kmood_lib.journal.entries import EntryFilter
+from kmood_lib.journal import queries, stats, writes
 from kmood_lib.journal.entry_input import parse_entry, utc_now
+from kmood_lib.journal.queries import EntryFilter
 
 
 def fill(conn, services, user, n=3000):
@@ -14,7 +14,7 @@ def fill(conn, services, user, n=3000):
                             ["work"], "occurred_at": f"2026-0{i % 9 + 1}-1{i % 10}T12:00:00"},
                            tz=ZoneInfo("UTC"), now=utc_now(services.clock), metric_defs={},
                            patch=False)
-        entries.create_entry(conn, user.id, data, "api", services.clock.now_ms())
+        writes.create_entry(conn, user.id, data, "api", services.clock.now_ms())
 
 
 def vm_steps(conn, run) -> int:
@@ -46,7 +46,7 @@ def test_a_known_activity_is_looked_up_through_its_index(conn, services, make_us
     fill(conn, services, alice, 200)
     detail = plan(conn, alice.id, EntryFilter(activities=["Walk"]))
     assert "USING COVERING INDEX entry_activities_activity (activity_id=?)" in detail, detail
-    found, _ = entries.list_entries(conn, alice.id, EntryFilter(activities=["WALK"]), 500, None)
+    found, _ = queries.list_entries(conn, alice.id, EntryFilter(activities=["WALK"]), 500, None)
     assert len(found) == 20 and all(e["activities"] == ["walk"] for e in found)
 
 
@@ -58,11 +58,11 @@ def test_an_unknown_activity_answers_empty_without_reading_entries(conn, service
                  " VALUES (?, 'sailing', 'sailing', 0)", (bob.id,))  # someone else's
     for name in ("sailing", "nothing like it"):
         flt = EntryFilter(activities=["walk", name])
-        assert entries.list_entries(conn, alice.id, flt, 50, None) == ([], None)
-        assert entries.list_entries_json(conn, alice.id, flt, 50, None) == (
+        assert queries.list_entries(conn, alice.id, flt, 50, None) == ([], None)
+        assert queries.list_entries_json(conn, alice.id, flt, 50, None) == (
             '{"entries":[],"next_cursor":null}')
         assert stats.summary(conn, alice.id, services.clock.now().date(), flt)["count"] == 0
-    unknown = vm_steps(conn, lambda: entries.list_entries_json(
+    unknown = vm_steps(conn, lambda: queries.list_entries_json(
         conn, alice.id, EntryFilter(activities=["sailing"]), 50, None))
     # A question answered by reading every entry, for scale (what the old EXISTS filter did):
     # a mood filter that matches them all groups the entries themselves.

@@ -7,7 +7,7 @@ import pytest
 
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.core.config import Config, ConfigError
-from kmood_lib.queue import heartbeat, jobs
+from kmood_lib.queue import heartbeat, jobs, sweeps
 from kmood_lib.worker import StopSignal, Worker
 from tests.helpers import base_env
 from tests.wsgi import Client
@@ -37,7 +37,7 @@ def hs(config, clock, seen):
         seen["extended"] = ctx.extend_lease()
         seen["after_extend"] = row(ctx.conn)
 
-    kind = jobs.JobKind("probe", NO_SWEEP, handle)
+    kind = sweeps.JobKind("probe", NO_SWEEP, handle)
     cfg = config.with_overrides(worker_heartbeat_s=10, worker_stale_s=60)
     return bootstrap(cfg, clock=clock, job_kinds=[kind])
 
@@ -85,7 +85,7 @@ def test_failed_jobs_are_counted(config, clock):
     def fail(ctx):
         raise RuntimeError("no")
 
-    services = bootstrap(config, clock=clock, job_kinds=[jobs.JobKind("bad", NO_SWEEP, fail)])
+    services = bootstrap(config, clock=clock, job_kinds=[sweeps.JobKind("bad", NO_SWEEP, fail)])
     conn = services.connect()
     jobs.enqueue(conn, services.job_kinds, "bad", "b:1", {}, clock.now_ms(),
                  jobs.Policy.from_config(config))
@@ -180,7 +180,7 @@ def test_the_queue_cli_prints_the_workers(env, config, capsys):
 def test_an_idle_worker_wakes_for_a_due_job_but_not_for_other_commits(config, db_path):
     """Heartbeats are commits too: if any commit woke an idle worker, two workers would wake
     each other for ever. Only a commit that makes a job due (or a poke) ends the idle."""
-    kind = jobs.JobKind("probe", NO_SWEEP, lambda ctx: None)
+    kind = sweeps.JobKind("probe", NO_SWEEP, lambda ctx: None)
     cfg = config.with_overrides(poll_interval_s=60, wake_interval_ms=10, sweep_interval_s=3600,
                                 session_cleanup_interval_s=3600, checkpoint_interval_s=3600)
     services = bootstrap(cfg, job_kinds=[kind])

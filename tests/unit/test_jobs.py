@@ -5,7 +5,7 @@ import random
 import pytest
 
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.queue import jobs
+from kmood_lib.queue import jobs, sweeps
 from kmood_lib.worker import Worker
 from tests.entry import TEST_KINDS, create_test_tables
 
@@ -42,7 +42,7 @@ def enqueue(qs, conn, key, now):
 
 def test_a_kind_without_a_sweeper_cannot_be_registered_or_enqueued(qs, qconn, clock):
     with pytest.raises(jobs.QueueError, match="no sweeper"):
-        jobs.JobKinds([jobs.JobKind("fire_and_forget", "", lambda ctx: None)])
+        sweeps.JobKinds([sweeps.JobKind("fire_and_forget", "", lambda ctx: None)])
     with pytest.raises(jobs.QueueError, match="no job kind 'email'"):
         jobs.enqueue(qconn, qs.job_kinds, "email", "x", {}, clock.now_ms(), policy(qs))
     assert qconn.execute("SELECT count(*) FROM jobs").fetchone()[0] == 0
@@ -123,18 +123,18 @@ def test_sweep_respects_cool_down_and_a_deliberate_retry_runs_at_once(qs, qconn,
     qconn.execute("UPDATE jobs SET status = 'x'")  # no-op on an empty queue
     p = policy(qs)
     kind = qs.job_kinds.require("test_work")
-    assert jobs.sweep(qconn, kind, clock.now_ms(), 10, p) == 1
+    assert sweeps.sweep(qconn, kind, clock.now_ms(), 10, p) == 1
     job_id = qconn.execute("SELECT id FROM jobs").fetchone()[0]
     qconn.execute("UPDATE jobs SET status = 'exhausted', finished_at = ? WHERE id = ?",
                   (clock.now_ms(), job_id))
     clock.advance(30)
-    assert jobs.sweep(qconn, kind, clock.now_ms(), 10, p) == 0  # cooling down
+    assert sweeps.sweep(qconn, kind, clock.now_ms(), 10, p) == 0  # cooling down
     assert jobs.retry(qconn, job_id, clock.now_ms()) == "retried"
     row = qconn.execute("SELECT status, attempts, run_after FROM jobs").fetchone()
     assert tuple(row) == ("queued", 0, clock.now_ms())
     qconn.execute("UPDATE jobs SET status = 'exhausted', finished_at = ?", (clock.now_ms(),))
     clock.advance(61)
-    assert jobs.sweep(qconn, kind, clock.now_ms(), 10, p) == 1  # cool-down over
+    assert sweeps.sweep(qconn, kind, clock.now_ms(), 10, p) == 1  # cool-down over
 
 
 def test_sweep_inserts_at_most_its_limit_and_cooling_subjects_do_not_starve_the_rest(
@@ -147,9 +147,9 @@ def test_sweep_inserts_at_most_its_limit_and_cooling_subjects_do_not_starve_the_
                       " 'exhausted', 3, 0, 0, ?, ?)",
                       (f"work:{work_id}", clock.now_ms(), clock.now_ms()))
     kind = qs.job_kinds.require("test_work")
-    assert jobs.sweep(qconn, kind, clock.now_ms(), 4, p) == 4
-    assert jobs.sweep(qconn, kind, clock.now_ms(), 4, p) == 3
-    assert jobs.sweep(qconn, kind, clock.now_ms(), 4, p) == 0
+    assert sweeps.sweep(qconn, kind, clock.now_ms(), 4, p) == 4
+    assert sweeps.sweep(qconn, kind, clock.now_ms(), 4, p) == 3
+    assert sweeps.sweep(qconn, kind, clock.now_ms(), 4, p) == 0
     live = {r[0] for r in qconn.execute("SELECT key FROM jobs WHERE status = 'queued'")}
     assert live == {f"work:{i}" for i in ids[3:]}
 
@@ -288,7 +288,7 @@ def test_idle_maintenance_steps_take_no_write_lock(qs, qconn, clock):
 def test_sweep_exclusion_looks_jobs_up_by_subject_not_by_scanning_the_queue(qs, qconn, clock):
     """The sweep holds the write lock while it runs, so its per-candidate job lookup must be
     an index search; a scan made three workers starve each other for minutes."""
-    sql, params = jobs.sweep_statement(qs.job_kinds.require("test_work"), clock.now_ms(), 10,
+    sql, params = sweeps.sweep_statement(qs.job_kinds.require("test_work"), clock.now_ms(), 10,
                                        policy(qs))
     plan = [row["detail"] for row in qconn.execute("EXPLAIN QUERY PLAN " + sql, params)]
     assert "SEARCH j USING INDEX jobs_subject (kind=? AND key=?)" in plan, plan
@@ -308,7 +308,7 @@ def test_a_handler_that_completes_in_its_own_transaction_commits_both_or_neither
     qconn.execute("UPDATE test_work SET done_at = NULL")
     qconn.execute("DELETE FROM jobs")
     clock.advance(qs.config.sweep_interval_s + 1)
-    jobs.sweep_all(qconn, qs.job_kinds, clock.now_ms(), 10, policy(qs))
+    sweeps.sweep_all(qconn, qs.job_kinds, clock.now_ms(), 10, policy(qs))
     [stale, _] = jobs.claim(qconn, worker.worker_id, clock.now_ms(), 2, 10_000)
     clock.advance(11)  # the lease ran out: another worker takes the job over
     jobs.reclaim_stalled(qconn, clock.now_ms())
@@ -377,7 +377,7 @@ def run_one_batch(config, clock, handler, n: int, **overrides):
     """Services with one test kind, n jobs of it queued, one batch run by a worker; returns
     (a second connection, the job ids). `handler(ctx, conn)` gets that second connection."""
     conn_box = []
-    kind = jobs.JobKind("test_batch", "SELECT NULL AS key, NULL AS payload WHERE 0",
+    kind = sweeps.JobKind("test_batch", "SELECT NULL AS key, NULL AS payload WHERE 0",
                         lambda ctx: handler(ctx, conn_box[0]))
     qs = bootstrap(config.with_overrides(**overrides), clock=clock, job_kinds=[kind])
     conn = qs.connect()

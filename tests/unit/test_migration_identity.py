@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kmood_lib.core import db
-from kmood_lib.core.db import MigrationError
+from kmood_lib.core import db, migrate
+from kmood_lib.core.migrate import MigrationError
 from kmood_lib.core.text import name_key
 
 FAMILY = """
@@ -39,8 +39,8 @@ INSERT INTO jobs (id, kind, key, max_attempts, run_after, created_at, updated_at
 
 def at_version_4(tmp_path):
     conn = db.connect(str(tmp_path / "k.db"), 1000)
-    db.migrate(conn, [m for m in db.load_migrations() if m.version <= 4], lambda: 0)
-    for statement in db.split_statements(FAMILY):
+    migrate.run(conn, [m for m in migrate.load_migrations() if m.version <= 4], lambda: 0)
+    for statement in migrate.split_statements(FAMILY):
         conn.execute(statement)
     return conn
 
@@ -68,8 +68,8 @@ def snapshot(conn) -> dict:
 def test_a_populated_database_migrates_without_losing_a_child_row(tmp_path):
     conn = at_version_4(tmp_path)
     before = snapshot(conn)
-    assert db.migrate(conn, db.load_migrations(), lambda: 0) == [
-        m.version for m in db.load_migrations() if m.version > 4]
+    assert migrate.run(conn, migrate.load_migrations(), lambda: 0) == [
+        m.version for m in migrate.load_migrations() if m.version > 4]
     after = snapshot(conn)
     # 'Ärger'/'ärger' became one activity: entry 3's two links to it are now one.
     assert before["links"].count((3, "ärger", 1)) == 2
@@ -84,7 +84,7 @@ def test_a_populated_database_migrates_without_losing_a_child_row(tmp_path):
 
 def test_names_that_differed_only_in_folding_are_merged_into_the_oldest(tmp_path):
     conn = at_version_4(tmp_path)
-    db.migrate(conn, db.load_migrations(), lambda: 0)
+    migrate.run(conn, migrate.load_migrations(), lambda: 0)
     activities = conn.execute("SELECT id, user_id, name, name_key, group_id FROM activities"
                               " ORDER BY id").fetchall()
     assert [tuple(a) for a in activities] == [(1, 1, "Ärger", "ärger", 1),
@@ -99,7 +99,7 @@ def test_names_that_differed_only_in_folding_are_merged_into_the_oldest(tmp_path
 
 def test_ids_are_not_reused_after_the_migration(tmp_path):
     conn = at_version_4(tmp_path)
-    db.migrate(conn, db.load_migrations(), lambda: 0)
+    migrate.run(conn, migrate.load_migrations(), lambda: 0)
     conn.execute("DELETE FROM entries WHERE id = 4")
     new = conn.execute("INSERT INTO entries (user_id, occurred_at, utc_offset_s, local_date,"
                        " local_minute, mood, source, created_at, updated_at)"
@@ -118,7 +118,7 @@ def test_a_migration_that_would_leave_orphans_is_rolled_back(tmp_path):
         " parent_id INTEGER REFERENCES parents (id));\n")
     (directory / "0002_orphan.sql").write_text("INSERT INTO children VALUES (1, 99);\n")
     with pytest.raises(MigrationError, match="missing parents"):
-        db.migrate(conn, db.load_migrations(directory), lambda: 0)
+        migrate.run(conn, migrate.load_migrations(directory), lambda: 0)
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     assert "children" not in names and "schema_migrations" not in names
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kmood_lib.queue import jobs
+from kmood_lib.queue import jobs, sweeps
 from kmood_lib.worker import Worker
 from tests.fakes import FakeNominatim, Reply
 from tests.helpers import base_env
@@ -60,7 +60,7 @@ def test_one_lookup_per_cell_names_every_entry_in_it(alice, client_for, services
     assert place_of(alice, ids[0]) == "Berlin, DE"
     assert len(nominatim.requests) == 3  # a known cell is never asked again
     assert later.status == 201
-    assert jobs.sweep_all(services.connect(), services.job_kinds, clock.now_ms(), 100,
+    assert sweeps.sweep_all(services.connect(), services.job_kinds, clock.now_ms(), 100,
                           jobs.Policy.from_config(services.config))["place"] == 0
 
 

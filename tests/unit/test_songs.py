@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kmood_lib.queue import jobs
+from kmood_lib.queue import jobs, sweeps
 from kmood_lib.upstream.coverart import CoverArt
 from kmood_lib.upstream.http import UpstreamError
 from kmood_lib.upstream.musicbrainz import phrase
@@ -132,7 +132,7 @@ def test_not_found_and_no_cover_are_results_never_asked_again(alice, services, c
     assert conn.execute("SELECT content_type FROM covers WHERE release_mbid = ?",
                         (BARE,)).fetchone()[0] is None
     counts = (len(musicbrainz.requests), len(coverart.requests))
-    assert jobs.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
+    assert sweeps.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
                           jobs.Policy.from_config(services.config))["song_metadata"] == 0
     assert counts == (3, 1)
 
@@ -243,7 +243,7 @@ def test_switched_off_songs_leave_no_exhausted_job(env, clock, make_user, musicb
     drain(services, clock)
     statuses = [j["status"] for j in jobs.list_jobs(conn, kind="song_metadata")]
     assert statuses == ["done"] and musicbrainz.requests == []
-    assert jobs.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
+    assert sweeps.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
                           policy)["song_metadata"] == 0
     conn.close()
 
@@ -285,5 +285,5 @@ def test_saving_a_song_enqueues_the_same_job_the_sweep_would(alice, services, cl
     with_song(alice, "radiohead", "CREEP")
     queued = jobs.list_jobs(conn, kind="song_metadata")
     assert [(j["key"], j["status"]) for j in queued] == [('song:["radiohead","creep"]', "queued")]
-    assert jobs.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
+    assert sweeps.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
                           jobs.Policy.from_config(services.config))["song_metadata"] == 0

@@ -11,10 +11,10 @@ from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
 from kmood_lib.accounts import users
-from kmood_lib.core import db
-from kmood_lib.journal import day_counts, entries, stats
-from kmood_lib.journal.entries import EntryFilter
+from kmood_lib.core import db, migrate
+from kmood_lib.journal import day_counts, stats, writes
 from kmood_lib.journal.entry_input import parse_entry, utc_now
+from kmood_lib.journal.queries import EntryFilter
 
 START = date(2026, 1, 1)
 NAMES = ["walk", "work", "friends", "Reading", "sleep early"]
@@ -99,7 +99,7 @@ def test_the_day_tables_follow_every_kind_of_write(client_for, conn, services, c
                 batch.append(dataclasses.replace(data, import_key=f"import:{step}:{i}",
                                                  time_known=rng.random() < 0.5))
             with db.transaction(conn):
-                entries.insert_imported(conn, user.id, batch, "daylio", clock.now_ms())
+                writes.insert_imported(conn, user.id, batch, "daylio", clock.now_ms())
             mine.extend(conn.execute("SELECT id FROM entries WHERE import_key LIKE ?",
                                      (f"import:{step}:%",)).fetchall()[i][0]
                         for i in range(len(batch)))
@@ -157,9 +157,9 @@ def test_week_buckets_start_on_monday_and_month_buckets_on_the_first(client_for,
 
 def test_the_migration_fills_the_day_tables_from_existing_entries(tmp_path):
     conn = db.connect(str(tmp_path / "old.db"), 10_000)
-    migrations = db.load_migrations()
+    migrations = migrate.load_migrations()
     before = [m for m in migrations if m.version < 15]
-    db.migrate(conn, before, lambda: 0)
+    migrate.run(conn, before, lambda: 0)
     with db.transaction(conn):
         conn.execute("INSERT INTO users (id, username, username_key, password_hash, timezone,"
                      " is_admin, created_at, updated_at) VALUES (1, 'a', 'a', 'x', 'UTC', 1, 0, 0)")
@@ -170,7 +170,7 @@ def test_the_migration_fills_the_day_tables_from_existing_entries(tmp_path):
         conn.execute("INSERT INTO activities (id, user_id, name, name_key, created_at)"
                      " VALUES (1, 1, 'walk', 'walk', 0)")
         conn.execute("INSERT INTO entry_activities VALUES (1, 1), (2, 1)")
-    db.migrate(conn, migrations, lambda: 0)
+    migrate.run(conn, migrations, lambda: 0)
     assert [tuple(r) for r in conn.execute(STORED_DAYS)] == [
         (1, "1999-12-31", date(1999, 12, 31).toordinal(), 1, 3, 0, 0, 1, 0, 0),
         (1, "2024-02-29", date(2024, 2, 29).toordinal(), 2, 7, 0, 1, 0, 0, 1)]
@@ -203,7 +203,7 @@ def test_an_import_counts_in_bulk_and_puts_the_insert_triggers_back(conn, make_u
     before = insert_trigger_sql(conn)
     assert len(before) == 2
     with db.transaction(conn):
-        entries.insert_imported(conn, user.id, imported(clock, ["a", "b", "c"]), "daylio",
+        writes.insert_imported(conn, user.id, imported(clock, ["a", "b", "c"]), "daylio",
                                 clock.now_ms())
         assert insert_trigger_sql(conn) == before
     assert insert_trigger_sql(conn) == before
@@ -215,11 +215,11 @@ def test_a_failed_import_leaves_the_triggers_and_the_counts_as_they_were(conn, m
     user = make_user("alice")
     before = insert_trigger_sql(conn)
     with db.transaction(conn):
-        entries.insert_imported(conn, user.id, imported(clock, ["a"]), "daylio", clock.now_ms())
+        writes.insert_imported(conn, user.id, imported(clock, ["a"]), "daylio", clock.now_ms())
     try:
         with db.transaction(conn):
             try:
-                entries.insert_imported(conn, user.id, imported(clock, ["b", "a"]), "daylio",
+                writes.insert_imported(conn, user.id, imported(clock, ["b", "a"]), "daylio",
                                         clock.now_ms())  # "a" is there already
             except sqlite3.IntegrityError:
                 assert insert_trigger_sql(conn) == before  # back even inside the transaction

@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from kmood_lib.queue import jobs
+from kmood_lib.queue import jobs, sweeps
 from kmood_lib.worker import Worker
 from tests.fakes import FakeOpenMeteo, Reply, fake_temperature
 from tests.helpers import base_env
@@ -192,7 +192,7 @@ def test_switched_off_weather_sweeps_nothing_and_finishes_queued_jobs_as_done(
     assert [j["status"] for j in jobs.list_jobs(conn, kind="weather")] == ["done"]
     assert meteo.requests == []
     assert conn.execute("SELECT count(*) FROM weather").fetchone()[0] == 0
-    assert jobs.sweep_all(conn, off.job_kinds, clock.now_ms(), 100,
+    assert sweeps.sweep_all(conn, off.job_kinds, clock.now_ms(), 100,
                           jobs.Policy.from_config(off.config))["weather"] == 0
     drain(on, clock)  # switched back on, the sweep finds the work again
     assert conn.execute("SELECT count(*) FROM weather").fetchone()[0] == 1

@@ -1,0 +1,188 @@
+"""Daylio's `.daylio` backup (a ZIP holding base64 JSON) read into a plan: custom moods, tags and
+their groups, entries on their local wall clock, and what the backup holds that is left out."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import io
+import json
+import zipfile
+from datetime import date
+
+from kmood_lib.portability.daylio.dates import date_ordinal_ms
+from kmood_lib.portability.daylio.moods import PREDEFINED
+from kmood_lib.portability.daylio.notes import html_to_text
+from kmood_lib.portability.daylio.plan import DaylioFormatError, Plan, Row, json_object
+
+
+def read_backup(data: bytes) -> Plan:
+    """A `.daylio` backup (ZIP -> backup.daylio -> base64 or plain JSON) -> a plan; raises
+    DaylioFormatError for a file that is not one, and lists entry problems in the plan."""
+    document = _backup_json(data)
+    plan = Plan("backup")
+    moods = _backup_moods(plan, document.get("customMoods"))
+    tags = _backup_tags(plan, document.get("tags"), document.get("tag_groups"))
+    entries = document.get("dayEntries")
+    if not isinstance(entries, list):
+        raise DaylioFormatError("the backup has no dayEntries list")
+    identity = hashlib.sha256(json.dumps(document.get("metadata"), sort_keys=True,
+                                         default=str).encode()).hexdigest()[:16]
+    mismatched = 0
+    plan.total = len(entries)
+    for position, entry in enumerate(entries):
+        row, off = _backup_row(plan, entry, position, moods, tags, identity)
+        mismatched += off
+        if row is not None:
+            plan.rows.append(row)
+    if mismatched:
+        plan.warnings.append(f"{mismatched} entr{'y' if mismatched == 1 else 'ies'}: the UTC"
+                             f" instant disagrees with the local date and time; the local"
+                             f" fields were used")
+    _backup_ignored(plan, document, data)
+    return plan
+
+
+def _backup_json(data: bytes) -> dict:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError):
+        raise DaylioFormatError("the file is not a ZIP archive: a .daylio backup is one"
+                                " (or the file was cut short)") from None
+    if "backup.daylio" not in archive.namelist():
+        raise DaylioFormatError("the ZIP holds no backup.daylio: this is not a Daylio backup")
+    try:
+        raw = archive.read("backup.daylio")
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        raise DaylioFormatError(f"backup.daylio cannot be read from the ZIP ({exc})") from None
+    text = raw.strip()
+    if not text.startswith((b"{", b"[")):  # real backups: base64 wrapped at 76 characters
+        try:
+            text = base64.b64decode(b"".join(text.split()), validate=True)
+        except (binascii.Error, ValueError):
+            raise DaylioFormatError("backup.daylio is neither JSON nor base64") from None
+    return json_object(text, "backup.daylio")
+
+
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _backup_moods(plan: Plan, moods) -> dict[int, tuple[int, str]]:
+    """id -> (level, name): level = 6 - mood_group_id (group 1 is the best)."""
+    if not isinstance(moods, list):
+        raise DaylioFormatError("the backup has no customMoods list")
+    out = {}
+    for mood in moods:
+        ident = _int(mood.get("id")) if isinstance(mood, dict) else None
+        group = _int(mood.get("mood_group_id")) if isinstance(mood, dict) else None
+        if ident is None or group is None or not 1 <= group <= 5:
+            plan.problem(f"customMoods: {json.dumps(mood)[:80]} has no id or mood group 1-5")
+            continue
+        custom = mood.get("custom_name")
+        name = custom.strip() if isinstance(custom, str) and custom.strip() else \
+            PREDEFINED.get(_int(mood.get("predefined_name_id")) or 0)
+        if name is None:
+            plan.problem(f"customMoods: mood {ident} has neither a name nor a predefined one")
+            continue
+        out[ident] = (6 - group, name)
+    return out
+
+
+def _backup_tags(plan: Plan, tags, groups) -> dict[int, str]:
+    if tags is None:
+        return {}
+    if not isinstance(tags, list):
+        raise DaylioFormatError("the backup's tags are not a list")
+    group_names = {}
+    for group in groups if isinstance(groups, list) else []:
+        if isinstance(group, dict) and _int(group.get("id")) is not None \
+                and isinstance(group.get("name"), str) and group["name"].strip():
+            group_names[group["id"]] = group["name"].strip()
+    out = {}
+    for tag in tags:
+        ident = _int(tag.get("id")) if isinstance(tag, dict) else None
+        name = tag.get("name") if isinstance(tag, dict) else None
+        if ident is None or not isinstance(name, str) or not name.strip():
+            plan.problem(f"tags: {json.dumps(tag)[:80]} has no id or name")
+            continue
+        out[ident] = name.strip()
+        group = group_names.get(_int(tag.get("id_tag_group")) or 0)
+        if group:
+            plan.groups[name.strip()] = group
+    return out
+
+
+def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, identity: str
+                ) -> tuple[Row | None, int]:
+    if not isinstance(entry, dict):
+        plan.problem(f"dayEntries[{position}]: not an object")
+        return None, 0
+    ident = _int(entry.get("id"))
+    where = f"entry {ident}" if ident is not None else f"dayEntries[{position}]"
+    fields = {k: _int(entry.get(k)) for k in ("year", "month", "day", "hour", "minute")}
+    errors = [f"{k} is not a whole number" for k, v in fields.items() if v is None]
+    day = minute = None
+    if not errors:
+        try:
+            day = date(fields["year"], fields["month"] + 1, fields["day"])  # month is 0-based
+        except ValueError:
+            errors.append(f"{fields['year']}-{fields['month'] + 1:02d}-{fields['day']:02d} is"
+                          f" not a real day (month is 0-based in backups)")
+        else:
+            plan.days.append(day)
+        if fields["hour"] == -1:
+            minute = None  # no time recorded
+        elif 0 <= fields["hour"] <= 23 and 0 <= fields["minute"] <= 59:
+            minute = fields["hour"] * 60 + fields["minute"]
+        else:
+            errors.append(f"{fields['hour']}:{fields['minute']:02d} is not a time of day")
+    mood = moods.get(_int(entry.get("mood")))
+    if mood is None:
+        errors.append(f"mood id {entry.get('mood')!r} is not in customMoods")
+    tag_ids = entry.get("tags", [])
+    if not isinstance(tag_ids, list):
+        errors.append("tags is not a list")
+        tag_ids = []
+    unknown = [t for t in tag_ids if _int(t) not in tags]
+    if unknown:
+        errors.append(f"tag id{'s' if len(unknown) > 1 else ''} {unknown} not in tags")
+    notes = {k: entry.get(k) or "" for k in ("note", "note_title")}
+    errors += [f"{k} is not text" for k, v in notes.items() if not isinstance(v, str)]
+    offset_ms = _int(entry.get("timeZoneOffset"))
+    if offset_ms is None or abs(offset_ms) > 18 * 3600 * 1000:
+        errors.append(f"timeZoneOffset {entry.get('timeZoneOffset')!r} is not an offset")
+    for message in errors:
+        plan.problem(f"{where}: {message}")
+    if errors:
+        return None, 0
+    offset_s = offset_ms // 1000
+    mismatch = 0
+    instant = _int(entry.get("datetime"))
+    if instant is not None and minute is not None:
+        local_ms = (date_ordinal_ms(day) + minute * 60_000)
+        if instant + offset_ms - local_ms not in range(0, 60_000):  # seconds may be kept
+            mismatch = 1
+            if offset_ms == 0:
+                offset_s = None  # an anonymised backup: read the wall time in the user's zone
+    level, name = mood
+    plan.moods[(name, level)] += 1
+    return Row(where, day, minute, offset_s, level, name,
+               list(dict.fromkeys(tags[t] for t in tag_ids)),
+               html_to_text(notes["note_title"], plan.html), html_to_text(notes["note"], plan.html),
+               [], f"daylio-backup:{identity}:{ident}"), mismatch
+
+
+def _backup_ignored(plan: Plan, document: dict, data: bytes) -> None:
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assets = [n for n in archive.namelist() if n.startswith("assets/") and not n.endswith("/")]
+    if assets:
+        plan.ignored.append(f"{len(assets)} photo or asset file(s) not imported")
+    for key, what in (("goals", "goals"), ("reminders", "Daylio reminders"),
+                      ("prefs", "app preferences")):
+        if document.get(key):
+            plan.ignored.append(f"{what} not imported")
+    if "pin" in document or any("pin" in str(k).lower() for k in (document.get("prefs") or {})
+                                if isinstance(document.get("prefs"), dict)):
+        plan.ignored.append("the app PIN in the backup was neither read nor stored")

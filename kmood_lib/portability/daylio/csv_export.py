@@ -1,0 +1,153 @@
+"""Daylio's CSV export, every header generation, read by header name into a plan."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from collections import Counter
+from datetime import date
+
+from kmood_lib.core.text import name_key
+from kmood_lib.portability.daylio.dates import localised_day, parse_time
+from kmood_lib.portability.daylio.moods import MoodNames
+from kmood_lib.portability.daylio.notes import html_to_text
+from kmood_lib.portability.daylio.plan import DaylioFormatError, Metric, Plan, Row, decode_file
+
+KNOWN_COLUMNS = {"full_date", "year", "date", "weekday", "time", "mood", "activities",
+                 "scales", "note_title", "note"}
+
+
+def read_csv(data: bytes, moods: MoodNames) -> Plan:
+    """A Daylio CSV (any of the four header generations) -> a plan; raises DaylioFormatError
+    for a file that is not one at all, and lists row problems in the plan."""
+    text = decode_file(data)
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:
+        raise DaylioFormatError(f"line 1: {exc}") from None
+    if header is None:
+        raise DaylioFormatError("the file is empty")
+    columns = [name_key(h.strip()) for h in header]
+    missing = {"time", "mood", "activities", "note"} - set(columns)
+    if "full_date" not in columns and not {"year", "date"} <= set(columns):
+        missing.add("full_date")
+    if missing:
+        raise DaylioFormatError(
+            f"line 1 is not a Daylio CSV header: it lacks {', '.join(sorted(missing))}"
+            f" (found: {', '.join(h.strip() for h in header) or 'nothing'})")
+    if len(set(columns)) != len(columns):
+        raise DaylioFormatError("line 1 names a column twice")
+    plan = Plan("csv")
+    unknown = [h.strip() for h, c in zip(header, columns, strict=True) if c not in KNOWN_COLUMNS]
+    if unknown:
+        plan.ignored.append(f"columns not read: {', '.join(unknown)}")
+    seen: Counter = Counter()
+    line = 1
+    while True:
+        try:
+            cells = next(reader, None)
+        except csv.Error as exc:
+            plan.problem(f"line {reader.line_num}: {exc}")
+            break
+        if cells is None:
+            break
+        line = reader.line_num
+        if not any(c.strip() for c in cells):
+            continue
+        plan.total += 1
+        if len(cells) != len(columns):
+            plan.problem(f"line {line}: {len(cells)} cells where the header has {len(columns)}")
+            continue
+        record = dict(zip(columns, cells, strict=True))
+        row = _csv_row(plan, record, f"line {line}", moods)
+        if row is not None:
+            signature = (row.local_date.isoformat(), record["time"].strip(),
+                         record["mood"].strip(), record["activities"], record["note"])
+            seen[signature] += 1
+            digest = hashlib.sha256("\x1f".join(signature).encode()).hexdigest()[:32]
+            row.import_key = f"daylio-csv:{digest}:{seen[signature]}"
+            plan.rows.append(row)
+    return plan
+
+
+def _csv_row(plan: Plan, record: dict, where: str, moods: MoodNames) -> Row | None:
+    errors = []
+    day = None
+    try:
+        if "full_date" in record:
+            day = date.fromisoformat(record["full_date"].strip())
+        else:
+            day = localised_day(record["year"], record["date"])
+    except ValueError as exc:
+        raw = record.get("full_date", f"{record.get('year')} {record.get('date')}")
+        errors.append(f"the date {raw.strip()!r} is not a real day ({exc})"
+                      if "full_date" in record else str(exc))
+    if day is not None:
+        plan.days.append(day)
+    minute = None
+    try:
+        # Daylio always writes a time; k-mood's own CSV leaves it empty for a date-only entry.
+        minute = parse_time(record["time"]) if record["time"].strip() else None
+    except ValueError as exc:
+        errors.append(str(exc))
+    name = record["mood"].strip()
+    level = moods.level(name) if name else None
+    if not name:
+        errors.append("the mood is empty")
+    elif level is None:
+        plan.unknown_mood(name, where)
+    for message in errors:
+        plan.problem(f"{where}: {message}")
+    if errors or level is None:
+        return None
+    plan.moods[(name, level)] += 1
+    activities = [a.strip() for a in record["activities"].split("|")]
+    metrics = _scales(plan, record.get("scales", ""), where)
+    return Row(where, day, minute, None, level, name, [a for a in activities if a],
+               html_to_text(record.get("note_title", ""), plan.html),
+               html_to_text(record["note"], plan.html), metrics,
+               "")
+
+
+def _scales(plan: Plan, cell: str, where: str) -> list[Metric]:
+    """`Sleep Quality: 8/10 points | Sleep Time: 8:00` -> metric values; anything else is a
+    warning in the report."""
+    out = []
+    for part in cell.split("|"):
+        part = part.strip()
+        if not part:
+            continue
+        name, sep, value = part.partition(":")
+        name, value = name.strip(), value.strip()
+        metric = _scale_value(name, value) if sep and name else None
+        if metric is None:
+            plan.warnings.append(f"{where}: scale {part!r} not understood, left out")
+        else:
+            out.append(metric)
+    return out
+
+
+def _scale_value(name: str, value: str) -> Metric | None:
+    words = value.split()
+    if len(words) in (1, 2) and "/" in words[0]:  # 8/10 points
+        got, _, top = words[0].partition("/")
+        if _number(got) is not None and _number(top):
+            return Metric(name, _number(got), words[1] if len(words) == 2 else None,
+                          _number(top))
+    hours, sep, minutes = value.partition(":")
+    if sep and hours.isascii() and hours.isdigit() and minutes.isascii() and minutes.isdigit() \
+            and len(minutes) == 2 and int(minutes) < 60:  # 8:00 -> 8 h
+        return Metric(name, int(hours) + int(minutes) / 60, "h", None)
+    if len(words) in (1, 2) and _number(words[0]) is not None:
+        return Metric(name, _number(words[0]), words[1] if len(words) == 2 else None, None)
+    return None
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text.replace(",", "."))
+    except ValueError:
+        return None
+    return value if value == value and abs(value) < 1e15 else None

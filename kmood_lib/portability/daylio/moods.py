@@ -1,0 +1,71 @@
+"""Daylio mood names -> levels: the default names in the languages seen, and the user's map."""
+
+from __future__ import annotations
+
+import json
+
+from kmood_lib.core.text import name_key
+
+# Daylio's default mood names (SPEC §8): English (older exports say "fugly" for 2), French,
+# Polish. Renamed and custom moods, and other languages, need the user's mood map.
+DEFAULT_MOODS = {
+    **{name: level for level, name in enumerate(("awful", "bad", "meh", "good", "rad"), 1)},
+    "fugly": 2,
+    **{name: level for level, name in enumerate(
+        ("horrible", "mauvais", "mouais", "bien", "super"), 1)},
+    **{name: level for level, name in enumerate(
+        ("okropnie", "źle", "tak sobie", "dobrze", "wspaniale"), 1)},
+}
+
+
+PREDEFINED = {1: "rad", 2: "good", 3: "meh", 4: "bad", 5: "awful"}  # backup predefined_name_id
+
+
+def parse_mood_map(value: str) -> dict[str, int]:
+    """The user's mood map: JSON `{"sad": 2}`, or the short form `sad=2,ok=3` (names without
+    `,` or `=`). Keys are compared by name key after trimming; raises ValueError."""
+    text = value.strip()
+    if not text:
+        return {}
+    if text.startswith("{"):
+        try:
+            raw = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"the mood map is not valid JSON ({exc})") from None
+        if not isinstance(raw, dict):
+            raise ValueError("the mood map must be a JSON object of name: level")
+        pairs = list(raw.items())
+    else:
+        pairs = []
+        for part in text.split(","):
+            name, sep, level = part.partition("=")
+            if not sep:
+                raise ValueError(f"{part.strip()!r} in the mood map is not name=level")
+            pairs.append((name, level.strip()))
+    out: dict[str, int] = {}
+    for name, level in pairs:
+        if isinstance(level, str) and level.isascii() and level.isdigit():
+            level = int(level)
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 5:
+            raise ValueError(f"the mood map gives {name.strip()!r} the level {level!r}: "
+                             f"levels run from 1 (worst) to 5 (best)")
+        if not name.strip():
+            raise ValueError("the mood map has an empty name")
+        out[name_key(name.strip())] = level
+    return out
+
+
+class MoodNames:
+    """Mood name -> level: the user's map first, then the user's own labels, then the custom
+    names the user's entries already carry for one level only, then the defaults; names
+    compared by name key after trimming."""
+
+    def __init__(self, user_map: dict[str, int], user_labels: dict[int, str],
+                 used: dict[str, int] | None = None):
+        self.known = {name_key(k): v for k, v in DEFAULT_MOODS.items()}
+        self.known.update(used or {})
+        self.known.update({name_key(label.strip()): level for level, label in user_labels.items()})
+        self.known.update(user_map)
+
+    def level(self, name: str) -> int | None:
+        return self.known.get(name_key(name.strip()))

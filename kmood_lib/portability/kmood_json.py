@@ -1,0 +1,128 @@
+"""k-mood's own JSON export read back into an import plan (the importer applies it like a
+Daylio file): every entry with its offset, song, location and metrics, checked field by field."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from kmood_lib.journal import writes
+from kmood_lib.journal.entry_input import SONG_SOURCES, Song
+from kmood_lib.portability.daylio.plan import DaylioFormatError, Metric, Plan, Row, json_object
+
+FORMAT, VERSION = "k-mood", 1
+
+
+class ExportFormatError(DaylioFormatError):
+    """The file is not a k-mood export this build can read."""
+
+
+def is_export(data: bytes) -> bool:
+    return data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+
+
+def read_export(data: bytes) -> Plan:
+    """k-mood's JSON export -> a plan (the same importer applies it); raises
+    ExportFormatError for a file that is not one."""
+    document = json_object(data, "the file", ExportFormatError)
+    if document.get("format") != FORMAT:
+        raise ExportFormatError("this JSON is not a k-mood export (no \"format\": \"k-mood\")")
+    if document.get("version") != VERSION:
+        raise ExportFormatError(f"k-mood export version {document.get('version')!r} is not"
+                                f" one this build reads (it reads {VERSION})")
+    listed = document.get("entries")
+    if not isinstance(listed, list):
+        raise ExportFormatError("the export has no entries list")
+    plan = Plan("kmood-json")
+    defs = {m["name"]: m for m in document.get("metrics") or []
+            if isinstance(m, dict) and isinstance(m.get("name"), str)}
+    for activity in document.get("activities") or []:
+        if isinstance(activity, dict) and isinstance(activity.get("name"), str) \
+                and isinstance(activity.get("group"), str):
+            plan.groups[activity["name"]] = activity["group"]
+    plan.total = len(listed)
+    for position, entry in enumerate(listed):
+        row = _row(plan, entry, position, defs)
+        if row is not None:
+            plan.rows.append(row)
+            plan.days.append(row.local_date)
+            plan.moods[(row.label or str(row.level), row.level)] += 1
+    return plan
+
+
+def _row(plan: Plan, entry, position: int, defs: dict) -> Row | None:
+    if not isinstance(entry, dict):
+        plan.problem(f"entries[{position}]: not an object")
+        return None
+    where = f"entry {entry.get('id')!r}"
+    errors = []
+    try:
+        moment = datetime.fromisoformat(entry.get("occurred_at"))
+        if moment.utcoffset() is None:
+            raise ValueError
+    except (TypeError, ValueError):
+        errors.append(f"occurred_at {entry.get('occurred_at')!r} is not a date-time with an"
+                      f" offset")
+        moment = None
+    mood = entry.get("mood")
+    if isinstance(mood, bool) or not isinstance(mood, int) or not 1 <= mood <= 5:
+        errors.append(f"mood {mood!r} is not a level from 1 to 5")
+    texts = {k: entry.get(k, "") for k in ("mood_label", "note_title", "note")}
+    errors += [f"{k} is not text" for k, v in texts.items()
+               if not isinstance(v, str) and not (k == "mood_label" and v is None)]
+    activities = entry.get("activities", [])
+    if not isinstance(activities, list) or not all(isinstance(a, str) for a in activities):
+        errors.append("activities is not a list of names")
+    location = _location(entry.get("location"), errors)
+    song = _song(entry.get("song"), errors)
+    metrics = []
+    values = entry.get("metrics") or {}
+    if not isinstance(values, dict):
+        errors.append("metrics is not an object")
+        values = {}
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value):
+            errors.append(f"metric {name!r} is not a number")
+            continue
+        d = defs.get(name, {})
+        metrics.append(Metric(name, float(value), d.get("unit"), d.get("max"), d.get("min")))
+    source = entry.get("source") if entry.get("source") in writes.SOURCES else "api"
+    for message in errors:
+        plan.problem(f"{where}: {message}")
+    if errors:
+        return None
+    key = entry.get("import_key")
+    if not isinstance(key, str) or not key:
+        key = f"kmood:{entry.get('id')}:{entry.get('created_at')}"
+    return Row(where, moment.date(), moment.hour * 60 + moment.minute
+               if entry.get("time_known", True) is not False else None,
+               int(moment.utcoffset().total_seconds()), mood, texts["mood_label"] or None,
+               [a.strip() for a in activities if a.strip()], texts["note_title"], texts["note"],
+               metrics, key, second=moment.second, location=location, song=song, source=source)
+
+
+def _location(value, errors: list) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    lat, lon = (value.get("lat"), value.get("lon")) if isinstance(value, dict) else (None, None)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+               for v in (lat, lon)) or not (-90 <= lat <= 90 and -180 <= lon <= 180):
+        errors.append("location is not {lat, lon} within range")
+        return None
+    return float(lat), float(lon)
+
+
+def _song(value, errors: list) -> Song | None:
+    if value is None:
+        return None
+    fields = {k: value.get(k) for k in ("artist", "title", "album", "source")} \
+        if isinstance(value, dict) else {}
+    if not (isinstance(fields.get("artist"), str) and fields["artist"].strip()
+            and isinstance(fields.get("title"), str) and fields["title"].strip()
+            and fields.get("source") in SONG_SOURCES
+            and (fields.get("album") is None or isinstance(fields["album"], str))):
+        errors.append("song is not {artist, title, album, source}")
+        return None
+    return Song(fields["artist"].strip(), fields["title"].strip(),
+                (fields["album"] or "").strip() or None, fields["source"])
