@@ -18,34 +18,33 @@ from kmood_lib.reminders import delivery as reminder_delivery
 
 if TYPE_CHECKING:
     from kmood_lib.bootstrap import Services
-    from kmood_lib.worker import Worker
 
 log = logging.getLogger(__name__)
 
 
-def run_sweeps(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
-    inserted = sweeps.sweep_all(conn, worker.services.job_kinds, now_ms, worker.config.sweep_limit,
-                              worker.policy)
+def run_sweeps(services: Services, conn: sqlite3.Connection, now_ms: int) -> bool:
+    inserted = sweeps.sweep_all(conn, services.job_kinds, now_ms, services.config.sweep_limit,
+                                jobs.Policy.from_config(services.config))
     return any(inserted.values())
 
 
-def clean_up_sessions(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
+def clean_up_sessions(services: Services, conn: sqlite3.Connection, now_ms: int) -> bool:
     """Delete expired sessions and login failures that fell out of the throttle window."""
     sessions = auth_store.delete_expired_sessions(conn, now_ms)
-    failures = throttle.prune_failures(conn, now_ms, worker.config.login_window_s)
+    failures = throttle.prune_failures(conn, now_ms, services.config.login_window_s)
     if sessions or failures:
         log.info("cleaned up %d expired session(s), %d old login failure(s)", sessions, failures)
     return False
 
 
-def prune_jobs(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
-    pruned = jobs.prune(conn, now_ms, worker.policy.retention_ms)
+def prune_jobs(services: Services, conn: sqlite3.Connection, now_ms: int) -> bool:
+    pruned = jobs.prune(conn, now_ms, jobs.Policy.from_config(services.config).retention_ms)
     if pruned:
         log.info("pruned %d finished job(s) older than the retention", pruned)
     return False
 
 
-def checkpoint_wal(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
+def checkpoint_wal(services: Services, conn: sqlite3.Connection, now_ms: int) -> bool:
     """Copy the WAL back into the database file here, off the server's save path; once all of
     it is copied and nobody is writing, cut the file to zero so an idle deployment's WAL is
     small (a busy one is cut back to KMOOD_WAL_SIZE_LIMIT_BYTES whenever the WAL restarts)."""
@@ -57,9 +56,9 @@ def checkpoint_wal(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> boo
     return False
 
 
-def take_rotating_backup(worker: Worker, conn: sqlite3.Connection, now_ms: int) -> bool:
+def take_rotating_backup(services: Services, conn: sqlite3.Connection, now_ms: int) -> bool:
     """A backup into KMOOD_BACKUP_DIR when the newest one there is older than the interval."""
-    config = worker.config
+    config = services.config
     directory = Path(config.backup_dir)
     if backup.due(directory, config.backup_interval_s, now_ms):
         backup.rotate(config.db_path, directory, config.backup_keep, config.busy_timeout_ms,

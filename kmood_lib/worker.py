@@ -91,7 +91,7 @@ class Periodic:
 
     name: str
     interval_s: float
-    run: Callable[[Worker, sqlite3.Connection, int], bool]
+    run: Callable[[Services, sqlite3.Connection, int], bool]
     last_ms: int | None = None
 
     def due(self, now_ms: int) -> bool:
@@ -231,7 +231,7 @@ class Worker:
             if step.due(now_ms) and not self.stop.is_set():
                 step.last_ms = now_ms
                 self.beat(step.name)
-                self._guarded(step.name, lambda s=step: s.run(self, self.conn, now_ms))
+                self._guarded(step.name, lambda s=step: s.run(self.services, self.conn, now_ms))
 
     def _guarded(self, name: str, step: Callable):
         """The loop never dies of a step: log it and carry on next iteration."""

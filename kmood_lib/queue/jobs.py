@@ -14,10 +14,6 @@ import logging
 import random
 import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from kmood_lib.queue.sweeps import JobKinds
 
 log = logging.getLogger(__name__)
 
@@ -62,24 +58,6 @@ class Policy:
 def one_line(error: object) -> str:
     text = " ".join(str(error).split()) or type(error).__name__
     return text[:MAX_ERROR_CHARS]
-
-
-# --- enqueue ------------------------------------------------------------------------------
-
-def enqueue(conn: sqlite3.Connection, kinds: JobKinds, kind: str, key: str, payload: dict,
-            now_ms: int, policy: Policy, run_after_ms: int | None = None) -> int | None:
-    """Queue work (due now, or at `run_after_ms`) unless a live job of the same (kind, key)
-    exists; return the new id or None."""
-    kinds.require(kind)
-    rows = conn.execute(
-        "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
-        " created_at, updated_at) VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?)"
-        " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING"
-        " RETURNING id",
-        (kind, key, json.dumps(payload), policy.max_attempts,
-         now_ms if run_after_ms is None else run_after_ms, now_ms, now_ms),
-    ).fetchall()
-    return rows[0][0] if rows else None
 
 
 # --- claim and finish ---------------------------------------------------------------------

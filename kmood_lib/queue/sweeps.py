@@ -8,6 +8,7 @@ KMOOD_HOOK_BUSY_TIMEOUT_MS it gives up, and the next sweep finds the same work.
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -76,6 +77,22 @@ class JobKinds:
         return sorted(self._kinds)
 
 
+def enqueue(conn: sqlite3.Connection, kinds: JobKinds, kind: str, key: str, payload: dict,
+            now_ms: int, policy: Policy, run_after_ms: int | None = None) -> int | None:
+    """Queue work (due now, or at `run_after_ms`) unless a live job of the same (kind, key)
+    exists; return the new id or None."""
+    kinds.require(kind)
+    rows = conn.execute(
+        "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
+        " created_at, updated_at) VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?)"
+        " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING"
+        " RETURNING id",
+        (kind, key, json.dumps(payload), policy.max_attempts,
+         now_ms if run_after_ms is None else run_after_ms, now_ms, now_ms),
+    ).fetchall()
+    return rows[0][0] if rows else None
+
+
 def sweep(conn: sqlite3.Connection, kind: JobKind, now_ms: int, limit: int, policy: Policy
           ) -> int:
     """Enqueue up to `limit` pieces of work the domain still owes; return how many were inserted.
@@ -131,8 +148,7 @@ def prompt_enqueue_hook(services):
         with transaction(conn):
             for kind in prompt_kinds:
                 for key, payload in kind.prompt(conn, user_id, entry_id, now_ms):
-                    jobs.enqueue(conn, services.job_kinds, kind.name, key, payload, now_ms,
-                                 policy)
+                    enqueue(conn, services.job_kinds, kind.name, key, payload, now_ms, policy)
                     if kind.name not in kinds:
                         kinds.append(kind.name)
         return kinds

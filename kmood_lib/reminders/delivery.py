@@ -57,7 +57,7 @@ def prompt_reminder(conn, services, reminder_id: int, now_ms: int) -> None:
     with transaction(conn):
         for row in conn.execute(_DUE.format(one=" AND r.id = ?"),
                                 (now_ms, lookahead_ms, reminder_id)).fetchall():
-            jobs.enqueue(conn, services.job_kinds, KIND, row["key"], json.loads(row["payload"]),
+            sweeps.enqueue(conn, services.job_kinds, KIND, row["key"], json.loads(row["payload"]),
                          now_ms, policy, run_after_ms=row["run_after"])
     services.relay.wake()  # the worker's next wake-up may now be sooner
 
@@ -131,10 +131,10 @@ def handle_reminder(ctx) -> None:
         settle(conn, reminder, day, "sent", attempts, None, services.clock.now_ms())
 
 
-def record_missed(worker, conn, now_ms: int) -> bool:
+def record_missed(services, conn, now_ms: int) -> bool:
     """The worker's missed step: occurrences older than the grace window with no delivery
     (the worker was down) are recorded as missed and moved on; nothing is sent late."""
-    grace_ms = int(worker.config.reminder_grace_s * 1000)
+    grace_ms = int(services.config.reminder_grace_s * 1000)
     overdue = conn.execute("SELECT id FROM reminders WHERE enabled = 1 AND next_fire_at < ?",
                            (now_ms - grace_ms,)).fetchall()
     for (reminder_id,) in overdue:

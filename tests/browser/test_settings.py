@@ -99,7 +99,7 @@ def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, browser)
         retention_ms=0)
     conn.execute("CREATE TABLE IF NOT EXISTS test_work (id INTEGER PRIMARY KEY,"
                  " behaviour TEXT NOT NULL DEFAULT 'ok', done_at INTEGER)")
-    jobs.enqueue(conn, kinds, "test_work", "work:1", {"id": 1}, 0, policy)
+    sweeps.enqueue(conn, kinds, "test_work", "work:1", {"id": 1}, 0, policy)
     claimed = jobs.claim(conn, "test-worker", 0, 1, 60_000)
     jobs.fail(conn, claimed[0], "test-worker", "upstream answered 503", 0, policy,
               random.Random(1))

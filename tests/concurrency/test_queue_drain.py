@@ -20,7 +20,7 @@ for start in range(0, total, per_transaction):
     with db.transaction(conn):
         for _ in range(per_transaction):
             work_id = conn.execute("INSERT INTO test_work DEFAULT VALUES RETURNING id").fetchall()[0][0]
-            jobs.enqueue(conn, kinds, "test_work", f"work:{work_id}", {"id": work_id},
+            sweeps.enqueue(conn, kinds, "test_work", f"work:{work_id}", {"id": work_id},
                          time.time_ns() // 1_000_000, policy)
     time.sleep(0.002)  # a steady stream over a second or two, not one burst
 print("enqueued", total)

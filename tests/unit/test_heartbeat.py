@@ -46,7 +46,7 @@ def test_a_worker_says_which_step_it_is_in_and_a_long_job_beats_when_it_extends_
         hs, clock, seen):
     conn = hs.connect()
     worker = Worker(hs)
-    jobs.enqueue(conn, hs.job_kinds, "probe", "p:1", {}, clock.now_ms(),
+    sweeps.enqueue(conn, hs.job_kinds, "probe", "p:1", {}, clock.now_ms(),
                  jobs.Policy.from_config(hs.config))
     started = clock.now_ms()
     worker.run_once()
@@ -87,7 +87,7 @@ def test_failed_jobs_are_counted(config, clock):
 
     services = bootstrap(config, clock=clock, job_kinds=[sweeps.JobKind("bad", NO_SWEEP, fail)])
     conn = services.connect()
-    jobs.enqueue(conn, services.job_kinds, "bad", "b:1", {}, clock.now_ms(),
+    sweeps.enqueue(conn, services.job_kinds, "bad", "b:1", {}, clock.now_ms(),
                  jobs.Policy.from_config(config))
     worker = Worker(services)
     worker.run_once()
@@ -207,11 +207,11 @@ def test_an_idle_worker_wakes_for_a_due_job_but_not_for_other_commits(config, db
         for n in range(20):  # commits that are no due work: another worker's heartbeats
             heartbeat.beat(other, heartbeat.Beat(f"other:{n}", "h", 1, "0", 0), 0)
         now = services.clock.now_ms()
-        jobs.enqueue(other, services.job_kinds, "probe", "later", {}, now, policy,
+        sweeps.enqueue(other, services.job_kinds, "probe", "later", {}, now, policy,
                      run_after_ms=now + 3_600_000)
         returned.wait(1.0)  # the worker must still be idle after a second of this
         woken.set()
-        jobs.enqueue(other, services.job_kinds, "probe", "now", {}, services.clock.now_ms(),
+        sweeps.enqueue(other, services.job_kinds, "probe", "now", {}, services.clock.now_ms(),
                      policy)
 
     def poke(other):

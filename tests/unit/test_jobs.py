@@ -36,7 +36,7 @@ def add_work(conn, n, behaviour="ok"):
 
 
 def enqueue(qs, conn, key, now):
-    return jobs.enqueue(conn, qs.job_kinds, "test_work", key, {"id": int(key.split(":")[1])},
+    return sweeps.enqueue(conn, qs.job_kinds, "test_work", key, {"id": int(key.split(":")[1])},
                         now, policy(qs))
 
 
@@ -44,7 +44,7 @@ def test_a_kind_without_a_sweeper_cannot_be_registered_or_enqueued(qs, qconn, cl
     with pytest.raises(jobs.QueueError, match="no sweeper"):
         sweeps.JobKinds([sweeps.JobKind("fire_and_forget", "", lambda ctx: None)])
     with pytest.raises(jobs.QueueError, match="no job kind 'email'"):
-        jobs.enqueue(qconn, qs.job_kinds, "email", "x", {}, clock.now_ms(), policy(qs))
+        sweeps.enqueue(qconn, qs.job_kinds, "email", "x", {}, clock.now_ms(), policy(qs))
     assert qconn.execute("SELECT count(*) FROM jobs").fetchone()[0] == 0
 
 
@@ -325,7 +325,7 @@ def test_a_handler_that_completes_in_its_own_transaction_commits_both_or_neither
 
 def pickup_jobs(qs, conn, clock, n):
     for entry_id in range(1, n + 1):
-        jobs.enqueue(conn, qs.job_kinds, "test_pickup", f"entry:{entry_id}",
+        sweeps.enqueue(conn, qs.job_kinds, "test_pickup", f"entry:{entry_id}",
                      {"entry_id": entry_id}, clock.now_ms(), policy(qs))
 
 
@@ -382,7 +382,7 @@ def run_one_batch(config, clock, handler, n: int, **overrides):
     qs = bootstrap(config.with_overrides(**overrides), clock=clock, job_kinds=[kind])
     conn = qs.connect()
     conn_box.append(conn)
-    ids = [jobs.enqueue(conn, qs.job_kinds, "test_batch", f"s:{i}", {}, clock.now_ms(),
+    ids = [sweeps.enqueue(conn, qs.job_kinds, "test_batch", f"s:{i}", {}, clock.now_ms(),
                         jobs.Policy.from_config(qs.config)) for i in range(n)]
     worker = Worker(qs)
     assert worker.run_jobs() == n

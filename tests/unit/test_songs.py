@@ -238,7 +238,7 @@ def test_switched_off_songs_leave_no_exhausted_job(env, clock, make_user, musicb
     conn.execute("INSERT INTO songs (entry_id, artist, title, source, created_at, lookup_key)"
                  " VALUES (last_insert_rowid(), 'A', 'T', 'manual', 0, '[\"a\",\"t\"]')")
     policy = jobs.Policy.from_config(services.config)
-    jobs.enqueue(conn, services.job_kinds, "song_metadata", 'song:["a","t"]',
+    sweeps.enqueue(conn, services.job_kinds, "song_metadata", 'song:["a","t"]',
                  {"lookup_key": '["a","t"]'}, clock.now_ms(), policy)
     drain(services, clock)
     statuses = [j["status"] for j in jobs.list_jobs(conn, kind="song_metadata")]
