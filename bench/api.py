@@ -139,7 +139,7 @@ def statements_per_request() -> tuple[tuple, tuple]:
     every connection the request path uses (the thread's and the shared writer)."""
     from kmood_lib.accounts.users import create_user
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
     from tests.wsgi import Client
 
     tmp = Path(tempfile.mkdtemp(prefix="kmood-bench-"))

@@ -56,7 +56,7 @@ def kmood_work(path: str, name: str) -> list[str]:
 
     handled = []
     noop = sweeps.JobKind("noop", "SELECT NULL AS key, NULL AS payload WHERE 0",
-                        lambda ctx: handled.append(ctx.job.key))
+                          lambda ctx: handled.append(ctx.job.key))
     config = Config.from_env({"KMOOD_DB": path, "KMOOD_JOB_BATCH": str(BATCH),
                               "KMOOD_LOG_LEVEL": "WARNING"})
     worker = Worker(bootstrap(config, job_kinds=[noop]))

@@ -62,7 +62,7 @@ PASSWORD = "correct horse battery"
 
 @pytest.fixture
 def wsgi(services):
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
 
     return make_wsgi(services)
 

@@ -10,15 +10,18 @@ import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from kmood_lib.core.errors import Busy
+
 _R, _P, _DKLEN = 8, 1, 32
 HASH_THREADS = 2  # scrypt needs 128*n*r bytes (16 MiB at n=2**14) per hash in flight
 MAX_PENDING = 8  # hashes running or waiting; past that a login is answered 503 at once
 
 
-class HasherBusy(Exception):
+class HasherBusy(Busy):
     """Every hashing slot is taken: answer 503 with Retry-After instead of queueing forever."""
 
-    retry_after_s = 1
+    def __init__(self):
+        super().__init__("the server is busy checking other passwords; try again in a moment", 1)
 
 
 def _b64(data: bytes) -> str:

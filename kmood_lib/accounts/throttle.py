@@ -14,15 +14,15 @@ import math
 import sqlite3
 
 from kmood_lib.core.db import transaction
+from kmood_lib.core.errors import TooMany
 from kmood_lib.core.text import name_key
 
 
-class Throttled(Exception):
+class Throttled(TooMany):
     """Too many failed logins; try again after `retry_after_s` seconds."""
 
     def __init__(self, retry_after_s: int):
-        super().__init__(f"too many failed logins; retry after {retry_after_s}s")
-        self.retry_after_s = retry_after_s
+        super().__init__("too many failed logins; try again later", retry_after_s)
 
 
 def _digest(text: str) -> str:

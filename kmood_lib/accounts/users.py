@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from kmood_lib.accounts.passwords import PasswordHasher
 from kmood_lib.core.db import transaction
+from kmood_lib.core.errors import DomainError
 from kmood_lib.core.text import has_surrogate, name_key
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -17,11 +18,12 @@ MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 1024
 
 
-class AccountError(ValueError):
-    """A request about an account that cannot be honoured; `field` names what was wrong."""
+class AccountError(DomainError):
+    """A request about an account that cannot be honoured; `field` names what was wrong and
+    `status` the answer (409 for a taken name or the last admin, 404 once setup is done)."""
 
     def __init__(self, message: str, field: str | None = None, status: int = 422):
-        super().__init__(message)
+        super().__init__(message, {field: message} if field else None)
         self.field = field
         self.status = status
 

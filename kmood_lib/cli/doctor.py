@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kmood_lib.core import migrate
+from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.config import Config
 from kmood_lib.portability import backup
 from kmood_lib.queue import heartbeat
@@ -352,3 +353,27 @@ def check_nats(config: Config) -> Iterator[Check]:
         else:
             yield Check("nats", FAIL, f"{parts.hostname}:{port} did not greet like NATS",
                         "check KMOOD_NATS_URL")
+
+
+EXIT_DOCTOR_FAILED = 1
+
+
+def add_parser(sub) -> None:
+    doctor = sub.add_parser("doctor", help="check the deployment and say what is wrong",
+                            description="One line per check (ok / warn / fail, with a hint): "
+                            "configuration, the database file, migrations, the worker "
+                            "heartbeat and the queue. Changes nothing: the database is opened "
+                            "read-only. Exits 1 when any check fails.")
+    doctor.add_argument("--network", action="store_true",
+                        help="also send one request to each configured upstream (and NATS)")
+
+
+def cmd_doctor(args, config: Config, environ: Mapping[str, str]) -> int:
+    checks = run(config, environ, SystemClock().now_ms(), network=args.network)
+    for check in checks:
+        print(check.line())
+    failed = [c.name for c in checks if c.level == FAIL]
+    warned = sum(c.level == WARN for c in checks)
+    print(f"doctor: {len(failed)} failed ({', '.join(dict.fromkeys(failed))}), {warned} warning(s)"
+          if failed else f"doctor: no failures, {warned} warning(s)")
+    return EXIT_DOCTOR_FAILED if failed else 0

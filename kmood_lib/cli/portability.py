@@ -9,9 +9,11 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from kmood_lib.accounts import users
+from kmood_lib.bootstrap import bootstrap
 from kmood_lib.cli.runner import EXIT_OK, EXIT_USAGE, UsageError
+from kmood_lib.core.config import Config
 from kmood_lib.core.db import transaction
-from kmood_lib.portability import export, importer, kmood_json
+from kmood_lib.portability import backup, export, importer, kmood_json
 from kmood_lib.portability.daylio.moods import parse_mood_map
 from kmood_lib.portability.daylio.plan import DaylioFormatError
 
@@ -83,12 +85,13 @@ def mood_map_of(args) -> dict[str, int]:
     return out
 
 
-def cmd_import_daylio(args, services) -> int:
+def cmd_import_daylio(args, config: Config) -> int:
     mood_map = mood_map_of(args) if hasattr(args, "mood_map") else {}
     try:
         data = Path(args.file).read_bytes()
     except OSError as exc:
         raise UsageError(f"{args.command}: cannot read {args.file}: {exc.strerror}") from None
+    services = bootstrap(config)
     conn = services.connect()
     try:
         person = users.find_user(conn, args.user)
@@ -127,17 +130,18 @@ def print_report(report: dict, stream) -> None:
         print(f"  ... and {report['more_problems']} more problems", file=stream)
 
 
-def cmd_import_json(args, services) -> int:
+def cmd_import_json(args, config: Config) -> int:
     try:
         data = Path(args.file).read_bytes()
     except OSError as exc:
         raise UsageError(f"import-json: cannot read {args.file}: {exc.strerror}") from None
     if not kmood_json.is_export(data):
         raise UsageError(f"import-json: {args.file} is not a k-mood JSON export")
-    return cmd_import_daylio(args, services)
+    return cmd_import_daylio(args, config)
 
 
-def cmd_export(args, services) -> int:
+def cmd_export(args, config: Config) -> int:
+    services = bootstrap(config)
     conn = services.connect()
     try:
         person = users.find_user(conn, args.user)
@@ -162,9 +166,7 @@ def cmd_export(args, services) -> int:
     return EXIT_OK
 
 
-def cmd_backup(args, config) -> int:
-    from kmood_lib.portability import backup
-
+def cmd_backup(args, config: Config) -> int:
     dest = Path(args.dest)
     if dest.is_dir():
         dest = dest / backup.backup_name(int(time.time() * 1000))

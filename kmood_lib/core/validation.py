@@ -7,23 +7,12 @@ import re
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
+from kmood_lib.core.errors import ValidationError
 from kmood_lib.core.text import problem as text_problem
 
 MAX_EXACT_INT = 2**53
 MAX_ID = 2**63 - 1  # SQLite's largest rowid
 MIN_YEAR, MAX_YEAR = 1900, 2200
-
-
-class ValidationError(ValueError):
-    """Input that cannot be accepted; `fields` maps each bad field to what is wrong with it."""
-
-    def __init__(self, fields: dict[str, str], message: str = "invalid input"):
-        super().__init__(message)
-        self.fields = fields
-
-
-class MalformedInput(ValidationError):
-    """Input that is not even of the right form (a cursor this server never handed out): 400."""
 
 
 class Fields:

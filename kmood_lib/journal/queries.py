@@ -10,15 +10,10 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
+from kmood_lib.core.errors import MalformedInput, NotFound, ValidationError
 from kmood_lib.core.text import name_key
-from kmood_lib.core.validation import (
-    MalformedInput,
-    ValidationError,
-    parse_int_param,
-    parse_local_date,
-)
+from kmood_lib.core.validation import parse_int_param, parse_local_date
 from kmood_lib.journal import entry_json as entry_json_sql
-from kmood_lib.journal import vocab
 from kmood_lib.journal.entry_json import entry_json
 
 log = logging.getLogger(__name__)
@@ -60,7 +55,7 @@ def get_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> dict:
     row = conn.execute(_ENTRY_SELECT + " WHERE e.id = ? AND e.user_id = ?",
                        (entry_id, user_id)).fetchone()
     if row is None:
-        raise vocab.NotFound(f"entry {entry_id}")
+        raise NotFound("entry")
     return entries_json(conn, [row])[0]
 
 
@@ -241,7 +236,7 @@ def get_entry_json(conn: sqlite3.Connection, user_id: int, entry_id: int) -> str
     row = conn.execute(entry_json_sql.ONE_SQL,
                        {"id": entry_id, "user": user_id, "nonce": nonce}).fetchone()
     if row is None:
-        raise vocab.NotFound(f"entry {entry_id}")
+        raise NotFound("entry")
     if row["unreadable"]:
         _warn_unreadable(conn, [entry_id])
     return entry_json_sql.patch(conn, row["entry"], nonce)

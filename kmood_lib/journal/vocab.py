@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.text import name_key
-from kmood_lib.core.validation import Fields, ValidationError
+from kmood_lib.core.validation import Fields
 
 MAX_NAME = 64
 MAX_UNIT = 32
-
-
-class NotFound(LookupError):
-    """No such object for this user (another user's object is also 'not found')."""
 
 
 def mood_labels(conn: sqlite3.Connection, user_id: int) -> dict[int, str]:
@@ -27,7 +24,7 @@ def set_mood_label(conn: sqlite3.Connection, user_id: int, level: int, body: dic
     label = f.text(body, "label", 32, required=True, min_len=1, is_name=True)
     f.raise_if_any()
     if not 1 <= level <= 5:
-        raise NotFound(f"mood level {level}")
+        raise NotFound("mood")
     conn.execute("UPDATE mood_labels SET label = ? WHERE user_id = ? AND level = ?",
                  (label, user_id, level))
 
@@ -101,7 +98,7 @@ def get_activity(conn, user_id: int, activity_id: int) -> dict:
     row = conn.execute(_ACTIVITY_SELECT + " WHERE a.user_id = ? AND a.id = ?",
                        (user_id, activity_id)).fetchone()
     if row is None:
-        raise NotFound(f"activity {activity_id}")
+        raise NotFound("activity")
     return activity_json(row)
 
 
@@ -154,7 +151,7 @@ def update_activity(conn, user_id: int, activity_id: int, body: dict, now_ms: in
 def delete_activity(conn, user_id: int, activity_id: int) -> None:
     if conn.execute("DELETE FROM activities WHERE id = ? AND user_id = ?",
                     (activity_id, user_id)).rowcount == 0:
-        raise NotFound(f"activity {activity_id}")
+        raise NotFound("activity")
 
 
 def list_groups(conn, user_id: int) -> list[dict]:
@@ -177,14 +174,14 @@ def rename_group(conn, user_id: int, group_id: int, body: dict) -> None:
     except sqlite3.IntegrityError:
         raise ValidationError({"name": "a group with this name exists"}) from None
     if not found:
-        raise NotFound(f"group {group_id}")
+        raise NotFound("group")
 
 
 def delete_group(conn, user_id: int, group_id: int) -> None:
     """Its activities stay, without a group (the foreign key sets it to NULL)."""
     if conn.execute("DELETE FROM activity_groups WHERE id = ? AND user_id = ?",
                     (group_id, user_id)).rowcount == 0:
-        raise NotFound(f"group {group_id}")
+        raise NotFound("group")
 
 
 # --- metrics ------------------------------------------------------------------------------
@@ -210,7 +207,7 @@ def get_metric(conn, user_id: int, metric_id: int) -> dict:
     row = conn.execute("SELECT * FROM metrics WHERE user_id = ? AND id = ?",
                        (user_id, metric_id)).fetchone()
     if row is None:
-        raise NotFound(f"metric {metric_id}")
+        raise NotFound("metric")
     return metric_json(row)
 
 
@@ -266,4 +263,4 @@ def update_metric(conn, user_id: int, metric_id: int, body: dict, now_ms: int) -
 def delete_metric(conn, user_id: int, metric_id: int) -> None:
     if conn.execute("DELETE FROM metrics WHERE id = ? AND user_id = ?",
                     (metric_id, user_id)).rowcount == 0:
-        raise NotFound(f"metric {metric_id}")
+        raise NotFound("metric")

@@ -8,6 +8,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from kmood_lib.core.db import transaction
+from kmood_lib.core.errors import NotFound
 from kmood_lib.core.text import name_key
 from kmood_lib.journal import day_counts, vocab
 from kmood_lib.journal.entry_input import EntryInput
@@ -216,7 +217,7 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
     if not data.present:
         if conn.execute("SELECT 1 FROM entries WHERE id = ? AND user_id = ?",
                         (entry_id, user_id)).fetchone() is None:
-            raise vocab.NotFound(f"entry {entry_id}")
+            raise NotFound("entry")
         return False
     with transaction(conn):
         before = conn.execute("SELECT lat, lon FROM entries WHERE id = ? AND user_id = ?",
@@ -227,7 +228,7 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
             "updated_at = ? WHERE id = ? AND user_id = ?",
             (*(value for _, value in assignments), now_ms, entry_id, user_id)).rowcount
         if not found:
-            raise vocab.NotFound(f"entry {entry_id}")
+            raise NotFound("entry")
         if "location" in data.present:  # weather and place belong to the old place
             for table in ("weather", "entry_places"):  # fixed names; the sweeps refill them
                 conn.execute(f"DELETE FROM {table} WHERE entry_id = ? AND NOT EXISTS (SELECT 1"
@@ -246,4 +247,4 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
 def delete_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> None:
     if conn.execute("DELETE FROM entries WHERE id = ? AND user_id = ?",
                     (entry_id, user_id)).rowcount == 0:
-        raise vocab.NotFound(f"entry {entry_id}")
+        raise NotFound("entry")

@@ -23,6 +23,7 @@ from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from kmood_lib.core.db import transaction
+from kmood_lib.core.errors import DomainError
 from kmood_lib.core.text import name_key
 from kmood_lib.core.text import problem as text_problem
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, resolve_local_time
@@ -49,11 +50,11 @@ DATE_ONLY_MINUTE = 12 * 60  # a date-only entry is stored (and sorts) at noon
 BATCH = 500  # rows written per statement, and the progress step
 
 
-class ImportRefused(Exception):
+class ImportRefused(DomainError):
     """The file cannot be imported as it is; `report` says every reason."""
 
     def __init__(self, report: dict):
-        super().__init__(report["message"])
+        super().__init__(report["message"], {"file": report["message"]}, extra={"report": report})
         self.report = report
 
 
@@ -193,7 +194,7 @@ def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str],
         if done % BATCH == 0 or done == len(plan.rows):
             for source in sorted({s for s, _ in batch}):
                 writes.insert_imported(conn, user_id, [d for s, d in batch if s == source],
-                                        source, now_ms)
+                                       source, now_ms)
             batch = []
             if progress is not None:
                 progress(done, len(plan.rows))

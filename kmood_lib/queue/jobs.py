@@ -18,8 +18,26 @@ from dataclasses import dataclass
 log = logging.getLogger(__name__)
 
 STATUSES = ("queued", "running", "retrying", "done", "exhausted")
-LIVE = ("queued", "running", "retrying")
+LIVE = ("queued", "running", "retrying")  # at most one live job per (kind, key)
+
+
+def status_in(statuses: tuple[str, ...], column: str = "status", negate: bool = False) -> str:
+    """`status IN ('queued', 'running', 'retrying')`: the SQL for a set of statuses, spelt one
+    way, so it repeats word for word the partial indexes' WHERE (an ON CONFLICT target and a
+    planner's index match both need that)."""
+    return f"{column} {'NOT IN' if negate else 'IN'} ({', '.join(repr(s) for s in statuses)})"
+
+
+LIVE_SQL = status_in(LIVE)  # the WHERE of the unique index jobs_live_kind_key
 MAX_ERROR_CHARS = 500
+# What a deliberate retry's outcome (jobs.retry) means, for the CLI, the API and the jobs page.
+RETRY_MESSAGES = {
+    "retried": "job {id} re-queued to run now",
+    "not_found": "no job {id}",
+    "running": "job {id} is running; it cannot be retried now",
+    "queued": "job {id} is already queued; it runs as soon as a worker is free",
+    "conflict": "job {id} not retried: a live job with the same kind and key exists",
+}
 
 
 class QueueError(Exception):
@@ -202,8 +220,8 @@ def reclaim_stalled(conn: sqlite3.Connection, now_ms: int) -> int:
 # Word for word the WHERE of the partial index jobs_unclaimable (migration 0004_jobs_indexes), so that
 # the probe reads only the bad rows. status is NOT NULL in the schema.
 UNCLAIMABLE = (
-    "status NOT IN ('queued', 'running', 'retrying', 'done', 'exhausted')"
-    " OR (status IN ('queued', 'retrying') AND typeof(run_after) != 'integer')"
+    status_in(STATUSES, negate=True)
+    + " OR (status IN ('queued', 'retrying') AND typeof(run_after) != 'integer')"
     " OR (status = 'running' AND typeof(lease_until) != 'integer')"
 )
 
@@ -216,7 +234,7 @@ def quarantine_unclaimable(conn: sqlite3.Connection, now_ms: int) -> int:
         return 0
     rows = conn.execute(
         "UPDATE jobs SET last_error = CASE"
-        "   WHEN status NOT IN ('queued', 'running', 'retrying', 'done', 'exhausted')"
+        f"   WHEN {status_in(STATUSES, negate=True)}"
         "     THEN 'unreadable status: ' || quote(status)"
         "   WHEN typeof(run_after) != 'integer'"
         "     THEN 'unreadable run_after: ' || quote(run_after)"

@@ -85,7 +85,7 @@ def enqueue(conn: sqlite3.Connection, kinds: JobKinds, kind: str, key: str, payl
     rows = conn.execute(
         "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
         " created_at, updated_at) VALUES (?, ?, ?, 'queued', 0, ?, ?, ?, ?)"
-        " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING"
+        f" ON CONFLICT (kind, key) WHERE {jobs.LIVE_SQL} DO NOTHING"
         " RETURNING id",
         (kind, key, json.dumps(payload), policy.max_attempts,
          now_ms if run_after_ms is None else run_after_ms, now_ms, now_ms),
@@ -115,10 +115,10 @@ def sweep_statement(kind: JobKind, now_ms: int, limit: int, policy: Policy) -> t
         + ", ?, ?"
         f" FROM ({kind.sweep_sql}) AS c"  # the kind's own SQL, registered in code
         " WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = ? AND j.key = c.key AND"
-        "   (j.status IN ('queued', 'running', 'retrying')"
+        f"   ({jobs.status_in(jobs.LIVE, 'j.status')}"
         "    OR (j.status = 'exhausted' AND coalesce(j.finished_at, j.updated_at) > ?)))"
         " LIMIT ?"
-        " ON CONFLICT (kind, key) WHERE status IN ('queued', 'running', 'retrying') DO NOTHING")
+        f" ON CONFLICT (kind, key) WHERE {jobs.LIVE_SQL} DO NOTHING")
     times = (now_ms, now_ms) if kind.timed else (now_ms, now_ms, now_ms)
     return sql, (kind.name, policy.max_attempts, *times, *kind.params(now_ms),
                  kind.name, now_ms - policy.cooldown_ms, limit)

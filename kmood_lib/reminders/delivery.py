@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -46,7 +47,7 @@ _DUE = (
 def reminder_kind(config) -> sweeps.JobKind:
     lookahead_ms = int(config.sweep_interval_s * 1000)
     return sweeps.JobKind(KIND, _DUE.format(one=""), handle_reminder,
-                        sweep_params=lambda now_ms: (now_ms, lookahead_ms), timed=True)
+                          sweep_params=lambda now_ms: (now_ms, lookahead_ms), timed=True)
 
 
 def prompt_reminder(conn, services, reminder_id: int, now_ms: int) -> None:
@@ -58,8 +59,18 @@ def prompt_reminder(conn, services, reminder_id: int, now_ms: int) -> None:
         for row in conn.execute(_DUE.format(one=" AND r.id = ?"),
                                 (now_ms, lookahead_ms, reminder_id)).fetchall():
             sweeps.enqueue(conn, services.job_kinds, KIND, row["key"], json.loads(row["payload"]),
-                         now_ms, policy, run_after_ms=row["run_after"])
+                           now_ms, policy, run_after_ms=row["run_after"])
     services.relay.wake()  # the worker's next wake-up may now be sooner
+
+
+def prompt_saved(services, conn, reminder_id: int) -> None:
+    """prompt_reminder for a reminder the user just saved: the save stands whatever happens
+    here, and the sweep finds the occurrence if queueing it now fails."""
+    try:
+        prompt_reminder(conn, services, reminder_id, services.clock.now_ms())
+    except sqlite3.Error as exc:
+        log.warning("reminder %d saved; queueing it now failed (%s): the sweep will",
+                    reminder_id, exc)
 
 
 def logged_on(conn, user_id: int, day: str, tz: ZoneInfo) -> bool:

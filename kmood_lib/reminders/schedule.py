@@ -20,8 +20,8 @@ from zoneinfo import ZoneInfo
 
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
+from kmood_lib.core.errors import NotFound
 from kmood_lib.core.validation import Fields
-from kmood_lib.journal.vocab import NotFound
 
 CHANNELS = ("ntfy", "gotify", "webhook")
 WRITABLE = {"time", "weekdays", "timezone", "channel", "url", "token", "title", "message",
@@ -180,7 +180,7 @@ def get_reminder(conn: sqlite3.Connection, user_id: int, reminder_id: int) -> di
     row = conn.execute(_SELECT + " WHERE id = ? AND user_id = ?", (reminder_id, user_id)
                        ).fetchone()
     if row is None:
-        raise NotFound(f"reminder {reminder_id}")
+        raise NotFound("reminder")
     return reminder_json(row)
 
 
@@ -236,7 +236,7 @@ def update_reminder(conn: sqlite3.Connection, user_id: int, reminder_id: int, ch
     row = conn.execute("SELECT * FROM reminders WHERE id = ? AND user_id = ?",
                        (reminder_id, user_id)).fetchone()
     if row is None:
-        raise NotFound(f"reminder {reminder_id}")
+        raise NotFound("reminder")
     values = {c: row[c] for c in _COLUMNS} | changes
     fire_at, local_date = _schedule(values, _utc(now_ms))
     delivered = conn.execute("SELECT 1 FROM reminder_deliveries WHERE reminder_id = ? AND"
@@ -256,7 +256,7 @@ def update_reminder(conn: sqlite3.Connection, user_id: int, reminder_id: int, ch
 def delete_reminder(conn: sqlite3.Connection, user_id: int, reminder_id: int) -> None:
     if conn.execute("DELETE FROM reminders WHERE id = ? AND user_id = ?",
                     (reminder_id, user_id)).rowcount == 0:
-        raise NotFound(f"reminder {reminder_id}")
+        raise NotFound("reminder")
 
 
 def _utc(ms: int) -> datetime:

@@ -28,11 +28,6 @@ class UpstreamError(Exception):
         self.status = status
         self.retry_after_s = retry_after_s
 
-    @property
-    def transient(self) -> bool:
-        """Worth retrying later: transport trouble, 429 or 5xx."""
-        return self.status is None or self.status == 429 or self.status >= 500
-
 
 class RefusedAddress(Exception):
     """The host resolves to an address this request may not go to (loopback, private...)."""

@@ -1,25 +1,19 @@
-"""Who is asking: a Bottle plugin that authenticates every route unless it is declared public.
-
-Routes say `auth="public" | "user" | "admin"` in their config (default "user": a route added
-without a thought is protected). Cookie-authenticated unsafe requests must carry the session's
-CSRF token; Bearer-token requests need none.
-"""
+"""Who is asking: the session cookie or a Bearer token, the CSRF check, and logging in (the
+one path the JSON API and the login page share). The plugin that applies it is in plugins.py."""
 
 from __future__ import annotations
 
-import dataclasses
 import hmac
-import inspect
 import urllib.parse
 from dataclasses import dataclass
 
 import bottle
 
 from kmood_lib.accounts import auth as auth_store
-from kmood_lib.accounts.passwords import HasherBusy
+from kmood_lib.accounts import throttle, users
 from kmood_lib.accounts.users import User
-from kmood_lib.queue import heartbeat
-from kmood_lib.web.http import ApiError, form_params, is_json_path
+from kmood_lib.core.errors import Unauthorized, ValidationError
+from kmood_lib.web.http import ApiError, form_params
 
 SESSION_COOKIE = "kmood_session"
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -94,87 +88,31 @@ def login_redirect(request: bottle.BaseRequest) -> bottle.HTTPResponse:
         "Location": "/login?" + urllib.parse.urlencode({"next": target})})
 
 
-def _too_large(request: bottle.BaseRequest, limit: int) -> bottle.HTTPResponse:
-    message = f"body larger than {limit} bytes"
-    return ApiError(413, message) if is_json_path(request.path) else bottle.HTTPError(413, message)
 
 
-def _busy(request: bottle.BaseRequest, retry_after_s: int) -> bottle.HTTPResponse:
-    headers = {"Retry-After": str(retry_after_s)}
-    message = "the server is busy checking other passwords; try again in a moment"
-    if is_json_path(request.path):
-        return ApiError(503, message, headers=headers)
-    return bottle.HTTPError(503, message, headers=headers)
-
-
-class AuthPlugin:
-    """Around every route: refuse an oversized body before anything reads it, inject `conn`
-    (this thread's connection) and `auth`, and hand the connection back clean afterwards.
-
-    Routes say `max_body="upload"` to get KMOOD_MAX_UPLOAD_BYTES instead of
-    KMOOD_MAX_BODY_BYTES; waitress itself only stops bodies past the larger of the two.
-    """
-
-    name = "kmood_auth"
-    api = 2
-
-    def __init__(self, services, pool):
-        self.services = services
-        self.pool = pool
-
-    def apply(self, callback, route):
-        level = route.config.get("auth", "user")
-        if level not in ("public", "user", "admin"):
-            raise ValueError(f"route {route.rule}: auth must be public, user or admin")
-        check_csrf = route.config.get("csrf", True)
-        config = self.services.config
-        body_limit = (config.max_upload_bytes if route.config.get("max_body") == "upload"
-                      else config.max_body_bytes)
-        params = inspect.signature(callback).parameters
-        wants_conn, wants_auth = "conn" in params, "auth" in params
-        services, pool = self.services, self.pool
-
-        def wrapper(*args, **kwargs):
-            request = bottle.request
-            if request.content_length > body_limit:  # first: before anything reads the body
-                raise _too_large(request, body_limit)
-            try:
-                return authenticated(*args, **kwargs)
-            except HasherBusy as exc:
-                raise _busy(request, exc.retry_after_s) from None
-            except ApiError as exc:
-                if is_json_path(request.path):
-                    raise
-                raise exc.as_page() from None  # a page route answers with a page
-            finally:
-                pool.release()
-
-        def authenticated(*args, **kwargs):
-            request = bottle.request
-            conn = pool.get()
-            who = identify(conn, request, services) if level != "public" or wants_auth else (
-                Auth(None))
-            if level != "public":
-                if who.user is None:
-                    if is_json_path(request.path):
-                        raise ApiError(401, "log in or send an API token")
-                    raise login_redirect(request)
-                if level == "admin" and not who.user.is_admin:
-                    raise ApiError(403, "this needs an admin") if is_json_path(
-                        request.path) else bottle.HTTPError(403, "this needs an admin")
-            if (check_csrf and who.via == "session" and request.method in UNSAFE_METHODS
-                    and not csrf_ok(request, who.session.csrf_token, body_limit)):
-                if is_json_path(request.path):
-                    raise ApiError(403, "missing or wrong CSRF token (X-CSRF-Token header)",
-                                   code="csrf")
-                raise bottle.HTTPError(403, "missing or wrong CSRF token; reload the page")
-            if who.user is not None and who.user.is_admin and not is_json_path(request.path):
-                who = dataclasses.replace(who, worker_missing=not heartbeat.health(
-                    conn, services.clock.now_ms(), config.worker_stale_s)["alive"])
-            if wants_conn:
-                kwargs["conn"] = conn
-            if wants_auth:
-                kwargs["auth"] = who
-            return callback(*args, **kwargs)
-
-        return wrapper
+def log_in(conn, services, request: bottle.BaseRequest, username: object, password: object
+           ) -> tuple[User, auth_store.NewSession]:
+    """Check credentials under the throttle and open a session. Refusals are domain errors:
+    422 (missing or too long), 429 (throttled, with Retry-After), 401 (wrong), 503 (busy)."""
+    config = services.config
+    if not isinstance(username, str) or not isinstance(password, str) or not username:
+        raise ValidationError({"username": "required", "password": "required"},
+                              "username and password are required")
+    too_long = {}
+    if len(username) > users.MAX_USERNAME_LENGTH:
+        too_long["username"] = f"at most {users.MAX_USERNAME_LENGTH} characters"
+    if len(password) > users.MAX_PASSWORD_LENGTH:
+        too_long["password"] = f"at most {users.MAX_PASSWORD_LENGTH} characters"
+    if too_long:  # refused, never truncated: no such account or password can exist
+        raise ValidationError(too_long, "username or password too long")
+    now_ms = services.clock.now_ms()
+    reserved = throttle.reserve_attempt(conn, username, client_address(request, config.trust_proxy),
+                                        now_ms, config.login_max_failures, config.login_window_s,
+                                        config.login_max_failures_per_address)
+    user = users.authenticate(conn, username, password, services.hasher)
+    if user is None:
+        raise Unauthorized("wrong username or password")
+    throttle.login_succeeded(conn, username, reserved)
+    session = auth_store.create_session(conn, user.id, services.clock.now_ms(),
+                                        config.session_ttl_s)
+    return user, session

@@ -7,6 +7,7 @@ import re
 import uuid
 from datetime import datetime
 
+from kmood_lib.core.errors import DomainError
 from kmood_lib.web.http import Params
 
 FIELD_LABELS = {
@@ -69,14 +70,14 @@ def entry_body(fields: Params, metrics: list[dict], *, creating: bool) -> dict:
     return body
 
 
-def form_errors(fields: dict[str, str]) -> dict[str, str]:
-    """API field names -> what the page shows (metrics by their own name)."""
+def form_errors(exc: DomainError) -> dict[str, str]:
+    """A refused entry's fields, named as the page shows them (metrics by their own name)."""
     shown = {}
-    for name, message in fields.items():
+    for name, message in exc.fields.items():
         label = FIELD_LABELS.get(name) or (name.split(".", 1)[1] if name.startswith(
             "metrics.") else name.split("[")[0].capitalize())
         shown[label] = message
-    return shown
+    return shown or {"Error": exc.message}
 
 
 def values_new(now_local: datetime) -> dict:

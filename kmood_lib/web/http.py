@@ -164,6 +164,11 @@ def read_json_object(request: bottle.BaseRequest, max_bytes: int) -> dict:
     return data
 
 
+def json_body(request: bottle.BaseRequest, config) -> dict:
+    """A JSON route's body: an object within KMOOD_MAX_BODY_BYTES (read_json's rules)."""
+    return read_json_object(request, config.max_body_bytes)
+
+
 class Params(dict):
     """Decoded query or form parameters: `params[name]` is the last value sent, `getall` all."""
 
@@ -211,9 +216,6 @@ def query_params(request: bottle.BaseRequest) -> Params:
             raise ApiError(400, "the query string must be percent-encoded UTF-8") from None
         environ["kmood.query"] = parse_urlencoded(raw, "query parameter")
     return environ["kmood.query"]
-
-
-FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
 def form_params(request: bottle.BaseRequest, max_bytes: int) -> Params:

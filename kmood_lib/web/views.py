@@ -1,13 +1,14 @@
-"""The one way to render a page and the one way to handle a form (POST -> 303 -> GET)."""
+"""The one way to render a page: the layout, the settings pages' frame, redirects after a form
+(POST -> 303 -> GET), and the fields a form posted."""
 
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Callable
 from pathlib import Path
 
 import bottle
 
+from kmood_lib.core.errors import ValidationError
 from kmood_lib.web import ui
 from kmood_lib.web.http import Params, form_params, query_params
 
@@ -28,12 +29,22 @@ NOTICES = {
 }
 
 
-class FormError(Exception):
-    """A form that cannot be accepted: `errors` maps field names to messages for the page."""
+SECTIONS = [("profile", "/settings", "Profile"), ("moods", "/settings/moods", "Mood labels"),
+            ("activities", "/settings/activities", "Activities"),
+            ("metrics", "/settings/metrics", "Metrics"), ("tokens", "/settings/tokens", "API tokens"),
+            ("reminders", "/settings/reminders", "Reminders"),
+            ("import", "/settings/import", "Import & export")]
+ADMIN_SECTIONS = [("users", "/settings/users", "Household"), ("jobs", "/admin/jobs", "Jobs")]
+
+
+class FormError(ValidationError):
+    """A form that cannot be accepted, in the page's own words: `fields` maps what a person
+    sees beside the form ("Current password") to the message, shown as they are."""
+
+    labelled = True
 
     def __init__(self, errors: dict[str, str]):
-        super().__init__(", ".join(errors))
-        self.errors = errors
+        super().__init__(errors, "; ".join(f"{name}: {message}" for name, message in errors.items()))
 
 
 def render(name: str, status: int = 200, headers: dict | None = None, **values
@@ -63,16 +74,16 @@ def redirect(location: str, done: str | None = None) -> bottle.HTTPResponse:
     return bottle.HTTPResponse(status=303, headers={"Location": location})
 
 
-def form(max_bytes: int) -> Params:
-    return form_params(bottle.request, max_bytes)
+def settings_page(name: str, auth, status: int = 200, **values) -> bottle.HTTPResponse:
+    """A page under Settings: its template inside the settings navigation."""
+    values.setdefault("errors", {})
+    values.setdefault("fields", {})
+    section = values.pop("section", name)
+    sections = SECTIONS + (ADMIN_SECTIONS if auth.user.is_admin else [])
+    return page(f"settings_{name}.tpl", auth, active="settings", section=section,
+                sections=sections, status=status, **values)
 
 
-def handle_form(show: Callable[..., bottle.HTTPResponse], act: Callable[[Params], str],
-                max_bytes: int) -> bottle.HTTPResponse:
-    """POST handling for every form: `act(fields)` does the work and returns where to go
-    (a 303); a FormError re-renders the form with its errors and what was typed (422)."""
-    fields = form(max_bytes)
-    try:
-        return redirect(act(fields))
-    except FormError as exc:
-        return show(fields=fields, errors=exc.errors, status=422)
+def form_fields(request: bottle.BaseRequest, config) -> Params:
+    """The fields a page's form posted (its body was checked against the route's limit)."""
+    return form_params(request, config.max_body_bytes)

@@ -5,7 +5,7 @@ import subprocess
 import threading
 
 from kmood_lib.bootstrap import bootstrap
-from kmood_lib.journal.saving import EntryWrites
+from kmood_lib.journal import saving
 from tests.entry import TEST_KINDS, create_test_tables
 from tests.helpers import PYTHON, ROOT
 
@@ -31,9 +31,8 @@ def test_the_prompt_enqueue_gives_up_on_a_held_lock_and_the_error_is_only_logged
     outcome = {}
     try:
         with caplog.at_level(logging.WARNING):
-            writes = EntryWrites(services)
             worker = threading.Thread(target=lambda: outcome.update(
-                result=writes.after_save(1, 42)))
+                result=saving.after_save(services, 1, 42)))
             worker.start()
             worker.join(10 * 0.2)  # guard: 10x the 200 ms hook busy timeout, far below 10 s
             assert not worker.is_alive(), "the post-save hook did not give up"

@@ -13,7 +13,7 @@ def _migrate_at_barrier(path, barrier, results, unsafe: bool):
         conn = db.connect(path, 10000)  # the WAL switch races here too
         if unsafe:
             migrate.run(conn, migrate.load_migrations(), lambda: 1,
-                       _single_transaction=False, _pause_after_read_s=0.1)
+                        _single_transaction=False, _pause_after_read_s=0.1)
         else:
             migrate.run(conn, migrate.load_migrations(), lambda: 1)
         conn.close()

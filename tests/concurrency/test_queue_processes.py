@@ -57,7 +57,7 @@ def test_sigterm_mid_batch_finishes_the_job_in_hand_and_releases_the_rest(tmp_pa
         work_id = conn.execute("INSERT INTO test_work (behaviour) VALUES ('slow') RETURNING id"
                                ).fetchall()[0][0]
         sweeps.enqueue(conn, kinds, "test_work", f"work:{work_id}", {"id": work_id},
-                     time.time_ns() // 1_000_000, policy)
+                       time.time_ns() // 1_000_000, policy)
     worker = spawn(["tests/entry.py", "worker"], env, tmp_path / "worker.log")
     wait_until(lambda: read(env, "SELECT count(*) FROM test_events WHERE event = 'started'")[0][0]
                == 1, 60, what="first job started")

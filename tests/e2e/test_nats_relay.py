@@ -149,7 +149,7 @@ def test_without_a_nats_url_nothing_imports_the_client(tmp_path):
         "import sys\n"
         "from kmood_lib.bootstrap import bootstrap\n"
         "from kmood_lib.core.config import Config\n"
-        "from kmood_lib.web import make_wsgi\n"
+        "from kmood_lib.web.app import make_wsgi\n"
         "from kmood_lib.worker import Worker\n"
         "import os, kmood, kmood_worker\n"
         "services = bootstrap(Config.from_env(os.environ))\n"

@@ -25,7 +25,7 @@ def test_login_sets_a_hardened_cookie_and_returns_the_csrf_token(wsgi, make_user
 
 def test_cookie_is_secure_when_configured(config, clock, make_user):
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
 
     services = bootstrap(config.with_overrides(cookie_secure=True), clock=clock)
     make_user("alice")
@@ -100,7 +100,7 @@ def test_the_database_holds_no_raw_session_or_api_token(wsgi, client_for, db_pat
 def throttled_client(config, clock, max_failures=3, window_s=60, trust_proxy=False,
                      per_address=50):
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
 
     services = bootstrap(config.with_overrides(login_max_failures=max_failures,
                                                login_window_s=window_s, trust_proxy=trust_proxy,

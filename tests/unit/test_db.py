@@ -24,12 +24,12 @@ def test_connection_uses_the_configured_busy_timeout_and_pragmas(tmp_path):
 def test_services_connections_carry_the_busy_timeout_from_config(services):
     conn = services.connect()
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == services.config.busy_timeout_ms
-    from kmood_lib.journal.saving import EntryWrites
+    from kmood_lib.journal import saving
 
     seen = []
     services.after_entry_saved[:] = [lambda conn, *args: seen.append(
         conn.execute("PRAGMA busy_timeout").fetchone()[0])]
-    EntryWrites(services).after_save(1, 1)  # the hooks run with the short hook timeout
+    saving.after_save(services, 1, 1)  # the hooks run with the short hook timeout
     assert seen == [200]
     with services.writer() as writer:  # and the writer gets its own back afterwards
         assert writer.execute("PRAGMA busy_timeout").fetchone()[0] == 10000
@@ -101,7 +101,7 @@ def test_a_database_newer_than_the_build_is_refused(tmp_path):
     conn = db.connect(str(tmp_path / "a.db"), 1000)
     directory = tmp_path / "m"
     migrate.run(conn, write_migrations(directory, {"0001_a.sql": "CREATE TABLE a (x);",
-                                                  "0002_b.sql": "CREATE TABLE b (x);"}), now)
+                                                   "0002_b.sql": "CREATE TABLE b (x);"}), now)
     (directory / "0002_b.sql").unlink()
     with pytest.raises(MigrationError, match="0002.*does not know"):
         migrate.run(conn, migrate.load_migrations(directory), now)

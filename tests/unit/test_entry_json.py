@@ -12,6 +12,7 @@ import struct
 
 import pytest
 
+from kmood_lib.core.errors import NotFound
 from kmood_lib.journal import entry_json, queries
 from kmood_lib.journal.enrichment import WMO
 
@@ -184,7 +185,7 @@ def test_the_sample_reaches_the_hard_cases(conn, populated):
 def test_an_entry_of_another_user_is_not_found(conn, populated):
     alice, bob = populated
     bobs = conn.execute("SELECT id FROM entries WHERE user_id = ? LIMIT 1", (bob.id,)).fetchone()
-    with pytest.raises(queries.vocab.NotFound):
+    with pytest.raises(NotFound):
         queries.get_entry_json(conn, alice.id, bobs[0])
 
 

@@ -47,7 +47,7 @@ def test_a_worker_says_which_step_it_is_in_and_a_long_job_beats_when_it_extends_
     conn = hs.connect()
     worker = Worker(hs)
     sweeps.enqueue(conn, hs.job_kinds, "probe", "p:1", {}, clock.now_ms(),
-                 jobs.Policy.from_config(hs.config))
+                   jobs.Policy.from_config(hs.config))
     started = clock.now_ms()
     worker.run_once()
     during = seen["during"]
@@ -88,7 +88,7 @@ def test_failed_jobs_are_counted(config, clock):
     services = bootstrap(config, clock=clock, job_kinds=[sweeps.JobKind("bad", NO_SWEEP, fail)])
     conn = services.connect()
     sweeps.enqueue(conn, services.job_kinds, "bad", "b:1", {}, clock.now_ms(),
-                 jobs.Policy.from_config(config))
+                   jobs.Policy.from_config(config))
     worker = Worker(services)
     worker.run_once()
     assert (row(conn)["jobs_done"], row(conn)["jobs_failed"]) == (0, 1)
@@ -208,11 +208,11 @@ def test_an_idle_worker_wakes_for_a_due_job_but_not_for_other_commits(config, db
             heartbeat.beat(other, heartbeat.Beat(f"other:{n}", "h", 1, "0", 0), 0)
         now = services.clock.now_ms()
         sweeps.enqueue(other, services.job_kinds, "probe", "later", {}, now, policy,
-                     run_after_ms=now + 3_600_000)
+                       run_after_ms=now + 3_600_000)
         returned.wait(1.0)  # the worker must still be idle after a second of this
         woken.set()
         sweeps.enqueue(other, services.job_kinds, "probe", "now", {}, services.clock.now_ms(),
-                     policy)
+                       policy)
 
     def poke(other):
         returned.wait(0.5)

@@ -32,7 +32,7 @@ def test_malformed_json_is_400_and_a_non_json_body_is_415(wsgi, make_user):
 
 def test_a_body_over_the_limit_is_413_json(config, clock, make_user):
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
 
     wsgi = make_wsgi(bootstrap(config.with_overrides(max_body_bytes=2048), clock=clock))
     big = b'{"username": "' + b"a" * 4096 + b'", "password": "x"}'
@@ -47,7 +47,7 @@ def test_html_errors_stay_html(wsgi):
 
 
 def test_every_response_carries_the_security_headers_even_a_crash(services):
-    from kmood_lib.web import make_app
+    from kmood_lib.web.app import make_app
     from kmood_lib.web.http import with_security_headers
 
     app = make_app(services)
@@ -69,7 +69,7 @@ def test_every_response_carries_the_security_headers_even_a_crash(services):
 
 
 def test_routes_declare_a_known_auth_level(services):
-    from kmood_lib.web import make_app
+    from kmood_lib.web.app import make_app
 
     app = make_app(services)
     with pytest.raises(ValueError, match="auth must be"):

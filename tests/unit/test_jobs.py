@@ -37,7 +37,7 @@ def add_work(conn, n, behaviour="ok"):
 
 def enqueue(qs, conn, key, now):
     return sweeps.enqueue(conn, qs.job_kinds, "test_work", key, {"id": int(key.split(":")[1])},
-                        now, policy(qs))
+                          now, policy(qs))
 
 
 def test_a_kind_without_a_sweeper_cannot_be_registered_or_enqueued(qs, qconn, clock):
@@ -228,7 +228,7 @@ def test_prune_removes_finished_jobs_after_the_retention(qs, qconn, clock):
 
 
 def test_admin_routes_metrics_and_retry_api(qs, qconn, clock, make_user):
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
     from tests.conftest import PASSWORD
     from tests.wsgi import Client
 
@@ -289,7 +289,7 @@ def test_sweep_exclusion_looks_jobs_up_by_subject_not_by_scanning_the_queue(qs, 
     """The sweep holds the write lock while it runs, so its per-candidate job lookup must be
     an index search; a scan made three workers starve each other for minutes."""
     sql, params = sweeps.sweep_statement(qs.job_kinds.require("test_work"), clock.now_ms(), 10,
-                                       policy(qs))
+                                         policy(qs))
     plan = [row["detail"] for row in qconn.execute("EXPLAIN QUERY PLAN " + sql, params)]
     assert "SEARCH j USING INDEX jobs_subject (kind=? AND key=?)" in plan, plan
     unclaimable = [row["detail"] for row in qconn.execute(
@@ -378,12 +378,12 @@ def run_one_batch(config, clock, handler, n: int, **overrides):
     (a second connection, the job ids). `handler(ctx, conn)` gets that second connection."""
     conn_box = []
     kind = sweeps.JobKind("test_batch", "SELECT NULL AS key, NULL AS payload WHERE 0",
-                        lambda ctx: handler(ctx, conn_box[0]))
+                          lambda ctx: handler(ctx, conn_box[0]))
     qs = bootstrap(config.with_overrides(**overrides), clock=clock, job_kinds=[kind])
     conn = qs.connect()
     conn_box.append(conn)
     ids = [sweeps.enqueue(conn, qs.job_kinds, "test_batch", f"s:{i}", {}, clock.now_ms(),
-                        jobs.Policy.from_config(qs.config)) for i in range(n)]
+                          jobs.Policy.from_config(qs.config)) for i in range(n)]
     worker = Worker(qs)
     assert worker.run_jobs() == n
     worker.close()
@@ -424,7 +424,7 @@ def test_a_handler_extending_its_lease_first_writes_the_batchs_waiting_acknowled
 
 def test_retrying_a_kind_that_does_not_exist_or_a_queued_job_says_what_it_is(qs, qconn, clock,
                                                                              make_user):
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
     from tests.conftest import PASSWORD
     from tests.wsgi import Client
 

@@ -111,7 +111,7 @@ def test_the_other_upstream_still_answers_when_one_hangs():
 
 def test_now_playing_route_uses_the_users_settings(config, clock, make_user):
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
     from tests.conftest import PASSWORD
     from tests.wsgi import Client
 

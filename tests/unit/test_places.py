@@ -61,7 +61,7 @@ def test_one_lookup_per_cell_names_every_entry_in_it(alice, client_for, services
     assert len(nominatim.requests) == 3  # a known cell is never asked again
     assert later.status == 201
     assert sweeps.sweep_all(services.connect(), services.job_kinds, clock.now_ms(), 100,
-                          jobs.Policy.from_config(services.config))["place"] == 0
+                            jobs.Policy.from_config(services.config))["place"] == 0
 
 
 def test_a_failed_lookup_is_retried_and_a_new_location_is_named_again(alice, services, clock,

@@ -109,7 +109,7 @@ def test_another_users_reminder_pages_are_404(ann, client_for, channel):
 
 
 def test_the_list_names_where_each_reminder_goes():
-    from kmood_lib.web.reminder_pages import destination
+    from kmood_lib.web.pages.reminders import destination
 
     assert destination({"channel": "ntfy", "url": "https://ntfy.sh/sub/my-topic/"}) == \
         "ntfy.sh/my-topic"

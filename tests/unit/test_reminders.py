@@ -136,7 +136,7 @@ def test_bad_reminders_are_422_naming_the_field_and_change_nothing(client_for, c
 def test_private_urls_are_allowed_when_configured(env, wsgi, make_user, db_path, clock):
     from kmood_lib.bootstrap import bootstrap
     from kmood_lib.core.config import Config
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
     from tests.conftest import PASSWORD
     from tests.wsgi import Client
 
@@ -185,7 +185,7 @@ def lan_env(env):
 def lan_client(lan_env, clock, make_user):
     from kmood_lib.bootstrap import bootstrap
     from kmood_lib.core.config import Config
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
     from tests.conftest import PASSWORD
     from tests.wsgi import Client
 

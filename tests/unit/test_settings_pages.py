@@ -137,7 +137,7 @@ def test_an_admin_adds_a_member_who_sees_only_their_own_journal(admin, wsgi):
 
 def test_the_jobs_page_lists_trouble_and_retries(admin, services, conn):
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
     from tests.entry import TEST_KINDS, create_test_tables
 
     create_test_tables(services.config.db_path)

@@ -133,7 +133,7 @@ def test_not_found_and_no_cover_are_results_never_asked_again(alice, services, c
                         (BARE,)).fetchone()[0] is None
     counts = (len(musicbrainz.requests), len(coverart.requests))
     assert sweeps.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
-                          jobs.Policy.from_config(services.config))["song_metadata"] == 0
+                            jobs.Policy.from_config(services.config))["song_metadata"] == 0
     assert counts == (3, 1)
 
 
@@ -244,7 +244,7 @@ def test_switched_off_songs_leave_no_exhausted_job(env, clock, make_user, musicb
     statuses = [j["status"] for j in jobs.list_jobs(conn, kind="song_metadata")]
     assert statuses == ["done"] and musicbrainz.requests == []
     assert sweeps.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
-                          policy)["song_metadata"] == 0
+                            policy)["song_metadata"] == 0
     conn.close()
 
 
@@ -286,4 +286,4 @@ def test_saving_a_song_enqueues_the_same_job_the_sweep_would(alice, services, cl
     queued = jobs.list_jobs(conn, kind="song_metadata")
     assert [(j["key"], j["status"]) for j in queued] == [('song:["radiohead","creep"]', "queued")]
     assert sweeps.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
-                          jobs.Policy.from_config(services.config))["song_metadata"] == 0
+                            jobs.Policy.from_config(services.config))["song_metadata"] == 0

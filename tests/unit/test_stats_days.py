@@ -204,7 +204,7 @@ def test_an_import_counts_in_bulk_and_puts_the_insert_triggers_back(conn, make_u
     assert len(before) == 2
     with db.transaction(conn):
         writes.insert_imported(conn, user.id, imported(clock, ["a", "b", "c"]), "daylio",
-                                clock.now_ms())
+                               clock.now_ms())
         assert insert_trigger_sql(conn) == before
     assert insert_trigger_sql(conn) == before
     assert tuple(conn.execute("SELECT n, mood_sum, n4 FROM entry_days").fetchone()) == (3, 12, 3)
@@ -220,7 +220,7 @@ def test_a_failed_import_leaves_the_triggers_and_the_counts_as_they_were(conn, m
         with db.transaction(conn):
             try:
                 writes.insert_imported(conn, user.id, imported(clock, ["b", "a"]), "daylio",
-                                        clock.now_ms())  # "a" is there already
+                                       clock.now_ms())  # "a" is there already
             except sqlite3.IntegrityError:
                 assert insert_trigger_sql(conn) == before  # back even inside the transaction
                 raise

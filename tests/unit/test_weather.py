@@ -175,7 +175,7 @@ def test_entries_in_the_future_wait_until_their_time_has_passed(alice, services,
 def test_switched_off_weather_sweeps_nothing_and_finishes_queued_jobs_as_done(
         config, clock, meteo, conn, make_user):
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.web import make_wsgi
+    from kmood_lib.web.app import make_wsgi
     from tests.conftest import PASSWORD
     from tests.wsgi import Client
 
@@ -193,7 +193,7 @@ def test_switched_off_weather_sweeps_nothing_and_finishes_queued_jobs_as_done(
     assert meteo.requests == []
     assert conn.execute("SELECT count(*) FROM weather").fetchone()[0] == 0
     assert sweeps.sweep_all(conn, off.job_kinds, clock.now_ms(), 100,
-                          jobs.Policy.from_config(off.config))["weather"] == 0
+                            jobs.Policy.from_config(off.config))["weather"] == 0
     drain(on, clock)  # switched back on, the sweep finds the work again
     assert conn.execute("SELECT count(*) FROM weather").fetchone()[0] == 1
 

@@ -8,14 +8,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 
+from kmood_lib.core.errors import DomainError
 from kmood_lib.core.text import name_key
 from kmood_lib.portability.daylio.notes import _PlainText
 
 MAX_PROBLEMS = 200  # listed in a report; the count says how many more there were
 
 
-class DaylioFormatError(Exception):
+class DaylioFormatError(DomainError):
     """The file is not a Daylio export this build can read (named in the message)."""
+
+    def __init__(self, message: str):
+        super().__init__(message, {"file": message})
 
 
 @dataclass

@@ -8,7 +8,7 @@
     <legend>How are you?</legend>
     <div class="moods">
       % for level in (1, 2, 3, 4, 5):
-      <input type="radio" name="mood" value="{{level}}" id="mood-{{level}}" required{{!' checked' if values.get('mood') == str(level) else ''}}>
+      <input type="radio" name="mood" value="{{level}}" id="mood-{{level}}" required{{' checked' if values.get('mood') == str(level) else ''}}>
       <label for="mood-{{level}}" class="lv{{level}}">{{!ui.face(level)}}<span>{{labels[level]}}</span></label>
       % end
     </div>
@@ -22,7 +22,7 @@
       % end
       <div class="chips">
       % for activity in members:
-        <input type="checkbox" name="activity" value="{{activity['name']}}" id="activity-{{activity['id']}}"{{!' checked' if activity['name'] in values.get('activities', ()) else ''}}>
+        <input type="checkbox" name="activity" value="{{activity['name']}}" id="activity-{{activity['id']}}"{{' checked' if activity['name'] in values.get('activities', ()) else ''}}>
         <label for="activity-{{activity['id']}}">{{activity['name']}}</label>
       % end
       </div>
@@ -38,7 +38,14 @@
   <div class="row">
     % for metric in metrics:
     <label>{{metric['name']}}{{' (%s)' % metric['unit'] if metric['unit'] else ''}}
-      <input type="number" inputmode="decimal" step="any" name="metric_{{metric['id']}}" value="{{values.get('metric_%d' % metric['id'], '')}}"{{!' min="%s"' % ui.number(metric['min']) if metric['min'] is not None else ''}}{{!' max="%s"' % ui.number(metric['max']) if metric['max'] is not None else ''}}>
+      <input type="number" inputmode="decimal" step="any" name="metric_{{metric['id']}}" value="{{values.get('metric_%d' % metric['id'], '')}}"
+      % if metric['min'] is not None:
+        min="{{ui.number(metric['min'])}}"
+      % end
+      % if metric['max'] is not None:
+        max="{{ui.number(metric['max'])}}"
+      % end
+      >
     </label>
     % end
   </div>

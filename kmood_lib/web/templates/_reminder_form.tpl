@@ -11,7 +11,7 @@
         % for group, names in zones:
         <optgroup label="{{group}}">
           % for name in names:
-          <option value="{{name}}"{{!' selected' if name == zone else ''}}>{{name.replace('_', ' ')}}</option>
+          <option value="{{name}}"{{' selected' if name == zone else ''}}>{{name.replace('_', ' ')}}</option>
           % end
         </optgroup>
         % end
@@ -21,13 +21,13 @@
   <fieldset class="weekdays">
     <legend>On</legend>
     % for i, day in enumerate(weekdays):
-    <label class="chip"><input type="checkbox" name="weekday" value="{{i}}"{{!' checked' if i in chosen_days else ''}}> {{day}}</label>
+    <label class="chip"><input type="checkbox" name="weekday" value="{{i}}"{{' checked' if i in chosen_days else ''}}> {{day}}</label>
     % end
   </fieldset>
   <label>Send with
     <select name="channel">
       % for key, name in (('ntfy', 'ntfy'), ('gotify', 'Gotify'), ('webhook', 'Webhook')):
-      <option value="{{key}}"{{!' selected' if v('channel', r.get('channel', 'ntfy')) == key else ''}}>{{name}}</option>
+      <option value="{{key}}"{{' selected' if v('channel', r.get('channel', 'ntfy')) == key else ''}}>{{name}}</option>
       % end
     </select>
   </label>
@@ -44,7 +44,7 @@
     <label>Title <span class="muted">(optional)</span> <input name="title" value="{{v('title', r.get('title') or '')}}" maxlength="100" placeholder="k-mood"></label>
     <label>Message <span class="muted">(optional)</span> <input name="message" value="{{v('message', r.get('message') or '')}}" maxlength="500" placeholder="How are you feeling?"></label>
   </div>
-  <label class="inline"><input type="checkbox" name="skip_if_logged" value="1"{{!' checked' if (v('skip_if_logged') == '1' if fields else r.get('skip_if_logged', True)) else ''}}> Skip when I have already logged that day</label>
-  <label class="inline"><input type="checkbox" name="enabled" value="1"{{!' checked' if (v('enabled') == '1' if fields else r.get('enabled', True)) else ''}}> On</label>
+  <label class="inline"><input type="checkbox" name="skip_if_logged" value="1"{{' checked' if (v('skip_if_logged') == '1' if fields else r.get('skip_if_logged', True)) else ''}}> Skip when I have already logged that day</label>
+  <label class="inline"><input type="checkbox" name="enabled" value="1"{{' checked' if (v('enabled') == '1' if fields else r.get('enabled', True)) else ''}}> On</label>
   <div class="actions"><button type="submit">{{submit}}</button></div>
 </form>

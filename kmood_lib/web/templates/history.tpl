@@ -1,6 +1,6 @@
 % rebase('layout.tpl', title='History')
 <h1>History</h1>
-<details class="card"{{!' open' if filtered or errors else ''}}>
+<details class="card"{{' open' if filtered or errors else ''}}>
   <summary>Search and filter</summary>
   <form method="get" action="/entries" class="filters" role="search">
     <label>Search notes <input type="search" name="q" value="{{wanted['q']}}" placeholder="a word from a note"></label>
@@ -12,7 +12,7 @@
       <legend>Mood</legend>
       <div class="moodpick">
       % for level in (5, 4, 3, 2, 1):
-        <label class="inline"><input type="checkbox" name="mood" value="{{level}}"{{!' checked' if str(level) in moods else ''}}> {{labels[level]}}</label>
+        <label class="inline"><input type="checkbox" name="mood" value="{{level}}"{{' checked' if str(level) in moods else ''}}> {{labels[level]}}</label>
       % end
       </div>
     </fieldset>
@@ -22,7 +22,7 @@
         <option value="">Any</option>
         % for group, members in groups:
           % for activity in members:
-          <option value="{{activity['name']}}"{{!' selected' if activity['name'] == wanted['activity'] else ''}}>{{activity['name']}}</option>
+          <option value="{{activity['name']}}"{{' selected' if activity['name'] == wanted['activity'] else ''}}>{{activity['name']}}</option>
           % end
         % end
       </select>

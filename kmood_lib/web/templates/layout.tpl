@@ -21,13 +21,17 @@
   % if get('user'):
   <nav class="tabs" aria-label="Main">
     % for href, label, key in (('/', 'Log', 'log'), ('/entries', 'History', 'history'), ('/calendar', 'Year', 'calendar'), ('/stats', 'Stats', 'stats'), ('/settings', 'Settings', 'settings')):
-    <a href="{{href}}"{{!' aria-current="page"' if get('active') == key else ''}}>{{!ui.icon(key)}}<span>{{label}}</span></a>
+    <a href="{{href}}" aria-current="{{'page' if get('active') == key else 'false'}}\">{{!ui.icon(key)}}<span>{{label}}</span></a>
     % end
   </nav>
   <span class="who">{{user.username}}</span>
   % end
 </header>
-<main id="main"{{!' class="wide"' if get('wide') else ''}}>
+% if get('wide'):
+<main id="main" class="wide">
+% else:
+<main id="main">
+% end
 % if get('worker_missing'):
 <p class="alert" role="alert"><strong>No background worker is running.</strong> Weather, places, songs and reminders wait until <code>kmood_worker.py</code> runs beside the server. <a href="/admin/jobs">Jobs and workers</a></p>
 % end

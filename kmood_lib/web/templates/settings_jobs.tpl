@@ -22,14 +22,14 @@
 <table class="data">
   <caption class="skip">Jobs by kind and status</caption>
   <thead><tr><th scope="col">Kind</th>
-  % for status in ('queued', 'running', 'retrying', 'done', 'exhausted'):
+  % for status in statuses:
     <th scope="col" class="num">{{status}}</th>
   % end
   </tr></thead>
   <tbody>
   % for kind, counts in summary['counts'].items():
   <tr><th scope="row">{{kind}}</th>
-    % for status in ('queued', 'running', 'retrying', 'done', 'exhausted'):
+    % for status in statuses:
     <td class="num">{{counts.get(status, 0)}}</td>
     % end
   </tr>

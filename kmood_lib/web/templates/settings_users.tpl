@@ -8,7 +8,7 @@
     <label>User name <input name="username" value="{{fields.get('username', '')}}" maxlength="64" autocomplete="off" required></label>
     <label>Password <span class="muted">(8+ characters)</span> <input type="password" name="password" autocomplete="new-password" minlength="8" required></label>
   </div>
-  <label class="inline"><input type="checkbox" name="admin" value="1"{{!' checked' if fields.get('admin') else ''}}> Admin (may manage members and the job queue)</label>
+  <label class="inline"><input type="checkbox" name="admin" value="1"{{' checked' if fields.get('admin') else ''}}> Admin (may manage members and the job queue)</label>
   <div class="actions"><button type="submit">Add member</button></div>
 </form>
 <h2>Members</h2>

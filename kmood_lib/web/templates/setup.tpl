@@ -13,7 +13,7 @@
       % for region, names in zones:
       <optgroup label="{{region}}">
         % for name in names:
-        <option value="{{name}}"{{!' selected' if name == timezone else ''}}>{{name.replace('_', ' ')}}</option>
+        <option value="{{name}}"{{' selected' if name == timezone else ''}}>{{name.replace('_', ' ')}}</option>
         % end
       </optgroup>
       % end

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import bottle
-
 from kmood_lib import __version__
 from kmood_lib.web.http import json_response
+from kmood_lib.web.routing import Routes
+
+routes = Routes()
 
 
 def _ref(name: str) -> dict:
@@ -422,7 +423,6 @@ def document() -> dict:
     }
 
 
-def register(app: bottle.Bottle, services) -> None:
-    @app.get("/api/openapi.json", auth="public")
-    def openapi():
-        return json_response(document())
+@routes.get("/api/openapi.json", auth="public")
+def openapi():
+    return json_response(document())

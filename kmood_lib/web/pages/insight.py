@@ -9,16 +9,20 @@ from zoneinfo import ZoneInfo
 
 import bottle
 
-from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, ValidationError, parse_int_param
+from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
 from kmood_lib.journal import queries, stats, vocab
 from kmood_lib.web import charts
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import query_params
+from kmood_lib.web.routing import Routes
 from kmood_lib.web.views import page
 
 RANGES = {"30": ("Last 30 days", 30), "90": ("Last 90 days", 90), "365": ("Last year", 365),
           "all": ("All time", None)}
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+routes = Routes()
 
 
 def year_grid(year: int, days: dict, today: date) -> list[list[dict]]:
@@ -41,67 +45,68 @@ def year_grid(year: int, days: dict, today: date) -> list[list[dict]]:
     return rows
 
 
-def register(app: bottle.Bottle, services) -> None:
-    def today_of(user) -> date:
-        return services.clock.now().astimezone(ZoneInfo(user.timezone)).date()
+def today_of(services, user) -> date:
+    return services.clock.now().astimezone(ZoneInfo(user.timezone)).date()
 
-    @app.get("/calendar")
-    def year_in_pixels(conn, auth: Auth):
-        today = today_of(auth.user)
-        try:
-            year = parse_int_param(query_params(bottle.request).get("year"), "year", MIN_YEAR,
-                                   MAX_YEAR, default=today.year)
-        except ValidationError:
-            raise bottle.HTTPError(404, f"Years run from {MIN_YEAR} to {MAX_YEAR}.") from None
-        data = stats.calendar(conn, auth.user.id, year)
-        logged = len(data["days"])
-        average = (sum(d["average"] * d["count"] for d in data["days"].values())
-                   / max(1, sum(d["count"] for d in data["days"].values()))) if logged else None
-        return page("calendar.tpl", auth, active="calendar", year=year, today=today,
-                    grid=year_grid(year, data["days"], today), logged=logged,
-                    average=average, labels=vocab.mood_labels(conn, auth.user.id),
-                    months=[cal.month_abbr[m] for m in range(1, 13)],
-                    prev_year=year - 1 if year > MIN_YEAR else None,
-                    next_year=year + 1 if year < MAX_YEAR else None)
 
-    @app.get("/stats")
-    def stats_page(conn, auth: Auth):
-        user = auth.user
-        today = today_of(user)
-        key = query_params(bottle.request).get("range", "90")
-        if key not in RANGES:
-            key = "90"
-        name, days = RANGES[key]
-        flt = queries.EntryFilter(date_from=(today - timedelta(days=days - 1)).isoformat()
-                                  if days else None, date_to=today.isoformat())
-        summary = stats.summary(conn, user.id, today, flt)
-        labels = vocab.mood_labels(conn, user.id)
-        first = date.fromisoformat(flt.date_from) if flt.date_from else (
-            date.fromisoformat(summary["first_day"]) if summary["first_day"] else today)
-        weeks = stats.mood_series(conn, user.id, flt, "week")
-        months = stats.mood_series(conn, user.id, flt, "month")
-        timing = stats.by_weekday_and_hour(conn, user.id, flt)
-        impact = stats.activity_impact(conn, user.id, flt)["activities"]
-        weather = stats.weather_impact(conn, user.id, flt)
-        places = stats.place_impact(conn, user.id, flt)
-        music = stats.music_impact(conn, user.id, flt)
-        return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
-                    range_name=name, summary=summary, labels=labels, impact=impact,
-                    over_time=charts.mood_over_time(weeks, months, first, today, labels)
-                    if weeks else None,
-                    distribution=distribution_chart(summary, labels),
-                    weekday=weekday_chart(timing["weekdays"]),
-                    hour=hour_chart(timing["hours"]), weather=weather,
-                    by_temperature=temperature_chart(weather["temperature"])
-                    if weather["entries_with_weather"] else None,
-                    by_conditions=conditions_chart(weather["conditions"])
-                    if weather["entries_with_weather"] else None,
-                    places=places, music=music,
-                    by_place=ranking_chart(places["places"], "place", "Average mood by place")
-                    if places["places"] else None,
-                    by_artist=ranking_chart(music["artists"], "artist",
-                                            "Average mood by artist listened to")
-                    if music["artists"] else None)
+@routes.get("/calendar")
+def year_in_pixels(services, conn, auth: Auth):
+    today = today_of(services, auth.user)
+    try:
+        year = parse_int_param(query_params(bottle.request).get("year"), "year", MIN_YEAR,
+                               MAX_YEAR, default=today.year)
+    except ValidationError:  # a year out of range is a page that does not exist
+        raise NotFound("year", f"years run from {MIN_YEAR} to {MAX_YEAR}") from None
+    data = stats.calendar(conn, auth.user.id, year)
+    logged = len(data["days"])
+    average = (sum(d["average"] * d["count"] for d in data["days"].values())
+               / max(1, sum(d["count"] for d in data["days"].values()))) if logged else None
+    return page("calendar.tpl", auth, active="calendar", year=year, today=today,
+                grid=year_grid(year, data["days"], today), logged=logged,
+                average=average, labels=vocab.mood_labels(conn, auth.user.id),
+                months=[cal.month_abbr[m] for m in range(1, 13)],
+                prev_year=year - 1 if year > MIN_YEAR else None,
+                next_year=year + 1 if year < MAX_YEAR else None)
+
+
+@routes.get("/stats")
+def stats_page(services, conn, auth: Auth):
+    user = auth.user
+    today = today_of(services, user)
+    key = query_params(bottle.request).get("range", "90")
+    if key not in RANGES:
+        key = "90"
+    name, days = RANGES[key]
+    flt = queries.EntryFilter(date_from=(today - timedelta(days=days - 1)).isoformat()
+                              if days else None, date_to=today.isoformat())
+    summary = stats.summary(conn, user.id, today, flt)
+    labels = vocab.mood_labels(conn, user.id)
+    first = date.fromisoformat(flt.date_from) if flt.date_from else (
+        date.fromisoformat(summary["first_day"]) if summary["first_day"] else today)
+    weeks = stats.mood_series(conn, user.id, flt, "week")
+    months = stats.mood_series(conn, user.id, flt, "month")
+    timing = stats.by_weekday_and_hour(conn, user.id, flt)
+    impact = stats.activity_impact(conn, user.id, flt)["activities"]
+    weather = stats.weather_impact(conn, user.id, flt)
+    places = stats.place_impact(conn, user.id, flt)
+    music = stats.music_impact(conn, user.id, flt)
+    return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
+                range_name=name, summary=summary, labels=labels, impact=impact,
+                over_time=charts.mood_over_time(weeks, months, first, today, labels)
+                if weeks else None,
+                distribution=distribution_chart(summary, labels),
+                weekday=weekday_chart(timing["weekdays"]),
+                hour=hour_chart(timing["hours"]), weather=weather,
+                by_temperature=temperature_chart(weather["temperature"])
+                if weather["entries_with_weather"] else None,
+                by_conditions=conditions_chart(weather["conditions"])
+                if weather["entries_with_weather"] else None,
+                places=places, music=music,
+                by_place=ranking_chart(places["places"], "place", "Average mood by place")
+                if places["places"] else None,
+                by_artist=ranking_chart(music["artists"], "artist",
+                                        "Average mood by artist listened to")
+                if music["artists"] else None)
 
 
 def distribution_chart(summary: dict, labels: dict[int, str]) -> str:

@@ -1,0 +1,71 @@
+"""`kmood.py serve` (the default) and `kmood.py migrate`: the web server on waitress, and the
+schema brought up to date on its own."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+
+from kmood_lib.bootstrap import bootstrap, run_migrations
+from kmood_lib.cli.runner import EXIT_OK, UsageError
+from kmood_lib.core.config import Config
+
+log = logging.getLogger("kmood")
+
+
+def add_parser(sub) -> None:
+    sub.add_parser("serve", help="run the web server (the default)",
+                   description="Run the web server on KMOOD_HOST:KMOOD_PORT. Background work "
+                   "runs in kmood_worker.py.")
+    sub.add_parser("migrate", help="apply database migrations and exit",
+                   description="Bring the database at KMOOD_DB to this build's schema.")
+
+
+def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
+    import waitress
+
+    from kmood_lib.web.app import make_wsgi
+
+    services = bootstrap(config, **(bootstrap_kwargs or {}))
+    wsgi = make_wsgi(services)
+    try:
+        # waitress reads a whole body before the app runs, so its own (plain-text) 413 sits at
+        # the upload limit; every other route refuses a larger Content-Length itself (JSON 413).
+        server = waitress.create_server(
+            wsgi, host=config.host, port=config.port, threads=config.threads,
+            max_request_body_size=max(config.max_body_bytes, config.max_upload_bytes) + 65536,
+            ident="k-mood",
+        )
+    except (OSError, ValueError) as exc:  # address in use, unknown host, privileged port
+        raise UsageError(f"cannot listen on {config.host}:{config.port}: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
+
+    def stop(signum, frame):
+        raise SystemExit(0)
+
+    services.relay.start(f"k-mood server {socket.gethostname()}:{os.getpid()}")
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    log.info("serving on http://%s:%s with %d threads", server.effective_host,
+             server.effective_port, config.threads)
+    log.info("background work (enrichment, reminders, session cleanup) runs in kmood_worker.py; "
+             "this process does none of it: run kmood_worker.py beside it")
+    try:
+        server.run()  # returns after SystemExit from the handler, once in-flight requests end
+    finally:
+        server.close()
+        services.relay.close()
+        wsgi.bottle.config["kmood.pool"].close_all()
+        services.close_writer()
+    log.info("server stopped")
+    return EXIT_OK
+
+
+def cmd_migrate(args, config: Config) -> int:
+    services = bootstrap(config, migrate=False)
+    applied = run_migrations(services)
+    print(f"applied {len(applied)} migration(s)" if applied else "database is up to date")
+    return EXIT_OK

@@ -1,0 +1,116 @@
+"""`kmood.py create-user` and `kmood.py users list | reset-password | delete`: the accounts of
+this server from the command line (the first user ever created is an admin)."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+
+from kmood_lib.accounts import users
+from kmood_lib.bootstrap import bootstrap
+from kmood_lib.cli.runner import EXIT_OK, EXIT_USAGE, UsageError
+from kmood_lib.core.config import Config
+from kmood_lib.core.text import TextError, decode_utf8
+
+
+def add_parser(sub) -> None:
+    create = sub.add_parser("create-user", help="create a user (the first user is an admin)",
+                            description="Create a user. The first user ever created is an admin.")
+    create.add_argument("name", help="username")
+    create.add_argument("--admin", action="store_true", help="make the user an admin")
+    create.add_argument("--password-stdin", action="store_true",
+                        help="read the password from the first line of standard input")
+    create.add_argument("--timezone", default="UTC", help="IANA timezone (default UTC)")
+    people = sub.add_parser("users", help="list accounts, reset a password, delete an account",
+                            description="Manage the accounts of this server.")
+    actions = people.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="every account with its entry count")
+    reset = actions.add_parser("reset-password",
+                               help="set a new password; ends all of that user's sessions")
+    reset.add_argument("name", help="username")
+    reset.add_argument("--password-stdin", action="store_true",
+                       help="read the password from the first line of standard input")
+    delete = actions.add_parser("delete", help="delete an account with all its data")
+    delete.add_argument("name", help="username")
+    delete.add_argument("--yes", action="store_true",
+                        help="really delete (without it, only say what would go)")
+
+
+def read_password(from_stdin: bool) -> str:
+    if from_stdin:
+        raw = sys.stdin.buffer.readline()
+        if not raw:
+            raise UsageError("--password-stdin: no password on standard input")
+        try:
+            return decode_utf8(raw, "the password on standard input").rstrip("\r\n")
+        except TextError as exc:
+            raise UsageError(f"--password-stdin: {exc}") from None
+    if not sys.stdin.isatty():
+        raise UsageError("no terminal to ask for a password: use --password-stdin")
+    first = getpass.getpass("Password: ")
+    if first != getpass.getpass("Repeat password: "):
+        raise UsageError("the passwords differ")
+    return first
+
+
+def cmd_create_user(args, config: Config) -> int:
+    services = bootstrap(config)
+    password = read_password(args.password_stdin)
+    conn = services.connect()
+    try:
+        user = users.create_user(
+            conn, args.name, password, now_ms=services.clock.now_ms(),
+            hasher=services.hasher, timezone=args.timezone, admin=args.admin,
+        )
+    except users.AccountError as exc:
+        raise UsageError(f"create-user: {exc}") from None
+    finally:
+        conn.close()
+    print(f"created user {user.username} (id {user.id}{', admin' if user.is_admin else ''})")
+    return EXIT_OK
+
+
+def cmd_users(args, config: Config) -> int:
+    services = bootstrap(config)
+    conn = services.connect()
+    try:
+        if args.action == "list":
+            for person in users.list_users(conn):
+                print(f"{person['username']:<24} {'admin' if person['is_admin'] else 'member':<7}"
+                      f" {person['entries']:>7} entries  {person['timezone']}")
+            return EXIT_OK
+        person = users.find_user(conn, args.name)
+        if person is None:
+            raise UsageError(f"users {args.action}: no user {args.name!r}")
+        if args.action == "reset-password":
+            return reset_password(services, conn, person, args.password_stdin)
+        return delete_account(conn, person, args.yes)
+    finally:
+        conn.close()
+
+
+def reset_password(services, conn, person: users.User, from_stdin: bool) -> int:
+    password = read_password(from_stdin)
+    try:
+        users.validate_password(password)
+    except users.AccountError as exc:
+        raise UsageError(f"users reset-password: {exc}") from None
+    ended = users.reset_password(conn, person.id, services.hasher.hash(password),
+                                 services.clock.now_ms())
+    print(f"password of {person.username} changed; {ended} session(s) ended")
+    return EXIT_OK
+
+
+def delete_account(conn, person: users.User, really: bool) -> int:
+    held = users.holdings(conn, person.id)
+    what = (f"{person.username}: {held['entries']} entries, {held['activities']} activities,"
+            f" {held['metrics']} metrics, {held['tokens']} API tokens")
+    if not really:
+        print(f"would delete {what}; run again with --yes to delete")
+        return EXIT_USAGE
+    try:
+        users.delete_user(conn, person.id)
+    except users.AccountError as exc:
+        raise UsageError(f"users delete: {exc}") from None
+    print(f"deleted {what}")
+    return EXIT_OK

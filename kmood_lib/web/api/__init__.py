@@ -1,0 +1,1 @@
+"""The JSON API under /api (SPEC §6), a module per area; its description is openapi.py."""

@@ -1,0 +1,171 @@
+"""JSON routes for entries, mood labels, activities, metrics, now-playing and stats."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from zoneinfo import ZoneInfo
+
+import bottle
+
+from kmood_lib.accounts import users
+from kmood_lib.core.db import transaction
+from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
+from kmood_lib.journal import queries, saving, stats, vocab, writes
+from kmood_lib.journal.entry_json import dumps
+from kmood_lib.journal.nowplaying import now_playing
+from kmood_lib.web.auth import Auth
+from kmood_lib.web.http import json_body, json_response, json_text_response, query_params
+from kmood_lib.web.routing import Routes
+
+routes = Routes()
+
+
+# --- entries ------------------------------------------------------------------------------
+
+@routes.get("/api/entries")
+def list_entries(conn, auth: Auth):
+    query = query_params(bottle.request)
+    flt = queries.parse_filter(query)
+    limit = queries.parse_limit(query.get("limit"))
+    return json_text_response(queries.list_entries_json(conn, auth.user.id, flt, limit,
+                                                        query.get("cursor") or None))
+
+
+@routes.post("/api/entries")
+def create_entry(services, conn, auth: Auth):
+    source = "web" if auth.via == "session" else "api"
+    saved = saving.create(services, conn, auth.user, json_body(bottle.request, services.config),
+                          source)
+    text = (dumps(saved.entry) if saved.entry is not None  # created: no second read
+            else queries.get_entry_json(conn, auth.user.id, saved.entry_id))
+    return json_text_response(text, 201 if saved.created else 200,
+                              {"Location": f"/api/entries/{saved.entry_id}"})
+
+
+@routes.get("/api/entries/<entry_id:id>")
+def get_entry(conn, auth: Auth, entry_id: int):
+    return json_text_response(queries.get_entry_json(conn, auth.user.id, entry_id))
+
+
+@routes.patch("/api/entries/<entry_id:id>")
+def patch_entry(services, conn, auth: Auth, entry_id: int):
+    saving.update(services, conn, auth.user, entry_id, json_body(bottle.request, services.config))
+    return json_text_response(queries.get_entry_json(conn, auth.user.id, entry_id))
+
+
+@routes.delete("/api/entries/<entry_id:id>")
+def delete_entry(conn, auth: Auth, entry_id: int):
+    writes.delete_entry(conn, auth.user.id, entry_id)
+    return bottle.HTTPResponse(status=204)
+
+
+# --- mood labels --------------------------------------------------------------------------
+
+def moods_json(conn, user_id: int) -> dict:
+    labels = vocab.mood_labels(conn, user_id)
+    return {"moods": [{"level": level, "label": labels[level]} for level in range(5, 0, -1)]}
+
+
+@routes.get("/api/moods")
+def get_moods(conn, auth: Auth):
+    return json_response(moods_json(conn, auth.user.id))
+
+
+@routes.patch("/api/moods/<level:id>")
+def patch_mood(services, conn, auth: Auth, level: int):
+    vocab.set_mood_label(conn, auth.user.id, level, json_body(bottle.request, services.config))
+    return json_response(moods_json(conn, auth.user.id))
+
+
+# --- activities and metrics: one set of routes over each vocabulary -----------------------
+
+@dataclass(frozen=True)
+class Vocabulary:
+    plural: str
+    list: Callable
+    create: Callable
+    update: Callable
+    delete: Callable
+
+
+ACTIVITIES = Vocabulary("activities", vocab.list_activities, vocab.create_activity,
+                        vocab.update_activity, vocab.delete_activity)
+METRICS = Vocabulary("metrics", vocab.list_metrics, vocab.create_metric, vocab.update_metric,
+                     vocab.delete_metric)
+
+
+def list_items(words: Vocabulary, conn, auth: Auth):
+    return json_response({words.plural: words.list(conn, auth.user.id), "next_cursor": None})
+
+
+def create_item(words: Vocabulary, services, conn, auth: Auth):
+    data = json_body(bottle.request, services.config)
+    with transaction(conn):
+        created = words.create(conn, auth.user.id, data, services.clock.now_ms())
+    return json_response(created, 201)
+
+
+def patch_item(words: Vocabulary, services, conn, auth: Auth, item_id: int):
+    data = json_body(bottle.request, services.config)
+    with transaction(conn):
+        updated = words.update(conn, auth.user.id, item_id, data, services.clock.now_ms())
+    return json_response(updated)
+
+
+def delete_item(words: Vocabulary, conn, auth: Auth, item_id: int):
+    words.delete(conn, auth.user.id, item_id)
+    return bottle.HTTPResponse(status=204)
+
+
+for words in (ACTIVITIES, METRICS):
+    routes.get(f"/api/{words.plural}", name=f"list_{words.plural}")(functools.partial(list_items, words))
+    routes.post(f"/api/{words.plural}", name=f"create_{words.plural}")(functools.partial(create_item, words))
+    routes.patch(f"/api/{words.plural}/<item_id:id>",
+                 name=f"patch_{words.plural}")(functools.partial(patch_item, words))
+    routes.delete(f"/api/{words.plural}/<item_id:id>",
+                  name=f"delete_{words.plural}")(functools.partial(delete_item, words))
+
+
+# --- now playing --------------------------------------------------------------------------
+
+@routes.get("/api/now-playing")
+def get_now_playing(services, conn, auth: Auth):
+    me = users.profile(conn, auth.user.id)
+    return json_response(now_playing(services.listenbrainz, services.lastfm,
+                                     me["listenbrainz_user"], me["lastfm_user"],
+                                     services.config.now_playing_timeout_ms))
+
+
+# --- stats --------------------------------------------------------------------------------
+
+def today_for(services, user) -> date:
+    return services.clock.now().astimezone(ZoneInfo(user.timezone)).date()
+
+
+@routes.get("/api/stats/summary")
+def stats_summary(services, conn, auth: Auth):
+    flt = queries.parse_filter(query_params(bottle.request))
+    return json_response(stats.summary(conn, auth.user.id, today_for(services, auth.user), flt))
+
+
+@routes.get("/api/stats/calendar")
+def stats_calendar(services, conn, auth: Auth):
+    year = parse_int_param(query_params(bottle.request).get("year"), "year", MIN_YEAR,
+                           MAX_YEAR, default=today_for(services, auth.user).year)
+    return json_response(stats.calendar(conn, auth.user.id, year))
+
+
+def filtered_stats(compute: Callable, conn, auth: Auth):
+    """A stats route over the entry filters (from, to, mood, activity, q)."""
+    flt = queries.parse_filter(query_params(bottle.request))
+    return json_response(compute(conn, auth.user.id, flt))
+
+
+for path, compute in (("weekday", stats.by_weekday_and_hour), ("weather", stats.weather_impact),
+                      ("places", stats.place_impact), ("music", stats.music_impact),
+                      ("activities", stats.activity_impact)):
+    routes.get(f"/api/stats/{path}", name=f"stats_{path}")(
+        functools.partial(filtered_stats, compute))

@@ -1,0 +1,145 @@
+"""Operators' routes: the queue (list, summary, deliberate retry), Prometheus `/metrics`, and
+the public `/healthz`."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import bottle
+
+from kmood_lib.core.clock import ms_to_iso
+from kmood_lib.core.errors import Conflict, NotFound, ValidationError
+from kmood_lib.core.validation import MAX_ID, parse_int_param
+from kmood_lib.queue import heartbeat, jobs
+from kmood_lib.web.http import json_response, query_params
+from kmood_lib.web.routing import Routes
+
+log = logging.getLogger(__name__)
+routes = Routes()
+
+
+def job_json(row: dict) -> dict:
+    try:
+        payload = json.loads(row["payload"])
+    except (TypeError, ValueError):
+        payload = row["payload"]  # shown as stored: an unreadable payload stays visible
+    out = {**row, "payload": payload}
+    for name in ("run_after", "lease_until", "created_at", "updated_at", "finished_at"):
+        value = row[name]
+        out[name] = ms_to_iso(value) if isinstance(value, int) else value
+    return out
+
+
+def _label(value: object) -> str:
+    return str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None = None) -> str:
+    summary = heartbeat.queue_summary(conn, now_ms, stale_s)
+    lines = ["# HELP kmood_jobs Jobs in the queue by kind and status.",
+             "# TYPE kmood_jobs gauge"]
+    for kind, counts in summary["counts"].items():
+        for status, n in counts.items():
+            lines.append(f'kmood_jobs{{kind="{_label(kind)}",status="{_label(status)}"}} {n}')
+    age = summary["oldest_waiting_age_s"]
+    lines += ["# HELP kmood_jobs_oldest_waiting_age_seconds Age of the oldest queued or "
+              "retrying job (0 when none).",
+              "# TYPE kmood_jobs_oldest_waiting_age_seconds gauge",
+              f"kmood_jobs_oldest_waiting_age_seconds {0 if age is None else age}"]
+    workers = summary["workers"]
+    beat_age = workers["last_beat_age_s"]
+    lines += ["# HELP kmood_workers_alive Worker processes whose heartbeat is fresher than "
+              "KMOOD_WORKER_STALE_S.",
+              "# TYPE kmood_workers_alive gauge", f"kmood_workers_alive {workers['alive']}",
+              "# HELP kmood_worker_last_beat_age_seconds Age of the newest worker heartbeat "
+              "(+Inf when no worker ever beat).",
+              "# TYPE kmood_worker_last_beat_age_seconds gauge",
+              f"kmood_worker_last_beat_age_seconds {'+Inf' if beat_age is None else beat_age}"]
+    if relay_stats:
+        lines += ["# HELP kmood_relay_connected Whether this server's NATS relay is connected.",
+                  "# TYPE kmood_relay_connected gauge",
+                  f"kmood_relay_connected {int(relay_stats['connected'])}"]
+        for name, what in (("published", "handed to NATS"),
+                           ("dropped", "dropped (NATS not connected, or the buffer full)")):
+            lines += [f"# HELP kmood_relay_{name}_total Relay messages {what}.",
+                      f"# TYPE kmood_relay_{name}_total counter",
+                      f"kmood_relay_{name}_total {relay_stats[name]}"]
+    entries = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+    users = conn.execute("SELECT count(*) FROM users").fetchone()[0]
+    lines += ["# HELP kmood_entries Mood entries stored.", "# TYPE kmood_entries gauge",
+              f"kmood_entries {entries}",
+              "# HELP kmood_users User accounts.", "# TYPE kmood_users gauge", f"kmood_users {users}"]
+    return "\n".join(lines) + "\n"
+
+
+@routes.get("/api/jobs", auth="admin")
+def list_jobs(conn):
+    query = query_params(bottle.request)
+    status, kind = query.get("status") or None, query.get("kind") or None
+    if status and status not in jobs.STATUSES:
+        raise ValidationError({"status": f"one of {', '.join(jobs.STATUSES)}"}, "unknown status")
+    limit = parse_int_param(query.get("limit"), "limit", 1, 500, default=100)
+    cursor = parse_int_param(query.get("cursor"), "cursor", 1, MAX_ID)
+    rows = jobs.list_jobs(conn, status, kind, limit + 1, cursor)
+    next_cursor = str(rows[limit - 1]["id"]) if len(rows) > limit else None
+    return json_response({"jobs": [job_json(r) for r in rows[:limit]],
+                          "next_cursor": next_cursor})
+
+
+@routes.get("/api/jobs/summary", auth="admin")
+def summary(services, conn):
+    return json_response({**heartbeat.queue_summary(conn, services.clock.now_ms(),
+                                                    services.config.worker_stale_s),
+                          "kinds": services.job_kinds.names()})
+
+
+@routes.post("/api/jobs/<job_id:id>/retry", auth="admin")
+def retry_one(services, conn, job_id: int):
+    outcome = jobs.retry(conn, job_id, services.clock.now_ms())
+    if outcome == "not_found":
+        raise NotFound("job")
+    if outcome != "retried":
+        raise Conflict(jobs.RETRY_MESSAGES.get(outcome, "job {id} is " + outcome).format(id=job_id))
+    services.relay.wake()
+    return json_response(job_json(jobs.list_jobs(conn, before_id=job_id + 1, limit=1)[0]))
+
+
+@routes.post("/api/jobs/retry", auth="admin")
+def retry_kind(services, conn):
+    kind = query_params(bottle.request).get("kind")
+    if not kind:
+        raise ValidationError({"kind": "required"}, "say which kind")
+    if kind not in services.job_kinds.names():
+        raise ValidationError(
+            {"kind": f"one of {', '.join(services.job_kinds.names()) or '(none)'}"},
+            f"no job kind {kind!r}")
+    retried = jobs.retry_exhausted(conn, kind, services.clock.now_ms())
+    services.relay.wake()
+    return json_response({"kind": kind, "retried": retried})
+
+
+@routes.get("/metrics", auth="admin")
+def metrics(services, conn):
+    response = bottle.HTTPResponse(prometheus_text(conn, services.clock.now_ms(),
+                                                   services.config.worker_stale_s,
+                                                   services.relay.stats()))
+    response.content_type = "text/plain; version=0.0.4; charset=utf-8"
+    return response
+
+
+@routes.get("/healthz", auth="public")
+def healthz(services, conn):
+    """Cheap and public: the database answers, and whether any worker has beaten lately.
+    No worker is `degraded` with HTTP 200 (a container is not restarted for it) unless
+    `?strict=1` asks for 503, as monitors that page on it want."""
+    strict = query_params(bottle.request).get("strict") in ("1", "true")
+    try:
+        worker = heartbeat.health(conn, services.clock.now_ms(), services.config.worker_stale_s)
+    except Exception as exc:  # any database failure means "not healthy"
+        log.warning("health check failed: %s", exc)
+        return json_response({"status": "unavailable", "database": "error", "error": str(exc)},
+                             503)
+    status = "ok" if worker["alive"] else "degraded"
+    return json_response({"status": status, "database": "ok", "worker": worker},
+                         503 if strict and status != "ok" else 200)

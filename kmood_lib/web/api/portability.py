@@ -1,0 +1,66 @@
+"""Your data in and out over the API: `POST /api/import/daylio` (a Daylio CSV export, a
+.daylio backup or k-mood's own JSON; a dry run reports without writing) and `GET /api/export`."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+import bottle
+
+from kmood_lib.core.db import transaction
+from kmood_lib.core.errors import ValidationError
+from kmood_lib.portability import export, importer
+from kmood_lib.portability.daylio.moods import parse_mood_map
+from kmood_lib.web.auth import Auth
+from kmood_lib.web.http import ApiError, json_response, multipart, query_params
+from kmood_lib.web.routing import Routes
+
+routes = Routes()
+
+FILE_HINT = "a Daylio CSV export or .daylio backup"
+
+
+def mood_map_field(value: str | None) -> dict[str, int]:
+    try:
+        return parse_mood_map(value or "")
+    except ValueError as exc:
+        raise ValidationError({"mood_map": str(exc)}, str(exc)) from None
+
+
+@routes.post("/api/import/daylio", max_body="upload")
+def import_file(services, conn, auth: Auth):
+    request = bottle.request
+    if (request.content_type or "").split(";")[0].strip().lower() != "multipart/form-data":
+        raise ApiError(415, "send the file as multipart/form-data, in the field `file`")
+    fields, files = multipart(request)
+    data = files.get("file") or None
+    if data is None:
+        raise ValidationError({"file": "required"}, f"no file: send {FILE_HINT} in the field `file`")
+    mood_map = mood_map_field(fields.get("mood_map"))
+    dry_run = fields.get("dry_run", "0").strip().lower()
+    if dry_run not in ("0", "1", "true", "false"):
+        raise ValidationError({"dry_run": dry_run}, "dry_run must be 0, 1, true or false")
+    return json_response(importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
+                                              data, mood_map, services.clock.now_ms(),
+                                              dry_run=dry_run in ("1", "true")))
+
+
+@routes.get("/api/export")
+def export_file(services, conn, auth: Auth):
+    wanted = query_params(bottle.request).get("format", "json")
+    if wanted not in ("json", "csv"):
+        raise ValidationError({"format": "json or csv"}, "format must be json or csv")
+    return download(services, conn, auth, wanted)
+
+
+def download(services, conn, auth: Auth, wanted: str) -> bottle.HTTPResponse:
+    """The whole journal as a file: one read snapshot, so it is consistent."""
+    clock = services.clock
+    with transaction(conn, immediate=False):
+        body = (export.export_json(conn, auth.user.id, clock.now_ms()) if wanted == "json"
+                else export.export_csv(conn, auth.user.id))
+    day = clock.now().date().isoformat()
+    kind = "application/json" if wanted == "json" else "text/csv"
+    return bottle.HTTPResponse(body.encode("utf-8"), headers={
+        "Content-Type": f"{kind}; charset=utf-8", "Cache-Control": "no-store",
+        "Content-Disposition": f'attachment; filename="kmood-{day}.{wanted}"'})

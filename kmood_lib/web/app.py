@@ -1,0 +1,51 @@
+"""The web application: one explicit Bottle app built from the services by make_app(), with
+every route module's table installed under the plugins (conn, auth, services, errors)."""
+
+from __future__ import annotations
+
+import bottle
+
+from kmood_lib.core.db import ConnectionPerThread
+from kmood_lib.web import http
+from kmood_lib.web.api import accounts, entries, jobs, openapi, portability, reminders
+from kmood_lib.web.pages import admin, insight, journal, public, settings
+from kmood_lib.web.pages import portability as portability_pages
+from kmood_lib.web.pages import reminders as reminder_pages
+from kmood_lib.web.plugins import AuthPlugin, ErrorPlugin, RequestPlugin
+
+ROUTE_MODULES = (accounts, entries, jobs, reminders, portability, openapi, public, journal,
+                 insight, settings, portability_pages, reminder_pages, admin)
+
+
+def make_app(services) -> bottle.Bottle:
+    """Build the Bottle app: one database connection per server thread, JSON errors under /api."""
+    app = bottle.Bottle(catchall=True)
+    app.config["json.enable"] = False
+    app.config["kmood.services"] = services
+    pool = ConnectionPerThread(services.connect)
+    app.config["kmood.pool"] = pool
+    app.default_error_handler = http.error_page
+    # `<name:id>`: an object id as SQLite stores it; anything longer or not ASCII digits is no
+    # route (404), never an int too big to bind (Bottle's own `int` also takes '-5' and '٣').
+    app.router.add_filter("id", lambda conf: (r"[0-9]{1,18}", int, str))
+    # `<name:mbid>`: a MusicBrainz identifier, lower-case as MusicBrainz writes it.
+    app.router.add_filter("mbid", lambda conf: (
+        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", None, None))
+    # `<name:token>`: a random URL-safe token of 18 bytes (a pending upload's).
+    app.router.add_filter("token", lambda conf: (r"[A-Za-z0-9_-]{24}", None, None))
+    # Installed outermost first: the request plugin wraps the auth plugin, which wraps the
+    # error plugin, which wraps the route itself.
+    app.install(RequestPlugin(services, pool))
+    app.install(AuthPlugin(services, pool))
+    app.install(ErrorPlugin(services))
+    for module in ROUTE_MODULES:
+        module.routes.install(app)
+    return app
+
+
+def make_wsgi(services):
+    """The WSGI callable the server runs: the app wrapped in the security-header middleware."""
+    app = make_app(services)
+    wsgi = http.with_security_headers(app)
+    wsgi.bottle = app
+    return wsgi

@@ -1,0 +1,169 @@
+"""The journal pages: log an entry (home), history, edit, delete — plain forms over the same
+domain functions as the JSON API; they work without JavaScript."""
+
+from __future__ import annotations
+
+import urllib.parse
+from zoneinfo import ZoneInfo
+
+import bottle
+
+from kmood_lib.core.errors import ValidationError
+from kmood_lib.enrich.song_metadata import cover_of
+from kmood_lib.journal import queries, saving, stats, vocab, writes
+from kmood_lib.web import entry_form
+from kmood_lib.web.auth import Auth
+from kmood_lib.web.http import Params, query_params
+from kmood_lib.web.routing import Routes
+from kmood_lib.web.views import form_fields, page, redirect
+
+routes = Routes()
+
+HISTORY_PAGE = 30
+
+
+def group_activities(activities: list[dict]) -> list[tuple[str | None, list[dict]]]:
+    """[(group name or None, activities)], named groups first, as list_activities orders them."""
+    groups: dict[str | None, list[dict]] = {}
+    for activity in activities:
+        groups.setdefault(activity["group"], []).append(activity)
+    return list(groups.items())
+
+
+def by_day(found: list[dict]) -> list[tuple[str, list[dict]]]:
+    """Entries (newest first) grouped by their own local day."""
+    days: dict[str, list[dict]] = {}
+    for entry in found:
+        days.setdefault(entry["occurred_at"][:10], []).append(entry)
+    return list(days.items())
+
+
+COVER_CACHE_S = 30 * 24 * 3600  # a release's cover never changes once stored
+
+
+@routes.get("/covers/<release:mbid>")
+def cover(conn, auth: Auth, release: str):
+    """A release's cover, stored by the worker: the browser never loads a third party."""
+    found = cover_of(conn, auth.user.id, release)
+    if found is None:
+        raise bottle.HTTPError(404, "No cover for this release.")
+    etag = f'"{release}"'
+    headers = {"Cache-Control": f"private, max-age={COVER_CACHE_S}", "ETag": etag}
+    if bottle.request.get_header("If-None-Match") == etag:
+        return bottle.HTTPResponse(status=304, headers=headers)
+    return bottle.HTTPResponse(found[1], headers={**headers, "Content-Type": found[0]})
+
+
+def local_now(services, user):
+    return services.clock.now().astimezone(ZoneInfo(user.timezone))
+
+
+def vocabulary(conn, user_id: int, keep=None) -> dict:
+    """Labels, activity chips and metrics for a form: archived activities are left out
+    unless `keep` names them (an edited entry keeps the ones it has); None keeps all."""
+    activities = [a for a in vocab.list_activities(conn, user_id)
+                  if keep is None or not a["archived"] or a["name"] in keep]
+    return {"labels": vocab.mood_labels(conn, user_id),
+            "groups": group_activities(activities),
+            "metrics": vocab.list_metrics(conn, user_id)}
+
+
+def posted_entry(services, conn, auth: Auth, creating: bool) -> dict:
+    """The log or edit form's fields as the API's JSON body."""
+    fields = form_fields(bottle.request, services.config)
+    return entry_form.entry_body(fields, vocab.list_metrics(conn, auth.user.id), creating=creating)
+
+
+# --- log ----------------------------------------------------------------------------------
+
+def home_page(services, conn, auth: Auth, fields: Params | None = None, errors=None, status=200):
+    user = auth.user
+    today = local_now(services, user).date()
+    todays, _ = queries.list_entries(conn, user.id, queries.EntryFilter(
+        date_from=today.isoformat(), date_to=today.isoformat()), 50, None)
+    current, longest = stats.streaks(conn, user.id, today)
+    values = entry_form.values_posted(fields) if fields is not None else (
+        entry_form.values_new(local_now(services, user)))
+    return page("home.tpl", auth, active="log", status=status, values=values,
+                errors=errors or {}, todays=todays, streak=current, longest=longest,
+                today=today.isoformat(), scripts=("log.js",),
+                **vocabulary(conn, user.id, keep=values.get("activities", set())))
+
+
+@routes.get("/")
+def home(services, conn, auth: Auth):
+    return home_page(services, conn, auth)
+
+
+@routes.post("/entries", form=home_page, labels=entry_form.form_errors)
+def log_entry(services, conn, auth: Auth):
+    saving.create(services, conn, auth.user, posted_entry(services, conn, auth, creating=True),
+                  "web")
+    return redirect("/", "logged")
+
+
+# --- history ------------------------------------------------------------------------------
+
+@routes.get("/entries")
+def history(services, conn, auth: Auth):
+    query = query_params(bottle.request)
+    moods = [m for m in query.getall("mood") if m]
+    wanted = {"from": query.get("from", ""), "to": query.get("to", ""),
+              "mood": ",".join(moods), "activity": query.get("activity", ""),
+              "q": query.get("q", "")}
+    errors = {}
+    try:  # a filter that cannot be used is shown beside the filter form, not as an error page
+        flt = queries.parse_filter(wanted)
+        found, cursor = queries.list_entries(conn, auth.user.id, flt, HISTORY_PAGE,
+                                             query.get("cursor") or None)
+    except ValidationError as exc:
+        errors = {name.capitalize(): message for name, message in exc.fields.items()}
+        found, cursor = [], None
+    older = None
+    if cursor:
+        older = "/entries?" + urllib.parse.urlencode(
+            [(k, v) for k, v in wanted.items() if v and k != "mood"]
+            + [("mood", m) for m in moods] + [("cursor", cursor)])
+    filtered = any(wanted.values())
+    return page("history.tpl", auth, active="history", days=by_day(found), older=older,
+                today=local_now(services, auth.user).date().isoformat(),
+                wanted=wanted, moods=set(moods), errors=errors, filtered=filtered,
+                status=422 if errors else 200, **vocabulary(conn, auth.user.id))
+
+
+# --- edit and delete ----------------------------------------------------------------------
+
+def edit_page(conn, auth: Auth, entry_id: int, fields: Params | None = None, errors=None,
+              status=200):
+    entry = queries.get_entry(conn, auth.user.id, entry_id)
+    words = vocabulary(conn, auth.user.id, keep=set(entry["activities"]))
+    values = entry_form.values_posted(fields) if fields is not None else (
+        entry_form.values_of(entry, words["metrics"]))
+    return page("edit.tpl", auth, active="history", status=status, entry=entry,
+                values=values, errors=errors or {}, **words)
+
+
+@routes.get("/entries/<entry_id:id>/edit")
+def edit_form(conn, auth: Auth, entry_id: int):
+    return edit_page(conn, auth, entry_id)
+
+
+@routes.post("/entries/<entry_id:id>/edit", form=edit_page, labels=entry_form.form_errors)
+def edit_submit(services, conn, auth: Auth, entry_id: int):
+    queries.get_entry(conn, auth.user.id, entry_id)  # someone else's is a 404, not a form
+    saving.update(services, conn, auth.user, entry_id,
+                  posted_entry(services, conn, auth, creating=False))
+    return redirect(f"/entries?done=saved#entry-{entry_id}")
+
+
+@routes.get("/entries/<entry_id:id>/delete")
+def delete_form(conn, auth: Auth, entry_id: int):
+    entry = queries.get_entry(conn, auth.user.id, entry_id)
+    return page("delete.tpl", auth, active="history", entry=entry,
+                labels=vocab.mood_labels(conn, auth.user.id))
+
+
+@routes.post("/entries/<entry_id:id>/delete")
+def delete_submit(conn, auth: Auth, entry_id: int):
+    writes.delete_entry(conn, auth.user.id, entry_id)
+    return redirect("/entries", "deleted")

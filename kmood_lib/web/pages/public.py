@@ -1,0 +1,194 @@
+"""The pages anyone may open: first-run setup, log in and out, the manifest, static files."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import secrets
+import urllib.parse
+from pathlib import Path
+
+import bottle
+
+from kmood_lib.accounts import auth as auth_store
+from kmood_lib.accounts import users
+from kmood_lib.core.timezones import canonical_zones
+from kmood_lib.web.auth import Auth, clear_session_cookie, log_in, set_session_cookie
+from kmood_lib.web.http import Params, query_params
+from kmood_lib.web.routing import Routes
+from kmood_lib.web.views import form_fields, redirect, render
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+routes = Routes()
+
+FORM_COOKIE = "kmood_form"  # double-submit token for the forms used before a session exists
+MANIFEST = {
+    "name": "k-mood", "short_name": "k-mood", "description": "Your self-hosted mood journal",
+    "start_url": "/", "scope": "/", "display": "standalone", "background_color": "#f5f6f8",
+    "theme_color": "#3553d9",
+    "icons": [{"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},
+              {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png"},
+              {"src": "/static/icons/icon.svg", "sizes": "any", "type": "image/svg+xml"}],
+}
+
+
+_SAFE_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?#]*")
+
+
+def safe_next(target: str | None) -> str:
+    """Where to go after logging in: only a path on this site, else '/'.
+
+    The target must be printable ASCII of the characters a URL path and query may hold (so no
+    tab, newline or backslash, which browsers drop or read as '/'), start with exactly one
+    '/', and stay a plain path however often it is percent-decoded ('/%2F/evil.com' decodes
+    to '//evil.com', which a later hop could resolve to another host).
+    """
+    if not target or len(target) > 2000 or not _SAFE_PATH.fullmatch(target):
+        return "/"
+    decoded = target
+    for _ in range(3):
+        decoded = urllib.parse.unquote(decoded)
+        parts = urllib.parse.urlsplit(decoded)
+        if (parts.scheme or parts.netloc or not decoded.startswith("/")
+                or decoded.startswith(("//", "/\\")) or "\\" in decoded
+                or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in decoded)):
+            return "/"
+    return target
+
+
+def form_token(request: bottle.BaseRequest) -> str:
+    return request.get_cookie(FORM_COOKIE) or secrets.token_urlsafe(24)
+
+
+def with_form_cookie(response: bottle.HTTPResponse, token: str, config) -> bottle.HTTPResponse:
+    response.set_cookie(FORM_COOKIE, token, path="/", httponly=True, samesite="Strict",
+                        secure=config.cookie_secure)
+    return response
+
+
+def form_token_ok(request: bottle.BaseRequest, form: Params) -> bool:
+    cookie = request.get_cookie(FORM_COOKIE) or ""
+    sent = form.get("csrf_token") or ""
+    return bool(cookie) and hmac.compare_digest(cookie.encode(), sent.encode())
+
+
+@routes.get("/manifest.webmanifest", auth="public")
+def manifest():
+    response = bottle.HTTPResponse(json.dumps(MANIFEST))
+    response.content_type = "application/manifest+json"
+    response.set_header("Cache-Control", "public, max-age=3600")
+    return response
+
+
+@routes.get("/static/<path:path>", auth="public")
+def static(path):
+    response = bottle.static_file(path, root=str(STATIC))
+    if response.status_code == 200:
+        response.set_header("Cache-Control", "public, max-age=3600")
+    return response
+
+
+# --- log in (a form with its own token: there is no session yet) ---------------------------
+
+LOGIN_REFUSALS = {401: "Wrong username or password.", 422: "Enter your username and password.",
+                  429: "Too many failed logins; wait a while and try again.",
+                  503: "The server is busy; try again in a moment."}
+
+
+def login_page(services, fields=None, errors=None, status=200, message: str = ""):
+    """The login form; after a refusal, `status` says which words to show."""
+    request = bottle.request
+    fields = fields or {}
+    token = form_token(request)
+    if errors and not message:
+        message = LOGIN_REFUSALS.get(status, "Enter your username and password.")
+    target = fields.get("next") if fields else query_params(request).get("next")
+    page = render("login.tpl", status, error=message, form_token=token, next=safe_next(target),
+                  username=(fields.get("username") or "")[:64])
+    return with_form_cookie(page, token, services.config)
+
+
+@routes.get("/login", auth="public")
+def login_form(services, conn, auth: Auth):
+    if users.count_users(conn) == 0:
+        return redirect("/setup")
+    if auth.user is not None:
+        return redirect(safe_next(query_params(bottle.request).get("next")))
+    return login_page(services)
+
+
+@routes.post("/login", auth="public", form=login_page)
+def login_submit(services, conn):
+    request = bottle.request
+    fields = form_fields(request, services.config)
+    if not form_token_ok(request, fields):
+        return login_page(services, fields, status=403,
+                          message="The form expired; please try again.")
+    user, session = log_in(conn, services, request, fields.get("username") or "",
+                           fields.get("password") or "")
+    response = redirect(safe_next(fields.get("next")))
+    set_session_cookie(response, session.token, services.config)
+    return response
+
+
+# --- first-run setup (exists only while there are no users) ---------------------------------
+
+def setup_page(services, fields=None, errors=None, status=200, message: str = ""):
+    request = bottle.request
+    fields = fields or {}
+    token = form_token(request)
+    if errors and not message:
+        message = "; ".join(errors.values())
+    page = render("setup.tpl", status, error=message, form_token=token,
+                  username=fields.get("username") or "", timezone=fields.get("timezone") or "UTC",
+                  zones=canonical_zones(), scripts=("settings.js",))
+    return with_form_cookie(page, token, services.config)
+
+
+def setup_finished(conn) -> None:
+    if users.count_users(conn) > 0:
+        raise bottle.HTTPError(404, "Not found: setup is finished")
+
+
+@routes.get("/setup", auth="public")
+def setup_form(services, conn):
+    setup_finished(conn)
+    return setup_page(services)
+
+
+@routes.post("/setup", auth="public", form=setup_page)
+def setup_submit(services, conn):
+    request = bottle.request
+    setup_finished(conn)
+    fields = form_fields(request, services.config)
+    if not form_token_ok(request, fields):
+        return setup_page(services, fields, status=403,
+                          message="The form expired; please try again.")
+    try:
+        user = users.create_user(conn, fields.get("username") or "", fields.get("password") or "",
+                                 now_ms=services.clock.now_ms(), hasher=services.hasher,
+                                 timezone=fields.get("timezone") or "UTC", only_if_no_users=True)
+    except users.AccountError as exc:
+        if exc.status == 404:  # someone else finished setup a moment ago
+            raise bottle.HTTPError(404, "Not found: setup is finished") from None
+        raise
+    session = auth_store.create_session(conn, user.id, services.clock.now_ms(),
+                                        services.config.session_ttl_s)
+    response = redirect("/")
+    set_session_cookie(response, session.token, services.config)
+    return response
+
+
+@routes.get("/logout")
+def logout_form(auth: Auth):
+    return render("logout.tpl", user=auth.user, csrf_token=auth.csrf_token or "")
+
+
+@routes.post("/logout")
+def logout_submit(services, conn, auth: Auth):
+    if auth.session is not None:
+        auth_store.delete_session(conn, auth.session.id)
+    response = redirect("/login")
+    clear_session_cookie(response, services.config)
+    return response

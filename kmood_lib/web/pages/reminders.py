@@ -1,0 +1,150 @@
+"""Settings → Reminders: list, create, edit, switch on and off, delete, send a test, and see
+the last deliveries — plain forms over the same domain functions as `/api/reminders`."""
+
+from __future__ import annotations
+
+import urllib.parse
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import bottle
+
+from kmood_lib.core.db import transaction
+from kmood_lib.core.timezones import canonical_zones
+from kmood_lib.reminders import delivery, schedule
+from kmood_lib.web.auth import Auth
+from kmood_lib.web.http import Params, query_params
+from kmood_lib.web.routing import Routes
+from kmood_lib.web.views import form_fields, page, redirect, settings_page
+
+routes = Routes()
+
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def reminder_body(fields: Params, creating: bool) -> dict:
+    """The form's fields as the API's body: an empty token on an edit keeps the one set."""
+    body = {"time": fields.get("time", ""), "channel": fields.get("channel", ""),
+            "url": fields.get("url", ""), "timezone": fields.get("timezone") or None,
+            "weekdays": [int(d) for d in fields.getall("weekday")
+                         if d.isascii() and d.isdigit() and len(d) == 1],
+            "title": fields.get("title") or None, "message": fields.get("message") or None,
+            "skip_if_logged": fields.get("skip_if_logged") == "1",
+            "enabled": fields.get("enabled") == "1"}
+    if fields.get("token") or creating:
+        body["token"] = fields.get("token") or None
+    if fields.get("remove_token") == "1":
+        body["token"] = None
+    return body
+
+
+def destination(reminder: dict) -> str:
+    """Where it goes, short enough for a list: the host, and the ntfy topic."""
+    parts = urllib.parse.urlsplit(reminder["url"])
+    topic = parts.path.rstrip("/").rsplit("/", 1)[-1] if reminder["channel"] == "ntfy" else ""
+    return f"{parts.hostname}{'/' + topic if topic else ''}"
+
+
+def local_next(reminder: dict) -> str | None:
+    """'Fri 4 Dec, 20:30' in the reminder's own zone."""
+    if not reminder["next_fire_at"]:
+        return None
+    moment = datetime.fromisoformat(reminder["next_fire_at"].replace("Z", "+00:00")).astimezone(
+        ZoneInfo(reminder["timezone"]))
+    return f"{moment.strftime('%a')} {moment.day} {moment.strftime('%b')}, {moment:%H:%M}"
+
+
+def save(services, conn, auth: Auth, reminder_id: int | None) -> int:
+    """The posted reminder form checked as the API checks it, saved, and queued if due soon."""
+    current = None if reminder_id is None else schedule.get_reminder(conn, auth.user.id,
+                                                                     reminder_id)
+    fields = form_fields(bottle.request, services.config)
+    values = schedule.parse_reminder(
+        reminder_body(fields, reminder_id is None), current=current,
+        default_timezone=auth.user.timezone,
+        allow_private=services.config.allow_private_notify_urls)
+    with transaction(conn):
+        if reminder_id is None:
+            reminder_id = schedule.create_reminder(conn, auth.user.id, values,
+                                                   services.clock.now_ms())["id"]
+        else:
+            schedule.update_reminder(conn, auth.user.id, reminder_id, values,
+                                     services.clock.now_ms())
+    delivery.prompt_saved(services, conn, reminder_id)
+    return reminder_id
+
+
+def list_page(conn, auth: Auth, fields=None, errors=None, status=200):
+    mine = schedule.list_reminders(conn, auth.user.id)
+    return settings_page("reminders", auth, status, reminders=mine, zones=canonical_zones(),
+                         deliveries=schedule.recent_deliveries(conn, auth.user.id),
+                         fields=fields or {}, errors=errors or {}, weekdays=WEEKDAYS,
+                         local_next=local_next, destination=destination,
+                         default_zone=auth.user.timezone)
+
+
+def edit_page(conn, auth: Auth, reminder_id: int, fields=None, errors=None, status=200):
+    reminder = schedule.get_reminder(conn, auth.user.id, reminder_id)
+    return settings_page("reminder_edit", auth, status, section="reminders",
+                         reminder=reminder, zones=canonical_zones(), weekdays=WEEKDAYS,
+                         deliveries=schedule.recent_deliveries(conn, auth.user.id, reminder_id),
+                         fields=fields or {}, errors=errors or {}, local_next=local_next,
+                         tested=query_params(bottle.request).get("tested"))
+
+
+@routes.get("/settings/reminders")
+def reminder_list(conn, auth: Auth):
+    return list_page(conn, auth)
+
+
+@routes.post("/settings/reminders", form=list_page)
+def reminder_create(services, conn, auth: Auth):
+    save(services, conn, auth, None)
+    return redirect("/settings/reminders", "created")
+
+
+@routes.get("/settings/reminders/<reminder_id:id>")
+def reminder_edit(conn, auth: Auth, reminder_id: int):
+    return edit_page(conn, auth, reminder_id)
+
+
+@routes.post("/settings/reminders/<reminder_id:id>", form=edit_page)
+def reminder_update(services, conn, auth: Auth, reminder_id: int):
+    save(services, conn, auth, reminder_id)
+    return redirect(f"/settings/reminders/{reminder_id}", "saved")
+
+
+@routes.post("/settings/reminders/<reminder_id:id>/switch", form=list_page)
+def reminder_switch(services, conn, auth: Auth, reminder_id: int):
+    schedule.get_reminder(conn, auth.user.id, reminder_id)  # 404 first for someone else's
+    turn_on = form_fields(bottle.request, services.config).get("enabled") == "1"
+    with transaction(conn):
+        schedule.update_reminder(conn, auth.user.id, reminder_id, {"enabled": int(turn_on)},
+                                 services.clock.now_ms())
+    delivery.prompt_saved(services, conn, reminder_id)
+    return redirect("/settings/reminders", "switched_on" if turn_on else "switched_off")
+
+
+@routes.post("/settings/reminders/<reminder_id:id>/test", form=edit_page)
+def reminder_test(services, conn, auth: Auth, reminder_id: int):
+    answer = delivery.send_test(conn, services, auth.user.id, reminder_id)
+    outcome = (f"ok-{answer['status']}" if answer["ok"] else
+               f"failed-{answer['status']}" if answer["status"] else "failed")
+    return redirect(f"/settings/reminders/{reminder_id}?tested={outcome}")
+
+
+@routes.get("/settings/reminders/<reminder_id:id>/delete")
+def reminder_delete_confirm(conn, auth: Auth, reminder_id: int):
+    reminder = schedule.get_reminder(conn, auth.user.id, reminder_id)
+    return page("settings_confirm.tpl", auth, active="settings", what="reminder",
+                subject=f"{reminder['time']} by {reminder['channel']}",
+                consequences=["It stops, and its list of past deliveries goes with it."],
+                action=f"/settings/reminders/{reminder_id}/delete",
+                back=f"/settings/reminders/{reminder_id}")
+
+
+@routes.post("/settings/reminders/<reminder_id:id>/delete")
+def reminder_delete(conn, auth: Auth, reminder_id: int):
+    with transaction(conn):
+        schedule.delete_reminder(conn, auth.user.id, reminder_id)
+    return redirect("/settings/reminders", "removed")

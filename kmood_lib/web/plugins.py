@@ -1,0 +1,195 @@
+"""The plugins every route runs through, outermost first:
+
+1. `RequestPlugin` refuses an oversized body before anything reads it, lends the thread's
+   database connection (`conn`) and hands it back clean, and injects `services`;
+2. `AuthPlugin` authenticates (routes say `auth="public" | "user" | "admin"`, default "user",
+   so a route added without a thought is protected), checks the CSRF token of
+   cookie-authenticated unsafe requests (Bearer requests need none) and injects `auth`;
+3. `ErrorPlugin` turns the domain's errors into answers — the JSON error shape under /api; on
+   a page, the form re-rendered with the message and what was typed when the route names its
+   `form`, else an error page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import logging
+
+import bottle
+
+from kmood_lib.core.errors import DomainError, NotFound
+from kmood_lib.queue import heartbeat
+from kmood_lib.web.auth import UNSAFE_METHODS, csrf_ok, identify, login_redirect
+from kmood_lib.web.http import ApiError, form_params, is_json_path
+
+log = logging.getLogger(__name__)
+
+
+def body_limit(route: bottle.Route, config) -> int:
+    """KMOOD_MAX_UPLOAD_BYTES for routes that say `max_body="upload"`, else KMOOD_MAX_BODY_BYTES;
+    waitress itself only stops bodies past the larger of the two."""
+    return (config.max_upload_bytes if route.config.get("max_body") == "upload"
+            else config.max_body_bytes)
+
+
+def wanted(route: bottle.Route) -> set[str]:
+    """The parameters the route's own function takes (plugins inject only those)."""
+    return set(inspect.signature(route.callback).parameters)
+
+
+def refusal(request: bottle.BaseRequest, status: int, message: str, **api) -> bottle.HTTPResponse:
+    """An answer the plugins give before the route runs: JSON under /api, a page elsewhere."""
+    if is_json_path(request.path):
+        return ApiError(status, message, **api)
+    return bottle.HTTPError(status, message, headers=api.get("headers"))
+
+
+class RequestPlugin:
+    """Body limit, the thread's connection as `conn`, and `services`, around every route."""
+
+    name = "kmood_request"
+    api = 2
+
+    def __init__(self, services, pool):
+        self.services, self.pool = services, pool
+
+    def apply(self, callback, route):
+        limit = body_limit(route, self.services.config)
+        params = wanted(route)
+        services, pool = self.services, self.pool
+
+        def wrapper(*args, **kwargs):
+            request = bottle.request
+            if request.content_length > limit:  # first: before anything reads the body
+                raise refusal(request, 413, f"body larger than {limit} bytes")
+            try:
+                if "conn" in params:
+                    kwargs["conn"] = pool.get()
+                if "services" in params:
+                    kwargs["services"] = services
+                return callback(*args, **kwargs)
+            finally:
+                pool.release()
+
+        return wrapper
+
+
+class AuthPlugin:
+    """Who is asking, whether they may, and `auth` for the routes that take it."""
+
+    name = "kmood_auth"
+    api = 2
+
+    def __init__(self, services, pool):
+        self.services, self.pool = services, pool
+
+    def apply(self, callback, route):
+        level = route.config.get("auth", "user")
+        if level not in ("public", "user", "admin"):
+            raise ValueError(f"route {route.rule}: auth must be public, user or admin")
+        check_csrf = route.config.get("csrf", True)
+        config = self.services.config
+        limit = body_limit(route, config)
+        wants_auth = "auth" in wanted(route)
+        services, pool = self.services, self.pool
+
+        def wrapper(*args, **kwargs):
+            request = bottle.request
+            if level == "public" and not wants_auth:
+                return callback(*args, **kwargs)
+            conn = pool.get()
+            try:
+                who = identify(conn, request, services)
+                if level != "public":
+                    if who.user is None:
+                        if is_json_path(request.path):
+                            raise ApiError(401, "log in or send an API token")
+                        raise login_redirect(request)
+                    if level == "admin" and not who.user.is_admin:
+                        raise refusal(request, 403, "this needs an admin")
+                if (check_csrf and who.via == "session" and request.method in UNSAFE_METHODS
+                        and not csrf_ok(request, who.session.csrf_token, limit)):
+                    if is_json_path(request.path):
+                        raise ApiError(403, "missing or wrong CSRF token (X-CSRF-Token header)",
+                                       code="csrf")
+                    raise bottle.HTTPError(403, "missing or wrong CSRF token; reload the page")
+            except ApiError as exc:  # a malformed header or form: a page answers with a page
+                raise exc if is_json_path(request.path) else exc.as_page() from None
+            if who.user is not None and who.user.is_admin and not is_json_path(request.path):
+                who = dataclasses.replace(who, worker_missing=not heartbeat.health(
+                    conn, services.clock.now_ms(), config.worker_stale_s)["alive"])
+            if wants_auth:
+                kwargs["auth"] = who
+            return callback(*args, **kwargs)
+
+        return wrapper
+
+
+def form_errors(exc: DomainError) -> dict[str, str]:
+    """A refusal as the messages a form shows beside itself: field names made readable."""
+    if getattr(exc, "labelled", False):
+        return dict(exc.fields)
+    if exc.fields:
+        return {name.replace("_", " ").capitalize(): message
+                for name, message in exc.fields.items()}
+    return {"Error": exc.message}
+
+
+def page_error(exc: DomainError) -> bottle.HTTPError:
+    """A refusal with no form to show it on: an error page with its status and headers."""
+    message = (f"No such {exc.kind}" + (f" ({exc.detail})" if exc.detail else "") + "."
+               if isinstance(exc, NotFound) else exc.message)
+    return bottle.HTTPError(exc.status, message, headers=exc.headers or None)
+
+
+def api_error(exc: DomainError) -> ApiError:
+    return ApiError(exc.status, exc.message, exc.fields, headers=exc.headers or None,
+                    extra=exc.extra or None)
+
+
+class ErrorPlugin:
+    """Domain errors -> answers, the one place that decides them.
+
+    A page route that names `form=<page function>` has a refused POST answered with that page
+    again (status of the error, what was typed kept, the messages beside the form); the page
+    function takes `fields`, `errors` and `status` and any of the route's own arguments, and
+    `labels=<function>` may name the form's own field labels. HTTP-level refusals (ApiError)
+    raised while a page route runs become pages too.
+    """
+
+    name = "kmood_errors"
+    api = 2
+
+    def __init__(self, services):
+        self.services = services
+
+    def apply(self, callback, route):
+        show = route.config.get("form")
+        labels = route.config.get("labels", form_errors)
+        limit = body_limit(route, self.services.config)
+        takes = set(inspect.signature(show).parameters) if show is not None else set()
+        if show is not None and not {"fields", "errors", "status"} <= takes:
+            raise ValueError(f"route {route.rule}: its form page must take fields, errors, status")
+
+        def wrapper(*args, **kwargs):
+            request = bottle.request
+            try:
+                return callback(*args, **kwargs)
+            except DomainError as exc:
+                if is_json_path(request.path):
+                    raise api_error(exc) from None
+                if show is None or request.method != "POST" or isinstance(exc, NotFound):
+                    raise page_error(exc) from None
+                page = show(**{name: value for name, value in kwargs.items() if name in takes},
+                            fields=form_params(request, limit), errors=labels(exc),
+                            status=exc.status)
+                for name, value in exc.headers.items():
+                    page.set_header(name, value)
+                return page
+            except ApiError as exc:
+                if is_json_path(request.path):
+                    raise
+                raise exc.as_page() from None
+
+        return wrapper
