@@ -72,3 +72,57 @@ def test_setup_exists_only_while_there_are_no_users(wsgi, make_user):
 def test_public_routes_answer_strangers(wsgi, make_user, method, path):
     make_user("alice")
     assert Client(wsgi).request(method, path).status == 200
+
+
+UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
+
+
+def database_state(conn) -> dict:
+    """Every row of every table: what a refused request must leave exactly as it was."""
+    tables = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        " AND name NOT LIKE 'entries_fts%'")]
+    return {t: sorted(repr(tuple(row)) for row in conn.execute(f'SELECT * FROM "{t}"'))
+            for t in tables}
+
+
+@pytest.fixture
+def alices_objects(client_for):
+    """A logged-in admin holding one of everything (each id 1), so that a request which got
+    past the CSRF check would find its object and change it."""
+    alice = client_for("alice")
+    alice.post("/api/activities", {"name": "walk", "group": "outside"})
+    alice.post("/api/metrics", {"name": "sleep"})
+    alice.post("/api/tokens", {"name": "phone"})
+    alice.post("/api/reminders", {"time": "21:00", "channel": "webhook",
+                                  "url": "https://example.org/hook"})
+    alice.post("/api/entries", {"mood": 4, "activities": ["walk"], "metrics": {"sleep": 7}})
+    alice.csrf = None
+    return alice
+
+
+@pytest.mark.parametrize("sent", [{}, {"X-CSRF-Token": "wrong"}], ids=["none", "wrong"])
+def test_every_unsafe_cookie_request_without_the_csrf_token_is_refused_and_changes_nothing(
+        wsgi, conn, alices_objects, sent):
+    alice = alices_objects
+    checked = []
+    for route in wsgi.bottle.routes:
+        if (route.method not in UNSAFE or (route.method, route.rule) in PUBLIC
+                or route.config.get("csrf", True) is False):
+            continue
+        before = database_state(conn)
+        path = concrete(route.rule)
+        if path.startswith("/api/") or path == "/metrics":
+            response = alice.request(route.method, path, json_body={"name": "x", "mood": 1},
+                                     headers=sent)
+            assert response.status == 403 and response.json["error"]["code"] == "csrf", (
+                route.method, route.rule, response.status)
+        else:
+            form = {"name": "x", "mood": "1"} | (
+                {"csrf_token": sent["X-CSRF-Token"]} if sent else {})
+            response = alice.request(route.method, path, form=form)
+            assert response.status == 403, (route.method, route.rule, response.status)
+        assert database_state(conn) == before, (route.method, route.rule)
+        checked.append((route.method, route.rule))
+    assert {m for m, _ in checked} == {"POST", "PATCH", "DELETE"}, checked
+    assert len(checked) > 30

@@ -86,3 +86,83 @@ def test_another_users_metric_or_mood_labels_cannot_be_used(world):
     assert response.status == 422
     bob.patch("/api/moods/2", {"label": "bob's bad"})
     assert alice.get("/api/moods").json["moods"][3] == {"level": 2, "label": "bad"}
+
+
+# --- the pages: every page route that takes an id answers another user's object with 404 ----
+
+RELEASE = "11111111-1111-4111-8111-111111111111"
+
+
+@pytest.fixture
+def page_world(world, conn, clock):
+    """Alice's objects as the pages reach them: also a group, a pending upload and a cover."""
+    from kmood_lib.portability import importer
+
+    alice, bob, a = world
+    alice.post("/api/activities", {"name": "grouped", "group": "secret-group"})
+    a["group"] = conn.execute("SELECT id FROM activity_groups").fetchone()[0]
+    alice_id = conn.execute("SELECT id FROM users WHERE username = 'alice'").fetchone()[0]
+    a["upload"] = importer.stash_upload(conn, alice_id, b"full_date,mood\n", {}, clock.now_ms())
+    song = alice.post("/api/entries", {"mood": 3, "song": {"artist": "A", "title": "T",
+                                                           "source": "manual"}}).json["id"]
+    conn.execute("INSERT INTO song_lookups (lookup_key, found, release_mbid, fetched_at)"
+                 " SELECT lookup_key, 1, ?, 0 FROM songs WHERE entry_id = ?", (RELEASE, song))
+    conn.execute("INSERT INTO covers (release_mbid, content_type, image, fetched_at)"
+                 " VALUES (?, 'image/jpeg', x'ffd8ff', 0)", (RELEASE,))
+    assert alice.get(f"/covers/{RELEASE}").status == 200
+    a["release"] = RELEASE
+    return alice, bob, a
+
+
+FOREIGN_PAGE_ROUTES = [
+    ("GET", "/entries/{entry}/edit", {}),
+    ("POST", "/entries/{entry}/edit", {"mood": "5", "note": "stolen"}),
+    ("GET", "/entries/{entry}/delete", {}),
+    ("POST", "/entries/{entry}/delete", {}),
+    ("POST", "/settings/activities/{activity}", {"name": "stolen"}),
+    ("POST", "/settings/activities/{activity}/archive", {"archived": "1"}),
+    ("GET", "/settings/activities/{activity}/delete", {}),
+    ("POST", "/settings/activities/{activity}/delete", {}),
+    ("POST", "/settings/metrics/{metric}", {"name": "stolen"}),
+    ("GET", "/settings/metrics/{metric}/delete", {}),
+    ("POST", "/settings/metrics/{metric}/delete", {}),
+    ("POST", "/settings/groups/{group}", {"name": "stolen"}),
+    ("POST", "/settings/groups/{group}/delete", {}),
+    ("POST", "/settings/tokens/{token}/revoke", {}),
+    ("GET", "/settings/reminders/{reminder}", {}),
+    ("POST", "/settings/reminders/{reminder}", {"time": "03:00", "channel": "webhook",
+                                                "url": "https://example.org/b"}),
+    ("POST", "/settings/reminders/{reminder}/switch", {"enabled": "0"}),
+    ("POST", "/settings/reminders/{reminder}/test", {}),
+    ("GET", "/settings/reminders/{reminder}/delete", {}),
+    ("POST", "/settings/reminders/{reminder}/delete", {}),
+    ("GET", "/settings/import/{upload}", {}),
+    ("POST", "/settings/import/{upload}", {}),
+    ("GET", "/covers/{release}", {}),
+]
+
+
+def page_snapshot(conn) -> dict:
+    return {table: [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1")]
+            for table in ("entries", "entry_activities", "activities", "activity_groups",
+                          "metrics", "entry_metrics", "api_tokens", "reminders", "reminder_deliveries",
+                          "pending_imports", "jobs")}
+
+
+@pytest.mark.parametrize("method,template,form", FOREIGN_PAGE_ROUTES)
+def test_another_users_object_is_a_404_page_and_stays_unchanged(page_world, conn, method,
+                                                                template, form):
+    alice, bob, a = page_world
+    before = page_snapshot(conn)
+    response = bob.request(method, template.format(**a), form=form if method == "POST" else None)
+    assert response.status == 404, (method, template, response.status)
+    assert "secret" not in response.text and "alice" not in response.text
+    assert page_snapshot(conn) == before
+
+
+def test_every_page_route_with_an_id_is_in_the_cross_user_matrix(wsgi):
+    covered = {(m, t.split("{")[0]) for m, t, _ in FOREIGN_PAGE_ROUTES}
+    with_ids = {(r.method, r.rule.split("<")[0]) for r in wsgi.bottle.routes
+                if "<" in r.rule and not r.rule.startswith(("/api/", "/static/"))
+                and r.config.get("auth", "user") == "user"}
+    assert with_ids <= covered, with_ids - covered

@@ -80,6 +80,39 @@ def test_reclaim_leaves_live_leases_alone(qs, qconn, clock):
     assert jobs.reclaim_stalled(qconn, clock.now_ms()) == 0
 
 
+def test_a_stalled_job_on_its_last_attempt_is_exhausted_by_the_reclaim_with_its_error(
+        qs, qconn, clock):
+    enqueue(qs, qconn, "work:1", clock.now_ms())  # max_attempts is 3
+    for attempt in (1, 2):
+        [job] = jobs.claim(qconn, f"w{attempt}", clock.now_ms(), 1, 10_000)
+        clock.advance(11)
+        assert jobs.reclaim_stalled(qconn, clock.now_ms()) == 1
+        row = qconn.execute("SELECT status, attempts FROM jobs").fetchone()
+        assert (row["status"], row["attempts"]) == ("retrying", attempt)
+    [job] = jobs.claim(qconn, "last", clock.now_ms(), 1, 10_000)
+    assert job.attempts == job.max_attempts == 3
+    clock.advance(11)
+    assert jobs.reclaim_stalled(qconn, clock.now_ms()) == 1
+    row = qconn.execute("SELECT * FROM jobs").fetchone()
+    assert (row["status"], row["attempts"], row["finished_at"]) == ("exhausted", 3,
+                                                                     clock.now_ms())
+    assert row["last_error"] == "lease expired: worker last stopped responding during attempt 3"
+    assert row["claimed_by"] is None and row["lease_until"] is None
+    assert jobs.claim(qconn, "w", clock.now_ms() + 10**9, 1, 10_000) == []
+
+
+def test_a_job_is_claimed_only_once_it_is_due(qs, qconn, clock):
+    now = clock.now_ms()
+    later = sweeps.enqueue(qconn, qs.job_kinds, "test_work", "work:1", {"id": 1}, now,
+                           policy(qs), run_after_ms=now + 60_000)
+    assert jobs.claim(qconn, "w", now, 10, 10_000) == []
+    assert jobs.claim(qconn, "w", now + 59_999, 10, 10_000) == []
+    row = qconn.execute("SELECT status, attempts, claimed_by FROM jobs").fetchone()
+    assert tuple(row) == ("queued", 0, None)
+    [job] = jobs.claim(qconn, "w", now + 60_000, 10, 10_000)
+    assert job.id == later and job.attempts == 1
+
+
 def test_backoff_follows_the_formula_within_its_jitter_bounds(qs):
     p = policy(qs)  # base 10 s, cap 100 s
     for attempts, full in ((1, 10), (2, 20), (3, 40), (4, 80), (5, 100), (9, 100)):
