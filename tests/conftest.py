@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.core.config import Config
 from tests.fakes import FakeClock
 from tests.helpers import SPAWNED, base_env
+
+# Every test in these folders starts a process, a browser or a NATS server: `slow`, so that
+# `make test-fast` (-m "not slow") leaves them out. Elsewhere a test that does is marked itself.
+SLOW_FOLDERS = {"concurrency", "e2e", "browser"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if Path(str(item.path)).parent.name in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

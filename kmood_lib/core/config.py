@@ -263,6 +263,10 @@ class Config:
         "KMOOD_REMINDER_GRACE_S", "3600", _float(1),
         "a reminder not sent within this long of its time is recorded as missed, never sent late"
     )
+    reminder_test_timeout_s: float = _setting(
+        "KMOOD_REMINDER_TEST_TIMEOUT_S", "5", _float(0.1),
+        "how long a reminder's test send (Settings -> Reminders) waits for the channel, in all"
+    )
     allow_private_notify_urls: bool = _setting(
         "KMOOD_ALLOW_PRIVATE_NOTIFY_URLS", "0", _bool,
         "allow reminder channels on loopback, link-local or private addresses"

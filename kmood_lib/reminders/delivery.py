@@ -160,9 +160,6 @@ def record_missed(services, conn, now_ms: int) -> bool:
     return False
 
 
-TEST_TIMEOUT_S = 5  # a test send waits this long at most, in all
-
-
 def send_test(conn, services, user_id: int, reminder_id: int) -> dict:
     """One message now through the reminder's channel, for the user to see it works: the
     upstream's answer, and no delivery recorded. NotFound for someone else's reminder."""
@@ -171,7 +168,8 @@ def send_test(conn, services, user_id: int, reminder_id: int) -> dict:
         sent = services.notifier.send(
             reminder["channel"], reminder["url"], reminders.token_of(conn, user_id, reminder_id),
             reminder["title"], reminder["message"], reminder_id=reminder_id,
-            local_date=reminder["next_local_date"], timeout_s=TEST_TIMEOUT_S)
+            local_date=reminder["next_local_date"],
+            timeout_s=services.config.reminder_test_timeout_s)
     except UpstreamError as exc:
         return {"ok": False, "status": exc.status, "body": "", "error": str(exc)[:300]}
     return {"ok": True, "status": sent.status, "body": sent.excerpt, "error": None}

@@ -18,8 +18,6 @@ from tests.browser.conftest import (
 from tests.browser.test_journal import entry_cards, login
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes
 
-pytestmark = pytest.mark.slow
-
 ROWS = ["2025-06-03,June 3,Tuesday,8:15 pm,Chill,reading | tea,,Evening,quiet <b>evening</b>",
         "2025-06-02,June 2,Monday,7:40 AM,good,work,,,standup<br>then coffee",
         "2025-06-01,June 1,Sunday,13:05,Chill,hike,,,"]

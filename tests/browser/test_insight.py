@@ -21,8 +21,6 @@ from tests.browser.conftest import (
 from tests.browser.test_journal import api_session, entry_cards, login
 from tests.helpers import http
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def cara(app_stack):

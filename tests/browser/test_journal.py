@@ -21,8 +21,6 @@ from tests.browser.conftest import (
 )
 from tests.helpers import http
 
-pytestmark = pytest.mark.slow
-
 
 def login(driver, url: str, name: str) -> None:
     driver.get(url + "/login")

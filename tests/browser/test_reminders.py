@@ -3,7 +3,6 @@ test to a fake webhook on 127.0.0.1 and see the answer (issue #13)."""
 
 from __future__ import annotations
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -19,8 +18,6 @@ from tests.browser.conftest import (
 )
 from tests.browser.test_journal import login
 from tests.fakes import FakeUpstream, Reply
-
-pytestmark = pytest.mark.slow
 
 
 def test_create_a_reminder_and_send_a_test(tmp_path, browser):

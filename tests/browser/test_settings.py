@@ -26,8 +26,6 @@ from tests.browser.test_journal import api_session, entry_cards, login
 from tests.entry import TEST_KINDS
 from tests.helpers import http
 
-pytestmark = pytest.mark.slow
-
 
 def submit(driver, form_selector: str) -> None:
     follow(driver, driver.find_element(By.CSS_SELECTOR, f"{form_selector} button[type=submit]"))

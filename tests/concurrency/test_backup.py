@@ -8,8 +8,6 @@ import sqlite3
 import subprocess
 import time
 
-import pytest
-
 from kmood_lib.portability import backup
 from tests.helpers import PYTHON, ROOT, base_env, run, spawn, stop, wait_until
 
@@ -46,7 +44,6 @@ def count(path) -> int:
         conn.close()
 
 
-@pytest.mark.slow
 def test_backups_taken_while_another_process_writes_are_consistent(tmp_path):
     env = base_env(tmp_path / "k.db")
     assert run(["kmood.py", "create-user", "ann", "--password-stdin"], env,

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import sqlite3
 
-import pytest
-
 from kmood_lib.accounts import users
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.core.config import Config
@@ -40,7 +38,6 @@ def assert_paced(requests: list[dict], expected: int) -> None:
     assert min(gaps) >= 0.9, gaps
 
 
-@pytest.mark.slow
 def test_two_workers_never_ask_nominatim_or_musicbrainz_faster_than_once_a_second(tmp_path):
     from zoneinfo import ZoneInfo
 

@@ -23,7 +23,6 @@ def rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
-@pytest.mark.slow
 def test_sixteen_parallel_logins_at_full_scrypt_cost_leave_rss_bounded(stack_factory):
     stack = stack_factory(KMOOD_SCRYPT_N="16384", KMOOD_LOGIN_MAX_FAILURES="100",
                           KMOOD_LOGIN_MAX_FAILURES_PER_ADDRESS="1000")
@@ -82,7 +81,6 @@ def raw_post(url_port: int, path: str, length: int) -> tuple[int, dict, bytes]:
     return int(lines[0].split()[1]), headers, body
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("path", ["/api/session", "/api/entries", "/login"])
 def test_a_40_mb_body_gets_the_json_413_with_security_headers_and_no_memory(stack_factory,
                                                                            path):

@@ -8,13 +8,10 @@ import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-import pytest
-
 from tests.fakes import FakeUpstream, Reply
 from tests.helpers import base_env, run, spawn, stop, wait_until
 
 
-@pytest.mark.slow
 def test_two_workers_send_a_reminder_once_and_on_time(tmp_path):
     with FakeUpstream() as hook:
         arrivals: list[float] = []  # wall-clock time each request arrived

@@ -69,7 +69,6 @@ def kmood_processes_using(db_path) -> list[int]:
     return found
 
 
-@pytest.mark.slow
 def test_make_run_with_the_port_taken_stops_the_worker_and_fails(tmp_path):
     db_path = tmp_path / "k.db"
     with socket.socket() as taken:

@@ -85,6 +85,7 @@ def api_schema(live):
 schema = schemathesis.pytest.from_fixture("api_schema")
 
 
+@pytest.mark.slow  # a property test over every route: about 25 s
 @schema.parametrize()
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))

@@ -25,6 +25,7 @@ def unit_settings(name: str) -> dict[str, list[str]]:
     return settings
 
 
+@pytest.mark.slow  # runs systemd-analyze
 def test_the_systemd_units_pass_systemd_analyze_verify(tmp_path):
     """Rendered with paths this test creates: verify checks that ExecStart exists."""
     tool = shutil.which("systemd-analyze")

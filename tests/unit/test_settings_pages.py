@@ -160,6 +160,7 @@ def test_the_jobs_page_lists_trouble_and_retries(admin, services, conn):
     qs.hasher.close()
 
 
+@pytest.mark.slow  # runs kmood.py five times
 def test_users_cli_lists_resets_and_deletes(tmp_path):
     from tests.helpers import base_env, run
 
