@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench migrate clean test-tools
+.PHONY: run test test-fast lint bench migrate clean test-tools
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-nats.txt
 	$(PYTHON) -c 'import sys; sys.exit("k-mood needs Python 3.11+") if sys.version_info < (3, 11) else None'
@@ -48,8 +48,14 @@ test-tools:
 	  fi; \
 	fi
 
+# The whole suite on every core: a test file runs whole on one worker (--dist loadfile), so a
+# module's server, browser or NATS server is started once.
 test: $(STAMP) test-tools
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n auto --dist loadfile $(PYTEST_ARGS)
+
+# The quick loop while working: everything not marked slow (no processes, browsers or NATS).
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -n auto -m "not slow" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

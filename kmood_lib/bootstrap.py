@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import random
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from kmood_lib.accounts.passwords import PasswordHasher
-from kmood_lib.core import db, migrate
+from kmood_lib.core import db
 from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.config import Config
+from kmood_lib.core.migrate import load_migrations
+from kmood_lib.core.migrate import run as run_all
 from kmood_lib.enrich.places import place_kind
 from kmood_lib.enrich.song_metadata import song_metadata_kind
 from kmood_lib.enrich.weather import weather_kind
@@ -71,24 +72,10 @@ def bootstrap(
     """Build the object graph; run migrations first unless told not to (MigrationError escapes)."""
     clock = clock or SystemClock()
     write_lock = db.OwnedLock()  # this process's writers queue here, not in busy sleeps
-    shared: list[sqlite3.Connection] = []  # the process's one write connection, opened lazily
-
-    @contextlib.contextmanager
-    def writer() -> Iterator[sqlite3.Connection]:
-        """The process's shared write connection, held with the write lock: its page cache is
-        not reset by the other threads' commits, as each thread's own connection's is."""
-        with write_lock:
-            if not shared:
-                shared.append(db.connect(config.db_path, config.busy_timeout_ms,
-                                         autocheckpoint_pages=config.wal_autocheckpoint_pages,
-                                         journal_size_limit_bytes=config.wal_size_limit_bytes,
-                                         guard=write_lock))
-            yield shared[0]
-
-    def close_writer() -> None:
-        with write_lock:
-            while shared:
-                shared.pop().close()
+    writer = db.SharedWriter(lambda: db.connect(
+        config.db_path, config.busy_timeout_ms, guard=write_lock,
+        autocheckpoint_pages=config.wal_autocheckpoint_pages,
+        journal_size_limit_bytes=config.wal_size_limit_bytes), write_lock)
 
     def connect() -> sqlite3.Connection:
         return db.connect(config.db_path, config.busy_timeout_ms, write_lock,
@@ -100,7 +87,7 @@ def bootstrap(
         rng=rng or random.Random(),
         connect=connect,
         writer=writer,
-        close_writer=close_writer,
+        close_writer=writer.close,
         hasher=PasswordHasher(config.scrypt_n),
         listenbrainz=ListenBrainz(config.listenbrainz_url, config.user_agent),
         lastfm=LastFm(config.lastfm_url, config.lastfm_api_key, config.user_agent),
@@ -126,6 +113,6 @@ def bootstrap(
 def run_migrations(services: Services) -> list[int]:
     conn = services.connect()
     try:
-        return migrate.run(conn, migrate.load_migrations(), services.clock.now_ms)
+        return run_all(conn, load_migrations(), services.clock.now_ms)
     finally:
         conn.close()

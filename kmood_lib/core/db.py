@@ -226,6 +226,29 @@ def transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[sq
             lock.release()
 
 
+class SharedWriter:
+    """The process's one write connection, opened lazily and used only with the write lock held
+    (`with writer() as conn:`): its page cache is not reset by the other threads' commits, as
+    each thread's own connection's is."""
+
+    def __init__(self, open_connection: Callable[[], sqlite3.Connection], lock: OwnedLock):
+        self._open, self._lock = open_connection, lock
+        self._conn: sqlite3.Connection | None = None
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._conn is None:
+                self._conn = self._open()
+            yield self._conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
 class ConnectionPerThread:
     """Hands each thread its own connection, opened on first use (sqlite3 objects stay put)."""
 
