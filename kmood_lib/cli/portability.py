@@ -67,6 +67,14 @@ class Progress:
         self.stream.flush()
 
 
+def named_user(conn, args) -> users.User:
+    """The account `--user` names, or a usage error saying there is none."""
+    person = users.find_user(conn, args.user)
+    if person is None:
+        raise UsageError(f"{args.command}: no user {args.user!r}")
+    return person
+
+
 def mood_map_of(args) -> dict[str, int]:
     texts = []
     if args.mood_map_file:
@@ -94,9 +102,7 @@ def cmd_import_daylio(args, config: Config) -> int:
     services = bootstrap(config)
     conn = services.connect()
     try:
-        person = users.find_user(conn, args.user)
-        if person is None:
-            raise UsageError(f"{args.command}: no user {args.user!r}")
+        person = named_user(conn, args)
         try:
             report = importer.import_file(conn, person.id, ZoneInfo(person.timezone), data,
                                           mood_map, services.clock.now_ms(),
@@ -144,9 +150,7 @@ def cmd_export(args, config: Config) -> int:
     services = bootstrap(config)
     conn = services.connect()
     try:
-        person = users.find_user(conn, args.user)
-        if person is None:
-            raise UsageError(f"export: no user {args.user!r}")
+        person = named_user(conn, args)
         with transaction(conn, immediate=False):  # one consistent snapshot
             body = (export.export_json(conn, person.id, services.clock.now_ms())
                     if args.format == "json" else export.export_csv(conn, person.id))

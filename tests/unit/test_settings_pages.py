@@ -225,3 +225,35 @@ def test_an_archived_activity_leaves_the_log_form_but_stays_on_its_entries(admin
     assert admin.patch(f"/api/activities/{chess['id']}", {"archived": False}).json[
         "archived"] is False
     assert ">chess</label>" in admin.get("/").text
+
+
+class Links(__import__("html.parser").parser.HTMLParser):
+    """Every link's href and aria-current, as a browser reads them (entities decoded)."""
+
+    def __init__(self):
+        super().__init__()
+        self.links: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            found = dict(attrs)
+            self.links.append((found.get("href"), found.get("aria-current")))
+
+
+def current_links(html: str) -> list[str]:
+    parser = Links()
+    parser.feed(html)
+    marked = [href for href, current in parser.links if current == "page"]
+    assert {current for _, current in parser.links} <= {None, "page", "false"}
+    return marked
+
+
+@pytest.mark.parametrize("path,expected", [
+    ("/settings/moods", ["/settings", "/settings/moods"]),
+    ("/settings/reminders", ["/settings", "/settings/reminders"]),
+    ("/admin/jobs", ["/settings", "/admin/jobs"]),
+    ("/stats?range=30", ["/stats", "/stats?range=30"]),
+    ("/", ["/"]),
+])
+def test_the_page_a_person_is_on_is_marked_current_in_its_menus(admin, path, expected):
+    assert current_links(admin.get(path).text) == expected

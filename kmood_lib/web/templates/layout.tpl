@@ -21,7 +21,7 @@
   % if get('user'):
   <nav class="tabs" aria-label="Main">
     % for href, label, key in (('/', 'Log', 'log'), ('/entries', 'History', 'history'), ('/calendar', 'Year', 'calendar'), ('/stats', 'Stats', 'stats'), ('/settings', 'Settings', 'settings')):
-    <a href="{{href}}" aria-current="{{'page' if get('active') == key else 'false'}}\">{{!ui.icon(key)}}<span>{{label}}</span></a>
+    <a href="{{href}}" aria-current="{{'page' if get('active') == key else 'false'}}">{{!ui.icon(key)}}<span>{{label}}</span></a>
     % end
   </nav>
   <span class="who">{{user.username}}</span>

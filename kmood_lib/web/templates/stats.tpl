@@ -2,7 +2,7 @@
 <h1>Stats</h1>
 <nav class="ranges" aria-label="Time range">
 % for key, (name, days) in ranges.items():
-  <a href="/stats?range={{key}}" aria-current="{{'page' if key == current else 'false'}}\">{{name}}</a>
+  <a href="/stats?range={{key}}" aria-current="{{'page' if key == current else 'false'}}">{{name}}</a>
 % end
 </nav>
 % if not summary['count']:
