@@ -181,3 +181,15 @@ def test_the_log_form_carries_a_fresh_client_id_and_the_users_labels(alice):
     first, second = alice.get("/").text, alice.get("/").text
     assert uuid.UUID(client_id_of(first)) != uuid.UUID(client_id_of(second))
     assert "ecstatic" in first and 'name="csrf_token"' in first
+
+
+def test_a_metric_input_carries_its_bounds_and_only_those_it_has(alice):
+    ids = [alice.post("/api/metrics", body).json["id"] for body in (
+        {"name": "energy", "min": 0, "max": 10}, {"name": "steps", "min": 0.5},
+        {"name": "mood swings"})]
+    inputs = {m.group(1): m.group(0) for m in re.finditer(
+        r'<input type="number"[^>]*name="metric_(\d+)"[^>]*>', alice.get("/").text)}
+    energy, steps, swings = (inputs[str(i)] for i in ids)
+    assert 'min="0"' in energy and 'max="10"' in energy
+    assert 'min="0.5"' in steps and "max=" not in steps
+    assert "min=" not in swings and "max=" not in swings

@@ -115,3 +115,20 @@ def test_the_list_names_where_each_reminder_goes():
         "ntfy.sh/my-topic"
     assert destination({"channel": "gotify", "url": "https://push.example.org/"}) == \
         "push.example.org"
+
+
+def test_last_deliveries_show_why_one_failed_escaped_and_nothing_for_one_sent(ann, conn,
+                                                                            channel):
+    made = ann.post("/api/reminders", {"time": "20:30", "channel": "webhook",
+                                       "url": channel.url + "/hook"}).json
+    conn.execute("INSERT INTO reminder_deliveries (reminder_id, local_date, status, attempts,"
+                 " last_error, at) VALUES (?, '2026-12-01', 'failed', 3, ?, 1),"
+                 " (?, '2026-12-02', 'sent', 1, 'an old error', 2)",
+                 (made["id"], "HTTP 500: <b>down</b>", made["id"]))
+    for path in ("/settings/reminders", f"/settings/reminders/{made['id']}"):
+        page = ann.get(path).text
+        listed = page[page.index("Last deliveries"):]
+        items = listed[:listed.index("</ul>")].split("</li>")
+        failed, sent = (next(i for i in items if day in i) for day in ("2026-12-01", "2026-12-02"))
+        assert '<span class="muted">HTTP 500: &lt;b&gt;down&lt;/b&gt;</span>' in failed
+        assert "muted" not in sent and "an old error" not in page and "<b>down</b>" not in page
