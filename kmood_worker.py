@@ -11,7 +11,8 @@ from kmood_lib.bootstrap import bootstrap
 from kmood_lib.cli import queue
 from kmood_lib.cli.runner import EXIT_OK, run_main
 from kmood_lib.core.config import Config
-from kmood_lib.worker import StopSignal, Worker
+from kmood_lib.core.signals import StopSignal
+from kmood_lib.worker import Worker
 
 log = logging.getLogger("kmood_worker")
 

@@ -7,7 +7,7 @@ from tests.helpers import PYTHON, ROOT
 
 RACE = """
 import random, signal, sys
-from kmood_lib.worker import StopSignal
+from kmood_lib.core.signals import StopSignal
 for _ in range(2000):
     stop = StopSignal()
     signal.signal(signal.SIGALRM, lambda signum, frame: stop.set())

@@ -7,8 +7,9 @@ import pytest
 
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.core.config import Config, ConfigError
+from kmood_lib.core.signals import StopSignal
 from kmood_lib.queue import heartbeat, jobs, sweeps
-from kmood_lib.worker import StopSignal, Worker
+from kmood_lib.worker import Worker
 from tests.helpers import base_env
 from tests.wsgi import Client
 
