@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import socket
 import sqlite3
@@ -121,6 +122,16 @@ class PendingAcks:
         for job_id in waiting.keys() - done:
             log.warning("job %d (%s) finished after its lease was reclaimed; its new claimant "
                         "owns it now", job_id, waiting[job_id].kind)
+
+
+def retry_delay_ms(retry_after_s) -> int:
+    """An upstream's Retry-After as the least delay before the next attempt: a finite positive
+    number of seconds, at most MAX_RETRY_AFTER_S; anything else is no delay (the failure path
+    must never raise)."""
+    if isinstance(retry_after_s, bool) or not isinstance(retry_after_s, (int, float)) \
+            or not math.isfinite(retry_after_s) or retry_after_s <= 0:
+        return 0
+    return int(min(retry_after_s, MAX_RETRY_AFTER_S) * 1000)
 
 
 def new_worker_id() -> str:
@@ -281,11 +292,9 @@ class Worker:
         except Exception as exc:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
-            retry_after_s = getattr(exc, "retry_after_s", None)  # an upstream's Retry-After
             self._fail(job, f"{type(exc).__name__}: {exc}",
                        permanent=getattr(exc, "permanent", False),
-                       not_before_ms=int(min(retry_after_s, MAX_RETRY_AFTER_S) * 1000)
-                       if retry_after_s else 0)
+                       not_before_ms=retry_delay_ms(getattr(exc, "retry_after_s", None)))
             return False
         self.state.done += 1
         return not context.completed

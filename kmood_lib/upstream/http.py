@@ -8,9 +8,11 @@ helper's blocked read at once.
 
 from __future__ import annotations
 
+import email.utils
 import http.client
 import ipaddress
 import json
+import math
 import socket
 import threading
 import time
@@ -192,11 +194,23 @@ def _host(url: str) -> str:
     return urllib.parse.urlsplit(url).netloc
 
 
-def _retry_after(value: str | None) -> float | None:
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
+def _retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Retry-After as seconds from now: delta-seconds or an HTTP date (RFC 9110). Anything
+    else — NaN, infinity, a negative number, words, a date already past — is no delay."""
+    if value is None:
         return None
+    text = value.strip()
+    if text.isascii() and text.isdigit():
+        seconds = float(text)
+    else:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when.tzinfo is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return seconds if math.isfinite(seconds) and seconds > 0 else None
 
 
 def with_query(base: str, path: str, params: dict) -> str:

@@ -474,3 +474,12 @@ def test_retrying_a_kind_that_does_not_exist_or_a_queued_job_says_what_it_is(qs,
     assert admin.get("/api/jobs?cursor=99999999999999999999").status == 422
     assert admin.get("/api/jobs?limit=%C2%B2").status == 422
     assert admin.post("/api/jobs/99999999999999999999/retry").status == 404
+
+
+def test_a_handlers_retry_after_of_any_value_never_breaks_the_failure_path():
+    from kmood_lib.worker import MAX_RETRY_AFTER_S, retry_delay_ms
+
+    for odd in (float("nan"), float("inf"), float("-inf"), -5, 0, None, "600", True):
+        assert retry_delay_ms(odd) == 0, odd
+    assert retry_delay_ms(1.5) == 1500
+    assert retry_delay_ms(10**12) == MAX_RETRY_AFTER_S * 1000

@@ -289,3 +289,33 @@ def test_a_span_longer_than_the_range_is_split(services):
                                (date(2025, 1, 31), date(2025, 2, 1)),
                                (date(2025, 7, 20), date(2025, 7, 20))]
     assert spans(days, 366) == [(date(2025, 1, 1), date(2025, 7, 20))]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999", "-600", "soon"])
+def test_a_retry_after_that_is_no_delay_is_ignored_and_the_real_error_kept(
+        alice, services, clock, meteo, conn, value):
+    meteo.failure = Reply({"error": "slow down"}, 429, headers={"Retry-After": value})
+    alice.post("/api/entries", {"mood": 3, "occurred_at": "2025-03-01T10:00:00",
+                                "location": {"lat": 52.5, "lon": 13.4}})
+    worker = Worker(services)
+    worker.run_once()
+    worker.close()
+    job = conn.execute("SELECT * FROM jobs WHERE kind = 'weather'").fetchone()
+    assert (job["status"], job["attempts"], job["lease_until"]) == ("retrying", 1, None)
+    assert "429" in job["last_error"] and "stopped responding" not in job["last_error"]
+    assert clock.now_ms() < job["run_after"] <= clock.now_ms() + 1_000  # the backoff alone
+
+
+def test_a_retry_after_given_as_an_http_date_is_honoured(alice, services, clock, meteo, conn):
+    from email.utils import format_datetime
+
+    later = datetime.now(timezone.utc) + timedelta(minutes=10)  # the adapter reads the real time
+    meteo.failure = Reply({"error": "slow down"}, 503,
+                          headers={"Retry-After": format_datetime(later, usegmt=True)})
+    alice.post("/api/entries", {"mood": 3, "occurred_at": "2025-03-01T10:00:00",
+                                "location": {"lat": 52.5, "lon": 13.4}})
+    worker = Worker(services)
+    worker.run_once()
+    worker.close()
+    job = conn.execute("SELECT status, run_after FROM jobs WHERE kind = 'weather'").fetchone()
+    assert job["status"] == "retrying" and job["run_after"] >= clock.now_ms() + 599_000
