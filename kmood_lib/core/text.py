@@ -28,6 +28,14 @@ def has_surrogate(text: str) -> bool:
     return not text.isascii() and _SURROGATE.search(text) is not None
 
 
+def usable(text: str) -> str:
+    """Text from outside that is stored, not refused (an upstream's answer), made to pass the
+    rules for names: a lone surrogate becomes U+FFFD, a control character a space."""
+    if text.isprintable():
+        return text
+    return _CONTROL.sub(" ", _SURROGATE.sub("\ufffd", text))
+
+
 def problem(text: str, *, name: bool) -> str | None:
     """What is wrong with a text value, or None: names refuse every control character, prose
     (notes, titles) keeps tab and line breaks."""

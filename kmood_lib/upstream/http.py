@@ -19,6 +19,8 @@ import time
 import urllib.parse
 from dataclasses import dataclass
 
+from kmood_lib.core.text import usable
+
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 
 
@@ -170,10 +172,32 @@ def request_json(method: str, url: str, *, user_agent: str, deadline: float,
     if not expect_json:
         return answer.status, None
     try:
-        return answer.status, json.loads(answer.body.decode("utf-8")) if answer.body else None
-    except (UnicodeDecodeError, ValueError):
+        document = json.loads(answer.body.decode("utf-8")) if answer.body else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise UpstreamError(f"{_host(url)} answered HTTP {answer.status} with a body that is"
                             f" not JSON", answer.status) from None
+    return answer.status, usable_json(document)
+
+
+def usable_json(document):
+    """Every text in an upstream's JSON (keys too) through the text rules, so what it says can
+    be stored and shown: a lone surrogate, legal in JSON, would make every save of it fail."""
+    def clean(value):
+        return usable(value) if isinstance(value, str) else value
+
+    root = [clean(document)]
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        pairs = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        if isinstance(node, dict):
+            node.clear()
+        for key, value in pairs:
+            value = clean(value)
+            node[clean(key)] = value
+            if isinstance(value, (dict, list)):
+                stack.append(value)
+    return root[0]
 
 
 def get_json(url: str, *, user_agent: str, deadline: float, headers: dict | None = None):

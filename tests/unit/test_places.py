@@ -130,3 +130,13 @@ def test_place_stats_rank_places_by_entries_with_their_mean_mood(alice, client_f
     assert "Average mood by place" in page and "Berlin, DE" in page
     assert alice.get("/api/stats/places?from=2030-01-01").json == {
         "entries_with_place": 0, "places": []}
+
+
+def test_a_place_name_that_is_not_valid_unicode_is_stored_readably(alice, services, clock,
+                                                                   conn, nominatim):
+    nominatim.places[(10.0, 10.0)] = ("Odd\ud800town", "XX")
+    entry = alice.post("/api/entries", {"mood": 3, "location": {"lat": 10.0, "lon": 10.0}}).json
+    drain(services, clock)
+    assert place_of(alice, entry["id"]) == "Odd\ufffdtown, XX"
+    assert [tuple(r) for r in conn.execute("SELECT kind, status FROM jobs")] == [
+        ("place", "done")]

@@ -287,3 +287,14 @@ def test_saving_a_song_enqueues_the_same_job_the_sweep_would(alice, services, cl
     assert [(j["key"], j["status"]) for j in queued] == [('song:["radiohead","creep"]', "queued")]
     assert sweeps.sweep_all(conn, services.job_kinds, clock.now_ms(), 100,
                             jobs.Policy.from_config(services.config))["song_metadata"] == 0
+
+
+def test_upstream_text_that_is_not_valid_unicode_is_stored_readably(alice, services, clock,
+                                                                     conn, musicbrainz):
+    musicbrainz.catalogue[("odd", "song")] = [
+        recording(KARMA, "Song", "Odd", BARE, "Half \ud800 title\x07", "2001")]
+    entry = with_song(alice, "Odd", "Song")
+    drain(services, clock)
+    assert metadata_of(alice, entry)["release"] == "Half \ufffd title "
+    assert [tuple(r) for r in conn.execute("SELECT kind, status FROM jobs")] == [
+        ("song_metadata", "done")]
