@@ -15,6 +15,7 @@ from datetime import datetime
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.journal import queries, vocab
+from kmood_lib.portability.daylio.csv_export import spreadsheet_safe
 from kmood_lib.portability.kmood_json import FORMAT, VERSION
 from kmood_lib.reminders import schedule as reminders
 
@@ -72,19 +73,20 @@ def _scale(name: str, value: float, metric: dict | None) -> str:
 
 
 def export_csv(conn, user_id: int) -> str:
-    """Daylio's newest layout, newest first; a date-only entry has an empty time."""
+    """Daylio's newest layout, newest first; a date-only entry has an empty time. A cell a
+    spreadsheet would run as a formula starts with a ' (our reader takes it away)."""
     metrics = {m["name"]: m for m in vocab.list_metrics(conn, user_id)}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for entry in all_entries(conn, user_id):
         moment = datetime.fromisoformat(entry["occurred_at"])
-        writer.writerow([
+        writer.writerow(map(spreadsheet_safe, [
             moment.date().isoformat(), f"{moment.strftime('%B')} {moment.day}",
             moment.strftime("%A"), moment.strftime("%H:%M") if entry["time_known"] else "",
             entry["mood_label"], " | ".join(entry["activities"]),
             " | ".join(_scale(n, v, metrics.get(n)) for n, v in entry["metrics"].items()),
-            daylio_html(entry["note_title"]), daylio_html(entry["note"])])
+            daylio_html(entry["note_title"]), daylio_html(entry["note"])]))
     return "\ufeff" + out.getvalue()  # Daylio's files start with a BOM
 
 

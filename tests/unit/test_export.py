@@ -170,3 +170,34 @@ def test_a_bad_entry_in_an_export_refuses_the_whole_file(conn, make_user):
     assert [p.split(":")[0] for p in refused.value.report["problems"]] == [
         "entry 2", "entry 3", "entry 4", "entry 5"]
     assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 0
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_neutralised_and_read_back_unchanged(
+        client_for, conn, tmp_path, clock):
+    ann = client_for("ann", timezone="Europe/Berlin")
+    user_id = conn.execute("SELECT id FROM users WHERE username = 'ann'").fetchone()[0]
+    risky = ['=HYPERLINK("http://evil.example","x")', "+1+2", "-2 then more", "@SUM(A1)",
+             "\tindented", "fine = plain"]
+    for i, text in enumerate(risky):
+        assert ann.post("/api/entries", {"mood": 3, "occurred_at": f"2025-05-0{i + 1}T10:00:00",
+                                         "note_title": text, "note": text,
+                                         "activities": ["=cmd", "walk"]}).status == 201
+    rows = list(csv.DictReader(io.StringIO(ann.get("/api/export?format=csv").text.lstrip(
+        "\ufeff"))))
+    for row in rows:
+        for name, cell in row.items():
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (name, cell)
+    by_title = {r["note_title"]: r for r in rows}
+    assert by_title["'=HYPERLINK(\"http://evil.example\",\"x\")"]["activities"] == "'=cmd | walk"
+    assert by_title["fine = plain"]["note"] == "fine = plain"  # only such cells: the rest as is
+    assert by_title["'-2 then more"]["full_date"] == "2025-05-03"
+    other, other_id = fresh(tmp_path, clock)
+    report = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"),
+                                  ann.get("/api/export?format=csv").body, {}, 0)
+    assert report["imported"] == len(risky)
+    def essence(conn_, uid):  # Daylio's notes are HTML: whitespace at the ends is not kept
+        return sorted((e["note_title"].strip(), e["note"].strip(), e["activities"])
+                      for e in export.all_entries(conn_, uid))
+
+    assert essence(other, other_id) == essence(conn, user_id)
+    assert {title for title, _, _ in essence(other, other_id)} == {t.strip() for t in risky}

@@ -18,6 +18,19 @@ KNOWN_COLUMNS = {"full_date", "year", "date", "weekday", "time", "mood", "activi
                  "scales", "note_title", "note"}
 
 
+# A cell that a spreadsheet would run as a formula (CSV injection): k-mood's CSV export writes
+# it behind a ' and this reader takes that ' away again, so the file reads back unchanged.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell: str) -> str:
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+
+
+def unquoted(cell: str) -> str:
+    return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS) else cell
+
+
 def read_csv(data: bytes, moods: MoodNames) -> Plan:
     """A Daylio CSV (any of the four header generations) -> a plan; raises DaylioFormatError
     for a file that is not one at all, and lists row problems in the plan."""
@@ -60,7 +73,7 @@ def read_csv(data: bytes, moods: MoodNames) -> Plan:
         if len(cells) != len(columns):
             plan.problem(f"line {line}: {len(cells)} cells where the header has {len(columns)}")
             continue
-        record = dict(zip(columns, cells, strict=True))
+        record = dict(zip(columns, map(unquoted, cells), strict=True))
         row = _csv_row(plan, record, f"line {line}", moods)
         if row is not None:
             signature = (row.local_date.isoformat(), record["time"].strip(),
