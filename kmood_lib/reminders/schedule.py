@@ -22,6 +22,7 @@ from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.core.errors import NotFound
 from kmood_lib.core.validation import Fields
+from kmood_lib.upstream.http import is_public
 
 CHANNELS = ("ntfy", "gotify", "webhook")
 WRITABLE = {"time", "weekdays", "timezone", "channel", "url", "token", "title", "message",
@@ -67,7 +68,7 @@ def private_address(host: str) -> bool:
         address = ipaddress.ip_address(name)
     except ValueError:
         return False
-    return not address.is_global
+    return not is_public(address)
 
 
 def check_url(f: Fields, value, channel: str | None, allow_private: bool) -> str | None:

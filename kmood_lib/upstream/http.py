@@ -56,13 +56,32 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
         self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
 
 
+# IPv6 ranges whose last 32 bits are an IPv4 address that a host may route to: deprecated
+# IPv4-compatible addresses (::a.b.c.d) and NAT64's well-known and local-use prefixes.
+_CARRY_IPV4 = [ipaddress.ip_network(n) for n in ("::/96", "64:ff9b::/96", "64:ff9b:1::/48")]
+
+
+def is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Global, and so is any IPv4 address it carries: IPv4-mapped, IPv4-compatible, NAT64,
+    6to4 and Teredo addresses count as global to `ipaddress` even when what they reach is
+    loopback or a private network."""
+    if not address.is_global:
+        return False
+    if address.version == 6:
+        carried = [address.ipv4_mapped, address.sixtofour, address.teredo and address.teredo[1]]
+        carried += [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+                    for net in _CARRY_IPV4 if address in net]
+        return all(inner.is_global for inner in carried if inner)
+    return True
+
+
 def public_address(host: str, port: int) -> str:
     """Resolve once and vet every address: a name that resolves to any loopback, link-local or
     private address is refused (so DNS rebinding cannot slip one in); the first is used."""
     found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     addresses = [info[4][0] for info in found]
     for address in addresses:
-        if not ipaddress.ip_address(address.split("%")[0]).is_global:
+        if not is_public(ipaddress.ip_address(address.split("%")[0])):
             raise RefusedAddress(f"{host} resolves to {address}, a private or local address")
     return addresses[0]
 

@@ -75,6 +75,11 @@ def test_the_weekday_filter_is_the_local_weekday_and_after_skips_a_settled_day()
     ("127.0.0.1", True), ("10.1.2.3", True), ("192.168.1.10", True), ("169.254.1.1", True),
     ("[::1]", True), ("[fe80::1]", True), ("localhost", True), ("ntfy.localhost", True),
     ("0.0.0.0", True), ("100.64.0.1", True), ("ntfy.sh", False), ("93.184.215.14", False),
+    # IPv6 addresses that carry an IPv4 one are as private as what they carry
+    ("[::127.0.0.1]", True), ("[::10.0.0.1]", True), ("[64:ff9b::7f00:1]", True),
+    ("[64:ff9b::a00:1]", True), ("[64:ff9b:1::c0a8:101]", True), ("[::ffff:127.0.0.1]", True),
+    ("[2002:7f00:1::1]", True), ("[2001:0:4136:e378:8000:63bf:80ff:fffe]", True),
+    ("[64:ff9b::5db8:d70e]", False), ("[2606:4700:4700::1111]", False),
 ])
 def test_private_and_local_addresses_are_recognised(host, private):
     assert private_address(host) is private
