@@ -13,7 +13,7 @@ from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import throttle, users
 from kmood_lib.accounts.users import User
 from kmood_lib.core.errors import Unauthorized, ValidationError
-from kmood_lib.web.http import ApiError, form_params
+from kmood_lib.web.http import ApiError, cookie, form_params, header
 
 SESSION_COOKIE = "kmood_session"
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -36,7 +36,7 @@ class Auth:
 def client_address(request: bottle.BaseRequest, trust_proxy: bool) -> str:
     """The peer address, or the last X-Forwarded-For hop when a trusted proxy sets it."""
     if trust_proxy:
-        hops = [h.strip() for h in request.get_header("X-Forwarded-For", "").split(",")]
+        hops = [h.strip() for h in (header(request, "X-Forwarded-For") or "").split(",")]
         if hops and hops[-1]:
             return hops[-1]
     return request.environ.get("REMOTE_ADDR", "")
@@ -55,18 +55,21 @@ def clear_session_cookie(response: bottle.BaseResponse, config) -> None:
 def identify(conn, request: bottle.BaseRequest, services) -> Auth:
     """Bearer token first (an invalid one is a 401), then the session cookie."""
     now_ms = services.clock.now_ms()
-    header = request.get_header("Authorization", "")
-    if header:
-        scheme, _, token = header.partition(" ")
+    try:
+        sent = header(request, "Authorization") or ""
+    except ApiError:
+        raise ApiError(401, "Authorization must be 'Bearer <token>'") from None
+    if sent:
+        scheme, _, token = sent.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise ApiError(401, "Authorization must be 'Bearer <token>'")
         user = auth_store.user_for_api_token(conn, token.strip(), now_ms)
         if user is None:
             raise ApiError(401, "invalid or revoked API token")
         return Auth(user, "token")
-    cookie = request.get_cookie(SESSION_COOKIE)
-    if cookie:
-        session = auth_store.session_for_token(conn, cookie, now_ms,
+    token = cookie(request, SESSION_COOKIE)
+    if token:
+        session = auth_store.session_for_token(conn, token, now_ms,
                                                services.config.session_ttl_s)
         if session is not None:
             return Auth(session.user, "session", session)
@@ -74,7 +77,7 @@ def identify(conn, request: bottle.BaseRequest, services) -> Auth:
 
 
 def csrf_ok(request: bottle.BaseRequest, expected: str, max_body: int) -> bool:
-    sent = request.get_header("X-CSRF-Token") or ""
+    sent = header(request, "X-CSRF-Token") or ""
     if not sent:
         sent = form_params(request, max_body).get("csrf_token") or ""
     return bool(sent) and hmac.compare_digest(sent.encode(), expected.encode())

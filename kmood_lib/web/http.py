@@ -69,6 +69,36 @@ def json_text_response(text: str, status: int = 200, headers: dict | None = None
     return response
 
 
+def header(request: bottle.BaseRequest, name: str) -> str | None:
+    """A request header as text, or None when it was not sent. WSGI hands headers over as
+    Latin-1; they are read as the UTF-8 they were sent in, strictly: bytes that are not UTF-8
+    are a 400 naming the header (Bottle's own reader lets the UnicodeError through: a 500)."""
+    raw = request.environ.get("HTTP_" + name.upper().replace("-", "_"))
+    if raw is None:
+        return None
+    try:
+        return raw.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        raise ApiError(400, f"the {name} header is not valid UTF-8",
+                       {name: "not valid UTF-8"}) from None
+
+
+def cookie(request: bottle.BaseRequest, name: str) -> str | None:
+    """The value of one of k-mood's own cookies, found whatever its neighbours hold: another
+    app on the same host may set cookies that a strict parser gives up on (JSON, spaces,
+    quotes, non-ASCII), and giving up there would log the person out. The first one sent wins
+    (a browser sends the most specific path first); only a printable ASCII value counts."""
+    for part in request.environ.get("HTTP_COOKIE", "").split(";"):
+        key, sep, value = part.partition("=")
+        if sep and key.strip() == name:
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            if value and value.isascii() and value.isprintable():
+                return value
+    return None
+
+
 def is_json_path(path: str) -> bool:
     return path == "/api" or path.startswith("/api/") or path == "/metrics"
 

@@ -274,3 +274,44 @@ def test_the_login_form_decodes_utf8_and_refuses_what_is_not(wsgi, make_user):
     good = page.post("/login", form={"csrf_token": token, "username": "alice",
                                      "password": PASSWORD, "next": "/entries?q=café"})
     assert good.status == 303 and good.headers["Location"] == "/"
+
+
+COVER_MBID = "11111111-1111-4111-8111-111111111111"
+
+
+@pytest.mark.parametrize("method,path,headers,expected", [
+    ("GET", "/api/me", {"Authorization": "Bearer \xff\xfe\xe9"}, 401),
+    ("GET", "/login", {"Authorization": "Bearer \xff"}, 401),
+    ("PATCH", "/api/me", {"X-CSRF-Token": "\xff"}, 400),
+    ("GET", f"/covers/{COVER_MBID}", {"If-None-Match": "\xff"}, 400),
+    ("GET", "/static/style.css", {"If-Modified-Since": "\xff"}, 200),
+    ("GET", "/static/style.css", {"Range": "bytes=\xff"}, 416),
+])
+def test_header_bytes_that_are_not_utf8_are_a_4xx_never_a_500(alice, conn, method, path,
+                                                                headers, expected):
+    song = alice.post("/api/entries", {"mood": 3, "song": {"artist": "A", "title": "T"}}).json
+    conn.execute("INSERT INTO song_lookups (lookup_key, found, release_mbid, fetched_at)"
+                 " SELECT lookup_key, 1, ?, 0 FROM songs WHERE entry_id = ?",
+                 (COVER_MBID, song["id"]))
+    conn.execute("INSERT INTO covers (release_mbid, content_type, image, fetched_at)"
+                 " VALUES (?, 'image/jpeg', x'ffd8ff', 0)", (COVER_MBID,))
+    assert alice.get(f"/covers/{COVER_MBID}").status == 200
+    before = counts(conn)
+    # The test client passes header values on as WSGI does: bytes read as Latin-1.
+    response = alice.request(method, path, headers=headers,
+                             json_body={"timezone": "UTC"} if method == "PATCH" else None)
+    assert response.status == expected, (path, headers, response.status, response.body[:200])
+    assert counts(conn) == before
+
+
+@pytest.mark.parametrize("neighbour", [
+    'json={"a":1}', "u=é", "a=\xff", "sp=a b", 'q="unterminated', "c=a\\b", "x=1; ;; y",
+    "kmood_session=", 'kmood_session="not-ours"; other=1',
+])
+def test_a_session_is_found_whatever_cookies_other_apps_set_beside_it(alice, neighbour):
+    session = alice.cookies["kmood_session"]
+    for jar in (f"{neighbour}; kmood_session={session}", f"kmood_session={session}; {neighbour}"):
+        if jar.startswith("kmood_session=;") or 'kmood_session="not-ours"' in jar:
+            jar = f"kmood_session={session}; {neighbour}"  # ours first: a browser's order
+        response = Client(alice.wsgi).request("GET", "/api/me", headers={"Cookie": jar})
+        assert response.status == 200 and response.json["username"] == "alice", (jar, response)

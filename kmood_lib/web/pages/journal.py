@@ -13,7 +13,7 @@ from kmood_lib.enrich.song_metadata import cover_of
 from kmood_lib.journal import queries, saving, stats, vocab, writes
 from kmood_lib.web import entry_form
 from kmood_lib.web.auth import Auth
-from kmood_lib.web.http import Params, query_params
+from kmood_lib.web.http import Params, header, query_params
 from kmood_lib.web.routing import Routes
 from kmood_lib.web.views import form_fields, page, redirect
 
@@ -49,7 +49,7 @@ def cover(conn, auth: Auth, release: str):
         raise bottle.HTTPError(404, "No cover for this release.")
     etag = f'"{release}"'
     headers = {"Cache-Control": f"private, max-age={COVER_CACHE_S}", "ETag": etag}
-    if bottle.request.get_header("If-None-Match") == etag:
+    if header(bottle.request, "If-None-Match") == etag:
         return bottle.HTTPResponse(status=304, headers=headers)
     return bottle.HTTPResponse(found[1], headers={**headers, "Content-Type": found[0]})
 

@@ -15,7 +15,7 @@ from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.web.auth import Auth, clear_session_cookie, log_in, set_session_cookie
-from kmood_lib.web.http import Params, query_params
+from kmood_lib.web.http import Params, cookie, query_params
 from kmood_lib.web.routing import Routes
 from kmood_lib.web.views import form_fields, redirect, render
 
@@ -58,7 +58,7 @@ def safe_next(target: str | None) -> str:
 
 
 def form_token(request: bottle.BaseRequest) -> str:
-    return request.get_cookie(FORM_COOKIE) or secrets.token_urlsafe(24)
+    return cookie(request, FORM_COOKIE) or secrets.token_urlsafe(24)
 
 
 def with_form_cookie(response: bottle.HTTPResponse, token: str, config) -> bottle.HTTPResponse:
@@ -68,9 +68,9 @@ def with_form_cookie(response: bottle.HTTPResponse, token: str, config) -> bottl
 
 
 def form_token_ok(request: bottle.BaseRequest, form: Params) -> bool:
-    cookie = request.get_cookie(FORM_COOKIE) or ""
+    expected = cookie(request, FORM_COOKIE) or ""
     sent = form.get("csrf_token") or ""
-    return bool(cookie) and hmac.compare_digest(cookie.encode(), sent.encode())
+    return bool(expected) and hmac.compare_digest(expected.encode(), sent.encode())
 
 
 @routes.get("/manifest.webmanifest", auth="public")
