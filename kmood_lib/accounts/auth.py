@@ -7,7 +7,8 @@ import secrets
 import sqlite3
 from dataclasses import dataclass
 
-from kmood_lib.accounts.users import AccountError, User
+from kmood_lib.accounts.users import AccountError, User, set_password_hash
+from kmood_lib.core.db import transaction
 from kmood_lib.core.text import problem as text_problem
 
 LAST_SEEN_RESOLUTION_MS = 60_000  # last-seen/last-used are written at most once a minute
@@ -76,6 +77,20 @@ def delete_session(conn: sqlite3.Connection, session_id: int) -> None:
 def delete_other_sessions(conn: sqlite3.Connection, user_id: int, keep_id: int | None) -> int:
     cur = conn.execute("DELETE FROM sessions WHERE user_id = ? AND id IS NOT ?", (user_id, keep_id))
     return cur.rowcount
+
+
+def change_password(conn: sqlite3.Connection, user_id: int, password_hash: str, now_ms: int, *,
+                    keep_session_id: int | None = None, revoke_tokens: bool = True) -> dict:
+    """Set a new password (hashed beforehand) and end the other ways in, in one transaction:
+    every session but `keep_session_id` (the user's own, when they change it themselves; an
+    admin's reset keeps none) and, unless asked not to, every API token of the user."""
+    with transaction(conn):
+        set_password_hash(conn, user_id, password_hash, now_ms)
+        ended = delete_other_sessions(conn, user_id, keep_session_id)
+        revoked = conn.execute("UPDATE api_tokens SET revoked_at = ? WHERE user_id = ?"
+                               " AND revoked_at IS NULL", (now_ms, user_id)
+                               ).rowcount if revoke_tokens else 0
+    return {"other_sessions_ended": ended, "api_tokens_revoked": revoked}
 
 
 def delete_expired_sessions(conn: sqlite3.Connection, now_ms: int) -> int:

@@ -221,15 +221,6 @@ def holdings(conn: sqlite3.Connection, user_id: int) -> dict[str, int]:
     return dict(row)
 
 
-def reset_password(conn: sqlite3.Connection, user_id: int, password_hash: str, now_ms: int
-                   ) -> int:
-    """An admin's reset: the new hash (made beforehand), and every session of that user ends.
-    Returns the number of sessions ended."""
-    with transaction(conn):
-        set_password_hash(conn, user_id, password_hash, now_ms)
-        return conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,)).rowcount
-
-
 def delete_user(conn: sqlite3.Connection, user_id: int) -> bool:
     """Delete an account and everything it holds (entries, vocabularies, sessions, tokens: the
     foreign keys cascade). The last admin cannot be deleted."""

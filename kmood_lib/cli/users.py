@@ -6,6 +6,7 @@ from __future__ import annotations
 import getpass
 import sys
 
+from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.cli.runner import EXIT_OK, EXIT_USAGE, UsageError
@@ -95,9 +96,10 @@ def reset_password(services, conn, person: users.User, from_stdin: bool) -> int:
         users.validate_password(password)
     except users.AccountError as exc:
         raise UsageError(f"users reset-password: {exc}") from None
-    ended = users.reset_password(conn, person.id, services.hasher.hash(password),
-                                 services.clock.now_ms())
-    print(f"password of {person.username} changed; {ended} session(s) ended")
+    ended = auth_store.change_password(conn, person.id, services.hasher.hash(password),
+                                       services.clock.now_ms())
+    print(f"password of {person.username} changed; {ended['other_sessions_ended']} session(s)"
+          f" ended, {ended['api_tokens_revoked']} API token(s) revoked")
     return EXIT_OK
 
 

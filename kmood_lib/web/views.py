@@ -21,6 +21,9 @@ NOTICES = {
     "saved": "Saved.",
     "deleted": "Entry deleted.",
     "password": "Password changed; your other sessions were logged out.",
+    "password_tokens": "Password changed; your other sessions were logged out and your API"
+                       " tokens revoked (make new ones under API tokens).",
+    "reset": "Password set; their sessions ended and their API tokens were revoked.",
     "created": "Created.",
     "removed": "Removed.",
     "retried": "Queued to run again.",

@@ -315,3 +315,25 @@ def test_deleting_other_sessions_touches_only_that_user(conn, make_user, clock):
     auth_store.create_session(conn, bob.id, clock.now_ms(), 60)
     assert auth_store.delete_other_sessions(conn, alice.id, None) == 1
     assert [r[0] for r in conn.execute("SELECT user_id FROM sessions")] == [bob.id]
+
+
+def bearer(wsgi, token: str) -> Client:
+    client = Client(wsgi)
+    client.bearer = token
+    return client
+
+
+def test_a_password_change_revokes_the_users_api_tokens_unless_asked_not_to(wsgi, client_for):
+    alice = client_for("alice")
+    first = bearer(wsgi, alice.post("/api/tokens", {"name": "phone"}).json["token"])
+    assert first.get("/api/me").status == 200
+    kept = alice.post("/api/me/password", {"old_password": PASSWORD, "new_password": "n" * 12,
+                                           "revoke_api_tokens": False})
+    assert kept.status == 200 and kept.json["api_tokens_revoked"] == 0
+    assert first.get("/api/me").status == 200
+    done = alice.post("/api/me/password", {"old_password": "n" * 12, "new_password": "m" * 12})
+    assert done.status == 200 and done.json["api_tokens_revoked"] == 1
+    assert first.get("/api/me").status == 401 and alice.get("/api/tokens").json["tokens"] == []
+    odd = alice.post("/api/me/password", {"old_password": "m" * 12, "new_password": "o" * 12,
+                                          "revoke_api_tokens": "yes"})
+    assert odd.status == 422 and "revoke_api_tokens" in odd.json["error"]["fields"]

@@ -44,11 +44,24 @@ def test_changing_the_password_ends_other_sessions(admin, wsgi):
     wrong = post_form(admin, "/settings/password", {"old_password": "nope", "new_password":
                       "a new secret", "repeat_password": "a new secret"}, csrf(admin))
     assert wrong.status == 422 and "Current password" in wrong.text
+    page = admin.get("/settings").text
+    assert re.search(r'<input type="checkbox" name="revoke_api_tokens" value="1" checked>', page)
+    app = Client(wsgi)
+    app.bearer = admin.post("/api/tokens", {"name": "phone"}).json["token"]
     done = post_form(admin, "/settings/password", {"old_password": PASSWORD, "new_password":
-                     "a new secret", "repeat_password": "a new secret"}, csrf(admin))
-    assert done.status == 303
+                     "a new secret", "repeat_password": "a new secret",
+                     "revoke_api_tokens": "1"}, csrf(admin))
+    assert done.status == 303 and done.headers["Location"] == "/settings?done=password_tokens"
+    assert "your API tokens revoked" in admin.get(done.headers["Location"]).text
     assert other.get("/api/me").status == 401 and admin.get("/api/me").status == 200
+    assert app.get("/api/me").status == 401
     assert Client(wsgi).login("root", "a new secret").status == 201
+    app.bearer = admin.post("/api/tokens", {"name": "tablet"}).json["token"]
+    unticked = post_form(admin, "/settings/password", {"old_password": "a new secret",
+                         "new_password": "another one", "repeat_password": "another one"},
+                         csrf(admin))
+    assert unticked.headers["Location"] == "/settings?done=password"
+    assert app.get("/api/me").status == 200
 
 
 def test_mood_labels_are_renamed_and_show_on_the_log_form(admin):
@@ -124,9 +137,12 @@ def test_an_admin_adds_a_member_who_sees_only_their_own_journal(admin, wsgi):
     assert kid.get("/api/entries").json["entries"] == []
     assert kid.get("/settings/users").status == 403 and kid.get("/admin/jobs").status == 403
     kid_id = kid.get("/api/me").json["id"]
+    kids_app = Client(wsgi)
+    kids_app.bearer = kid.post("/api/tokens", {"name": "phone"}).json["token"]
+    assert kids_app.get("/api/me").status == 200
     assert post_form(admin, f"/settings/users/{kid_id}/password", {"password": "reset secret"},
                      token).status == 303
-    assert kid.get("/api/me").status == 401
+    assert kid.get("/api/me").status == 401 and kids_app.get("/api/me").status == 401
     confirm = admin.get(f"/settings/users/{kid_id}/delete").text
     assert "kid" in confirm and "0 entries" in confirm
     assert post_form(admin, f"/settings/users/{kid_id}/delete", {}, token).status == 303
@@ -172,7 +188,7 @@ def test_users_cli_lists_resets_and_deletes(tmp_path):
     assert listed.returncode == 0 and "ann" in listed.stdout and "admin" in listed.stdout
     reset = run(["kmood.py", "users", "reset-password", "BEN", "--password-stdin"], env,
                 input="another secret\n")
-    assert reset.returncode == 0 and "session(s) ended" in reset.stdout
+    assert reset.returncode == 0 and "session(s) ended, 0 API token(s) revoked" in reset.stdout
     dry = run(["kmood.py", "users", "delete", "ben"], env)
     assert dry.returncode == 2 and "would delete ben" in dry.stdout
     gone = run(["kmood.py", "users", "delete", "ben", "--yes"], env)

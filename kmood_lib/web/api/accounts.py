@@ -7,7 +7,6 @@ import bottle
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
-from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.web.auth import Auth, clear_session_cookie, log_in, set_session_cookie
 from kmood_lib.web.http import json_body, json_response
@@ -58,17 +57,18 @@ def patch_me(services, conn, auth: Auth):
 def change_password(services, conn, auth: Auth):
     body = json_body(bottle.request, services.config)
     old, new = body.get("old_password"), body.get("new_password")
-    refuse_unknown(body, {"old_password", "new_password"})
+    refuse_unknown(body, {"old_password", "new_password", "revoke_api_tokens"})
+    revoke = body.get("revoke_api_tokens", True)
+    if not isinstance(revoke, bool):
+        raise ValidationError({"revoke_api_tokens": "must be true or false"})
     if not isinstance(old, str) or len(old) > users.MAX_PASSWORD_LENGTH or users.authenticate(
             conn, auth.user.username, old, services.hasher) is None:
         raise ValidationError({"old_password": "wrong password"}, "the old password is wrong")
     users.validate_password(new, "new_password")
-    new_hash = services.hasher.hash(new)
-    with transaction(conn):
-        users.set_password_hash(conn, auth.user.id, new_hash, services.clock.now_ms())
-        ended = auth_store.delete_other_sessions(
-            conn, auth.user.id, auth.session.id if auth.session else None)
-    return json_response({"status": "ok", "other_sessions_ended": ended})
+    ended = auth_store.change_password(
+        conn, auth.user.id, services.hasher.hash(new), services.clock.now_ms(),
+        keep_session_id=auth.session.id if auth.session else None, revoke_tokens=revoke)
+    return json_response({"status": "ok", **ended})
 
 
 @routes.get("/api/tokens")

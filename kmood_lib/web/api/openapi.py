@@ -40,8 +40,14 @@ SCHEMAS = {
     "Login": {"type": "object", "required": ["username", "password"],
               "properties": {"username": STR, "password": STR}},
     "PasswordChange": {"type": "object", "required": ["old_password", "new_password"],
+                       "additionalProperties": False,
                        "properties": {"old_password": STR,
-                                      "new_password": {"type": "string", "minLength": 8}}},
+                                      "new_password": {"type": "string", "minLength": 8},
+                                      "revoke_api_tokens": {
+                                          **BOOL, "default": True,
+                                          "description": "also revoke every API token"}}},
+    "PasswordChanged": {"type": "object", "properties": {
+        "status": STR, "other_sessions_ended": INT, "api_tokens_revoked": INT}},
     "Token": {"type": "object", "properties": {
         "id": INT, "name": STR, "created_at": STR, "last_used_at": {"type": ["string", "null"]}}},
     "TokenWrite": {"type": "object", "required": ["name"], "additionalProperties": False,
@@ -252,8 +258,9 @@ PATHS = {
         "get": _op("Who am I (with the CSRF token)", "Me", errors=(401,)),
         "patch": _op("Change my settings", "Me", body="MeUpdate"),
     },
-    "/api/me/password": {"post": _op("Change my password; ends my other sessions", None,
-                                     body="PasswordChange")},
+    "/api/me/password": {"post": _op("Change my password; ends my other sessions and (unless "
+                                     "revoke_api_tokens is false) revokes my API tokens",
+                                     "PasswordChanged", body="PasswordChange")},
     "/api/reminders": {
         "get": _op("List reminders", _list_of("reminders", "Reminder"), errors=(401,)),
         "post": _op("Create a reminder (its first occurrence is never one already passed)",

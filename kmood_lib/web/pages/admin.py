@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bottle
 
+from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.errors import Conflict, NotFound
 from kmood_lib.queue import heartbeat, jobs
@@ -49,8 +50,9 @@ def reset_password(services, conn, auth: Auth, user_id: int):
     person = member(conn, user_id)
     password = users.validate_password(form_fields(bottle.request, services.config).get(
         "password", ""))
-    users.reset_password(conn, person.id, services.hasher.hash(password), services.clock.now_ms())
-    return redirect("/settings/users", "saved")
+    auth_store.change_password(conn, person.id, services.hasher.hash(password),
+                               services.clock.now_ms())
+    return redirect("/settings/users", "reset")
 
 
 @routes.get("/settings/users/<user_id:id>/delete", auth="admin")

@@ -68,12 +68,11 @@ def change_password(services, conn, auth: Auth):
     if new != fields.get("repeat_password"):
         raise FormError({"New password": "the two entries differ"})
     users.validate_password(new, "new_password")
-    new_hash = services.hasher.hash(new)
-    with transaction(conn):
-        users.set_password_hash(conn, auth.user.id, new_hash, services.clock.now_ms())
-        auth_store.delete_other_sessions(conn, auth.user.id,
-                                         auth.session.id if auth.session else None)
-    return redirect("/settings", "password")
+    ended = auth_store.change_password(
+        conn, auth.user.id, services.hasher.hash(new), services.clock.now_ms(),
+        keep_session_id=auth.session.id if auth.session else None,
+        revoke_tokens=fields.get("revoke_api_tokens") == "1")
+    return redirect("/settings", "password_tokens" if ended["api_tokens_revoked"] else "password")
 
 
 # --- mood labels --------------------------------------------------------------------------

@@ -33,6 +33,7 @@
   <label>Current password <input type="password" name="old_password" autocomplete="current-password" required></label>
   <label>New password <span class="muted">(at least 8 characters)</span> <input type="password" name="new_password" autocomplete="new-password" minlength="8" required></label>
   <label>New password again <input type="password" name="repeat_password" autocomplete="new-password" minlength="8" required></label>
+  <label class="inline"><input type="checkbox" name="revoke_api_tokens" value="1" checked> Also revoke my API tokens (apps that use them must be given a new one)</label>
   <p class="muted">Changing it logs out your other browsers and devices.</p>
   <div class="actions"><button type="submit">Change password</button></div>
 </form>
