@@ -75,7 +75,8 @@ def real(data: bytes, db: Path) -> tuple[float, dict, float, float]:
     user = users.create_user(conn, "bench", "bench-password", now_ms=0, hasher=services.hasher,
                              timezone="Europe/Berlin")
     started = time.perf_counter()
-    report = importer.import_file(conn, user.id, ZoneInfo("Europe/Berlin"), data, {}, 0)
+    report = importer.import_file(conn, user.id, ZoneInfo("Europe/Berlin"), data, {},
+                                  time.time_ns() // 1_000_000)
     elapsed = time.perf_counter() - started
     started = time.perf_counter()
     export.export_json(conn, user.id, 0)

@@ -12,12 +12,15 @@ from datetime import date, datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+START = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+NOW_MS = int(START.timestamp() * 1000)  # a FakeClock's now until it is moved
+
 
 class FakeClock:
     """A clock that moves only when the test says so."""
 
     def __init__(self, start: datetime | None = None):
-        start = start or datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+        start = start or START
         self._ms = int(start.timestamp() * 1000)
 
     def now(self) -> datetime:

@@ -31,6 +31,7 @@ from kmood_lib.journal import vocab, writes
 from kmood_lib.journal.entry_input import (
     MAX_ACTIVITIES,
     MAX_ACTIVITY_NAME,
+    MAX_FUTURE,
     MAX_LABEL,
     MAX_NOTE,
     MAX_NOTE_TITLE,
@@ -102,11 +103,13 @@ def _moment(row: Row, tz: ZoneInfo) -> Moment:
     return Moment.of(wall.replace(tzinfo=timezone(timedelta(seconds=row.offset_s))))
 
 
-def _check(row: Row) -> list[str]:
-    """What stops this row from being an entry, in the words the API would use."""
+def _check(row: Row, tz: ZoneInfo, now_ms: int) -> list[str]:
+    """What stops this row from being an entry, by the rules the API applies."""
     problems = []
     if not MIN_YEAR <= row.local_date.year <= MAX_YEAR:
         problems.append(f"the year {row.local_date.year} is outside {MIN_YEAR}-{MAX_YEAR}")
+    elif _moment(row, tz).occurred_at_ms - now_ms > MAX_FUTURE.total_seconds() * 1000:
+        problems.append(f"{row.local_date.isoformat()} is more than a day in the future")
     if row.label and (len(row.label) > MAX_LABEL or text_problem(row.label, name=True)):
         problems.append(f"the mood name {row.label[:40]!r} is longer than {MAX_LABEL}"
                         f" characters or holds control characters")
@@ -137,7 +140,7 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
     """Import the plan's rows (or, with dry_run, only count what would be); returns the report.
     Raises ImportRefused, writing nothing, when the plan has problems."""
     for row in plan.rows:
-        plan.problems.extend(f"{row.where}: {p}" for p in _check(row))
+        plan.problems.extend(f"{row.where}: {p}" for p in _check(row, tz, now_ms))
     report = base_report(plan, format_name)
     refuse_if_unfit(plan, report)
     labels = vocab.mood_labels(conn, user_id)

@@ -12,6 +12,7 @@ from kmood_lib.portability.daylio.dates import localised_day, parse_time
 from kmood_lib.portability.daylio.moods import parse_mood_map
 from kmood_lib.portability.daylio.notes import html_to_text
 from kmood_lib.portability.daylio.plan import DaylioFormatError
+from tests.fakes import NOW_MS
 
 BOM = "\ufeff"
 NEWEST = "full_date,date,weekday,time,mood,activities,scales,note_title,note"
@@ -27,7 +28,7 @@ def ann(make_user, conn):
     return conn.execute("SELECT id FROM users WHERE username = 'ann'").fetchone()[0]
 
 
-def run(conn, user_id: int, data: bytes, mood_map=None, dry_run=False, now_ms=0) -> dict:
+def run(conn, user_id: int, data: bytes, mood_map=None, dry_run=False, now_ms=NOW_MS) -> dict:
     return importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), data, mood_map or {},
                                 now_ms, dry_run=dry_run)
 
@@ -323,3 +324,17 @@ def test_imported_notes_are_searchable_and_stay_so_through_edits_and_deletes(con
     indexed = conn.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH 'plain'"
                            ).fetchone()[0]
     assert indexed == 1199
+
+
+def test_an_import_holds_entries_to_the_apis_rule_no_more_than_a_day_ahead(conn, ann):
+    # now is 2026-11-30 12:00 UTC (13:00 in Berlin): tomorrow evening is fine, later is not
+    ok = csv_bytes(NEWEST, "2026-12-01,December 1,Tuesday,12:30,good,,,,tomorrow")
+    assert run(conn, ann, ok)["imported"] == 1
+    far = csv_bytes(NEWEST, "2026-12-01,December 1,Tuesday,14:30,good,,,,a little too far",
+                    "2044-06-01,June 1,Wednesday,08:00,good,,,,far too far")
+    with pytest.raises(importer.ImportRefused) as refused:
+        run(conn, ann, far)
+    assert refused.value.report["problems"] == [
+        "line 2: 2026-12-01 is more than a day in the future",
+        "line 3: 2044-06-01 is more than a day in the future"]
+    assert len(journal(conn, ann)) == 1
