@@ -97,3 +97,22 @@ def test_export_to_a_file_and_import_json_into_a_fresh_database(tmp_path):
     assert not_json.returncode == 2 and "not a k-mood JSON export" in not_json.stderr
     nobody = run(["kmood.py", "export", "--user", "nobody"], env)
     assert nobody.returncode == 2 and "no user 'nobody'" in nobody.stderr
+
+
+def test_crafted_files_are_one_line_and_exit_2_never_a_traceback(tmp_path):
+    from tests.unit.test_import_pages import crafted_files
+
+    env = base_env(tmp_path / "k.db")
+    assert run(["kmood.py", "create-user", "ann", "--password-stdin"], env,
+               input="a long password\n").returncode == 0
+    for i, (what, fields, files) in enumerate(crafted_files()):
+        path = tmp_path / f"crafted-{i}"
+        path.write_bytes(files["file"])
+        for command in ("import-daylio", "import-json"):
+            args = ["kmood.py", command, str(path), "--user", "ann"]
+            if "mood_map" in fields and command == "import-daylio":
+                args += ["--mood-map", fields["mood_map"]]
+            done = run(args, env)
+            assert done.returncode == 2, (what, command, done.returncode, done.stderr[-500:])
+            assert "Traceback" not in done.stderr and done.stderr.strip(), (what, command)
+    assert entries(tmp_path / "k.db") == 0

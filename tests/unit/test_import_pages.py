@@ -3,8 +3,10 @@ dry-run report with a level picker per unknown mood name, confirm (issue #12).""
 
 from __future__ import annotations
 
+import io
 import re
 import uuid
+import zipfile
 
 from tests.unit.test_daylio_backup import backup
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes
@@ -163,3 +165,46 @@ def test_another_users_upload_is_404(client_for):
 
 def count_entries(client) -> int:
     return count(client)
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def crafted_files() -> list[tuple[str, dict, dict]]:
+    """(what, form fields, files) that once made the importer raise instead of report."""
+    from tests.unit.test_daylio_backup import ENTRIES, GROUPS, MOODS, TAGS
+
+    def with_entry(**fields):
+        return backup({"version": 15, "customMoods": MOODS, "tags": TAGS, "tag_groups": GROUPS,
+                       "dayEntries": [{**ENTRIES[0], **fields}]})
+
+    deep_backup = io.BytesIO()
+    with zipfile.ZipFile(deep_backup, "w") as archive:
+        archive.writestr("backup.daylio", '{"dayEntries": ' + nested(100_000) + "}")
+    old_layout = "year,date,weekday,time,mood,activities,note"
+    return [
+        ("a backup nested 100 000 deep", {}, {"file": deep_backup.getvalue()}),
+        ("a k-mood export nested 200 000 deep", {},
+         {"file": ('{"format": "k-mood", "version": 1, "entries": ' + nested(200_000)
+                   + "}").encode()}),
+        ("a mood map nested 40 000 deep", {"mood_map": '{"a":' + nested(40_000) + "}"},
+         {"file": csv_bytes(NEWEST, "2025-01-01,January 1,Wednesday,10:00,good,,,,x")}),
+        ("a backup year of 10**100", {}, {"file": with_entry(year=10**100)}),
+        ("a backup month of 10**30", {}, {"file": with_entry(month=10**30)}),
+        ("a backup day of 10**30", {}, {"file": with_entry(day=10**30)}),
+        ("an old CSV year of 20 digits", {},
+         {"file": csv_bytes(old_layout, "99999999999999999999,June 22,Monday,10:00,good,,x")}),
+        ("an old CSV day of 20 digits", {},
+         {"file": csv_bytes(old_layout, "2020,June 99999999999999999999,Monday,10:00,good,,x")}),
+    ]
+
+
+def test_crafted_files_are_a_422_that_says_why_and_import_nothing(client_for):
+    ann = client_for("ann")
+    for what, fields, files in crafted_files():
+        for dry_run in ("1", "0"):
+            response = upload(ann, "/api/import/daylio", {**fields, "dry_run": dry_run}, files)
+            assert response.status == 422, (what, response.status, response.body[:300])
+            assert response.json["error"]["message"], what
+    assert count(ann) == 0

@@ -127,9 +127,10 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
     if not errors:
         try:
             day = date(fields["year"], fields["month"] + 1, fields["day"])  # month is 0-based
-        except ValueError:
-            errors.append(f"{fields['year']}-{fields['month'] + 1:02d}-{fields['day']:02d} is"
-                          f" not a real day (month is 0-based in backups)")
+        except (ValueError, OverflowError):
+            shown = [str(fields["year"])[:12]] + [str(n)[:12].zfill(2) for n in (
+                fields["month"] + 1, fields["day"])]
+            errors.append(f"{'-'.join(shown)} is not a real day (month is 0-based in backups)")
         else:
             plan.days.append(day)
         if fields["hour"] == -1:
@@ -137,7 +138,8 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
         elif 0 <= fields["hour"] <= 23 and 0 <= fields["minute"] <= 59:
             minute = fields["hour"] * 60 + fields["minute"]
         else:
-            errors.append(f"{fields['hour']}:{fields['minute']:02d} is not a time of day")
+            errors.append(f"{str(fields['hour'])[:12]}:{str(fields['minute'])[:12]} is not a"
+                          f" time of day")
     mood = moods.get(_int(entry.get("mood")))
     if mood is None:
         errors.append(f"mood id {entry.get('mood')!r} is not in customMoods")

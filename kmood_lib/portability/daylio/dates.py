@@ -49,7 +49,11 @@ def localised_day(year_cell: str, date_cell: str) -> date:
             months.append(MONTH_NAMES[name_key(token)])
     if len(days) != 1 or len(months) != 1:
         raise ValueError(f"cannot read a day and a month from the date {date_cell!r}")
-    return date(int(year_cell.strip()), months[0], days[0])
+    try:
+        return date(int(year_cell.strip()), months[0], days[0])
+    except (ValueError, OverflowError):
+        raise ValueError(f"{year_cell.strip()[:12]} {date_cell.strip()[:40]!r} is not a real"
+                         f" day") from None
 
 
 def parse_time(cell: str) -> int:

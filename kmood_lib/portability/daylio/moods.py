@@ -32,6 +32,8 @@ def parse_mood_map(value: str) -> dict[str, int]:
             raw = json.loads(text)
         except ValueError as exc:
             raise ValueError(f"the mood map is not valid JSON ({exc})") from None
+        except RecursionError:
+            raise ValueError("the mood map is JSON nested too deeply") from None
         if not isinstance(raw, dict):
             raise ValueError("the mood map must be a JSON object of name: level")
         pairs = list(raw.items())

@@ -97,6 +97,8 @@ def json_object(raw: bytes, what: str, error: type[DaylioFormatError] = DaylioFo
         raise error(f"{what} does not hold UTF-8 text") from None
     except ValueError as exc:
         raise error(f"{what} does not hold valid JSON ({exc})") from None
+    except RecursionError:
+        raise error(f"{what} holds JSON nested too deeply to be an export") from None
     if not isinstance(document, dict):
         raise error(f"{what} holds JSON that is not an object")
     return document
