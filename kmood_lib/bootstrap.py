@@ -51,8 +51,9 @@ class Services:
     notifier: Notifier
     job_kinds: JobKinds
     relay: relay.NullRelay | relay.NatsRelay  # started by the entry point that serves or works
-    # Called after an entry's transaction commits: (hook_conn, user_id, entry_id, now_ms).
-    after_entry_saved: list[Callable] = field(default_factory=list)
+    # Run inside an entry's save transaction, behind one SAVEPOINT (journal.saving.prompt):
+    # (conn, user_id, entry_id, now_ms) -> the job kinds that have work for the entry.
+    prompt_hooks: list[Callable] = field(default_factory=list)
 
 
 def production_kinds(config: Config) -> list[JobKind]:
@@ -75,11 +76,13 @@ def bootstrap(
     writer = db.SharedWriter(lambda: db.connect(
         config.db_path, config.busy_timeout_ms, guard=write_lock,
         autocheckpoint_pages=config.wal_autocheckpoint_pages,
-        journal_size_limit_bytes=config.wal_size_limit_bytes), write_lock)
+        journal_size_limit_bytes=config.wal_size_limit_bytes,
+        synchronous=config.synchronous), write_lock)
 
     def connect() -> sqlite3.Connection:
         return db.connect(config.db_path, config.busy_timeout_ms, write_lock,
-                          config.wal_autocheckpoint_pages, config.wal_size_limit_bytes)
+                          config.wal_autocheckpoint_pages, config.wal_size_limit_bytes,
+                          synchronous=config.synchronous)
 
     services = Services(
         config=config,
@@ -102,9 +105,7 @@ def bootstrap(
         relay=relay.from_config(config),
     )
     if any(kind.prompt for kind in services.job_kinds):
-        hook = sweeps.prompt_enqueue_hook(services)
-        services.after_entry_saved.append(
-            relay.announcing(hook, services.relay) if services.relay.enabled else hook)
+        services.prompt_hooks.append(sweeps.prompt_enqueue(services))
     if migrate:
         run_migrations(services)
     return services

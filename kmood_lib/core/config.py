@@ -103,6 +103,13 @@ def _subject_prefix(raw: str) -> str:
     return value
 
 
+def _synchronous(raw: str) -> str:
+    value = raw.strip().upper()
+    if value not in ("FULL", "NORMAL"):
+        raise ValueError(f"expected full or normal, got {raw!r}")
+    return value
+
+
 def _log_level(raw: str) -> str:
     value = raw.strip().upper()
     if value not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
@@ -124,6 +131,11 @@ class Config:
     threads: int = _setting("KMOOD_THREADS", "8", _int(1, 256), "waitress worker threads")
     busy_timeout_ms: int = _setting(
         "KMOOD_BUSY_TIMEOUT_MS", "10000", _int(0), "SQLite busy timeout for every connection"
+    )
+    synchronous: str = _setting(
+        "KMOOD_SYNCHRONOUS", "full", _synchronous,
+        "full: a commit is on disk before it is answered (a power cut loses nothing saved);"
+        " normal: faster commits that a power cut or OS crash can roll back"
     )
     log_level: str = _setting("KMOOD_LOG_LEVEL", "INFO", _log_level, "logging level")
     cookie_secure: bool = _setting(
@@ -155,9 +167,6 @@ class Config:
     )
     now_playing_timeout_ms: int = _setting(
         "KMOOD_NOW_PLAYING_TIMEOUT_MS", "2000", _int(1), "total deadline for now-playing"
-    )
-    hook_busy_timeout_ms: int = _setting(
-        "KMOOD_HOOK_BUSY_TIMEOUT_MS", "200", _int(0), "busy timeout of the post-save enqueue"
     )
     job_batch: int = _setting("KMOOD_JOB_BATCH", "10", _int(1, 1000), "jobs claimed at once")
     job_lease_s: int = _setting("KMOOD_JOB_LEASE_S", "300", _int(1), "lease of a claimed job")

@@ -114,13 +114,14 @@ class Connection(sqlite3.Connection):
 def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | OwnedLock | None = None,
             autocheckpoint_pages: int | None = None,
             journal_size_limit_bytes: int | None = None,
-            guard: OwnedLock | None = None) -> sqlite3.Connection:
+            guard: OwnedLock | None = None, synchronous: str = "FULL") -> sqlite3.Connection:
     """Open a connection with no implicit transactions, an explicit busy timeout, WAL and FKs.
 
     1. `busy_timeout` first, so every later statement waits for locks;
     2. `journal_mode=WAL`, retried on SQLITE_BUSY until the busy timeout has elapsed, because
        two processes opening a fresh file at once collide on it and busy_timeout does not cover it;
-    3. `foreign_keys=ON`, `synchronous=NORMAL`, `temp_store=MEMORY` (statement journals and
+    3. `foreign_keys=ON`, `synchronous=FULL` unless told NORMAL (in WAL mode NORMAL lets a power
+       cut roll back a commit already answered), `temp_store=MEMORY` (statement journals and
        sorts stay in memory: a write to a table with triggers keeps a statement journal, which
        otherwise spills to a temporary file — measured 2-3x the trigger's cost per row);
        rows come back as mappings (sqlite3.Row);
@@ -144,7 +145,7 @@ def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | OwnedL
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         _enable_wal(conn, path, busy_timeout_ms)
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(f"PRAGMA synchronous = {'NORMAL' if synchronous == 'NORMAL' else 'FULL'}")
         conn.execute("PRAGMA temp_store = MEMORY")
         if autocheckpoint_pages is not None:
             conn.execute(f"PRAGMA wal_autocheckpoint = {int(autocheckpoint_pages)}")

@@ -1,6 +1,6 @@
 """Saving entries as the API and the forms do it: one path for POST/PATCH /api/entries and the
-log and edit pages — the same checks, the same one-transaction save through the process's
-shared write connection (under the write lock), the same post-save hooks."""
+log and edit pages — the same checks, the same save through the process's shared write
+connection (under the write lock), with the prompt enqueue inside that one transaction."""
 
 from __future__ import annotations
 
@@ -23,41 +23,47 @@ def create(services, conn, user, body: dict, source: str) -> writes.Saved:
     """Check and save a new entry (ValidationError names bad fields); a replayed client_id
     returns the existing entry with `created` False."""
     data = checked(services, conn, user, body, patch=False)
+    kinds: list[str] = []
     with services.writer() as writer:
-        saved = writes.create_entry(writer, user.id, data, source, services.clock.now_ms())
-        if saved.created:
-            run_hooks(services, writer, user.id, saved.entry_id)
+        saved = writes.create_entry(writer, user.id, data, source, services.clock.now_ms(),
+                                    before_commit=prompting(services, user.id, kinds))
+    if saved.created:
+        services.relay.entry_saved(user.id, saved.entry_id, kinds)
     return saved
 
 
 def update(services, conn, user, entry_id: int, body: dict) -> bool:
     data = checked(services, conn, user, body, patch=True)
+    kinds: list[str] = []
     with services.writer() as writer:
-        changed = writes.update_entry(writer, user.id, entry_id, data, services.clock.now_ms())
-        if changed:
-            run_hooks(services, writer, user.id, entry_id)
+        changed = writes.update_entry(writer, user.id, entry_id, data, services.clock.now_ms(),
+                                      before_commit=prompting(services, user.id, kinds))
+    if changed:
+        services.relay.entry_saved(user.id, entry_id, kinds)
     return changed
 
 
-def after_save(services, user_id: int, entry_id: int) -> None:
-    """The post-save hooks for an entry saved some other way (tests, tools)."""
-    with services.writer() as writer:
-        run_hooks(services, writer, user_id, entry_id)
+def prompting(services, user_id: int, kinds: list[str]) -> writes.BeforeCommit:
+    """The save's last step: the prompt enqueue, whose job kinds are added to `kinds`."""
+    def before_commit(conn, entry_id: int) -> None:
+        kinds.extend(prompt(services, conn, user_id, entry_id))
+
+    return before_commit
 
 
-def run_hooks(services, writer, user_id: int, entry_id: int) -> None:
-    """Downstream notifications after the entry committed, in their own transactions on the
-    same warm write connection while the lock is still held, with the short hook busy timeout
-    (another process holding the database gives up quietly): failures are logged, never raised
-    (the sweep will find the work)."""
-    config = services.config
-    writer.execute(f"PRAGMA busy_timeout = {int(config.hook_busy_timeout_ms)}")
+def prompt(services, conn, user_id: int, entry_id: int) -> list[str]:
+    """Queue the saved entry's work inside its own transaction, behind a SAVEPOINT: if anything
+    in it fails, it is rolled back to the savepoint with one log line and the entry commits
+    anyway (SPEC §4) — the sweep finds the work. Returns the kinds queued."""
+    kinds: list[str] = []
+    conn.execute("SAVEPOINT prompt_enqueue")
     try:
-        for hook in services.after_entry_saved:
-            try:
-                hook(writer, user_id, entry_id, services.clock.now_ms())
-            except Exception as exc:
-                log.warning("post-save hook %s gave up for entry %d: %s",
-                            getattr(hook, "__name__", hook), entry_id, exc)
-    finally:
-        writer.execute(f"PRAGMA busy_timeout = {int(config.busy_timeout_ms)}")
+        for hook in services.prompt_hooks:
+            kinds += hook(conn, user_id, entry_id, services.clock.now_ms())
+    except Exception as exc:
+        conn.execute("ROLLBACK TO prompt_enqueue")
+        log.warning("entry %d saved; queueing its work now failed (%s: %s): the sweep will",
+                    entry_id, type(exc).__name__, exc)
+        kinds = []
+    conn.execute("RELEASE prompt_enqueue")
+    return kinds

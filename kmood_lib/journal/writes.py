@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kmood_lib.core.db import transaction
@@ -15,6 +16,9 @@ from kmood_lib.journal.entry_input import EntryInput
 from kmood_lib.journal.entry_json import entry_json
 
 log = logging.getLogger(__name__)
+
+# Called last inside a save's transaction with the entry's id (the prompt enqueue).
+BeforeCommit = Callable[[sqlite3.Connection, int], None]
 
 # A song's lookup key, computed by SQL in one place for the insert and the migration.
 LOOKUP_KEY_SQL = "json_array(kmood_name_key(?), kmood_name_key(?))"
@@ -31,8 +35,9 @@ class Saved:
 
 
 def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, source: str,
-                 now_ms: int) -> Saved:
-    """Insert the entry with its activities, metrics and song in one transaction.
+                 now_ms: int, before_commit: BeforeCommit | None = None) -> Saved:
+    """Insert the entry with its activities, metrics and song in one transaction, with
+    `before_commit(conn, entry_id)` last inside it (the prompt enqueue: one commit in all).
 
     A `client_id` seen before for this user returns the existing entry instead (offline retry).
     """
@@ -43,6 +48,8 @@ def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
             if row is not None:
                 return Saved(row["id"], False)
         entry_id, entry = insert_entry(conn, user_id, data, source, now_ms)
+        if before_commit is not None:
+            before_commit(conn, entry_id)
     return Saved(entry_id, True, entry)
 
 
@@ -194,9 +201,10 @@ def _set_metrics(conn, entry_id: int, values: dict[int, float]) -> None:
 
 
 def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: EntryInput,
-                 now_ms: int) -> bool:
-    """Apply the fields present in a PATCH; False when there were none (nothing is written, not
-    even updated_at); raise NotFound for another user's or no entry.
+                 now_ms: int, before_commit: BeforeCommit | None = None) -> bool:
+    """Apply the fields present in a PATCH, with `before_commit(conn, entry_id)` last in the
+    transaction; False when there were none (nothing is written, not even updated_at); raise
+    NotFound for another user's or no entry.
 
     A new mood level without a label drops the custom label, which named the old level.
     """
@@ -241,6 +249,8 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
             _set_metrics(conn, entry_id, data.metrics)
         if "song" in data.present:  # only removal passes validation
             conn.execute("DELETE FROM songs WHERE entry_id = ?", (entry_id,))
+        if before_commit is not None:
+            before_commit(conn, entry_id)
     return True
 
 

@@ -231,19 +231,3 @@ def from_config(config) -> NullRelay | NatsRelay:
     if not config.nats_url:
         return NullRelay()
     return NatsRelay(config.nats_url.split(","), config.nats_subject_prefix)
-
-
-def announcing(hook: Callable, relay) -> Callable:
-    """Wrap the prompt enqueue so the relay announces the entry after that commit (otherwise
-    the worker would wake to an empty queue), also when the enqueue gave up."""
-
-    def enqueue_and_announce(conn, user_id: int, entry_id: int, now_ms: int) -> list[str]:
-        kinds: list[str] = []
-        try:
-            kinds = hook(conn, user_id, entry_id, now_ms)
-            return kinds
-        finally:
-            relay.entry_saved(user_id, entry_id, kinds)
-
-    enqueue_and_announce.__name__ = getattr(hook, "__name__", "prompt_enqueue")
-    return enqueue_and_announce

@@ -2,8 +2,8 @@
 enqueue what domain state still owes, and the prompt path after an entry is saved.
 
 The sweeps are the truth: a kind's sweeper finds the work in domain state. The server's
-prompt enqueue after a save only makes that work start sooner; if it cannot get the lock in
-KMOOD_HOOK_BUSY_TIMEOUT_MS it gives up, and the next sweep finds the same work.
+prompt enqueue in a save only makes that work start sooner; if it fails, the save goes on
+without it, and the next sweep finds the same work.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kmood_lib.core.db import transaction
 from kmood_lib.queue import jobs
 from kmood_lib.queue.jobs import Policy, QueueError
 
@@ -136,21 +135,20 @@ def sweep_all(conn: sqlite3.Connection, kinds: JobKinds, now_ms: int, limit: int
     return inserted
 
 
-def prompt_enqueue_hook(services):
-    """The post-save hook: enqueue every kind's work for the saved entry, in its own small
-    transaction on the short-timeout hook connection."""
+def prompt_enqueue(services):
+    """The prompt path: enqueue every kind's work for a saved entry, inside the caller's
+    transaction (the save's own, behind a SAVEPOINT: journal.saving.prompt)."""
     policy = jobs.Policy.from_config(services.config)
     prompt_kinds = [kind for kind in services.job_kinds if kind.prompt]
 
     def enqueue_for_entry(conn, user_id: int, entry_id: int, now_ms: int) -> list[str]:
         """Returns the kinds that have work for the entry (queued now, or already live)."""
         kinds = []
-        with transaction(conn):
-            for kind in prompt_kinds:
-                for key, payload in kind.prompt(conn, user_id, entry_id, now_ms):
-                    enqueue(conn, services.job_kinds, kind.name, key, payload, now_ms, policy)
-                    if kind.name not in kinds:
-                        kinds.append(kind.name)
+        for kind in prompt_kinds:
+            for key, payload in kind.prompt(conn, user_id, entry_id, now_ms):
+                enqueue(conn, services.job_kinds, kind.name, key, payload, now_ms, policy)
+                if kind.name not in kinds:
+                    kinds.append(kind.name)
         return kinds
 
     return enqueue_for_entry

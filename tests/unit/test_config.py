@@ -8,7 +8,7 @@ def test_defaults_work_with_an_empty_environment():
     assert config.db_path == "./data/kmood.db"
     assert (config.host, config.port, config.threads) == ("127.0.0.1", 8080, 8)
     assert config.busy_timeout_ms == 10000
-    assert config.hook_busy_timeout_ms == 200
+    assert config.synchronous == "FULL"  # a saved entry survives a power cut
     assert config.user_agent.startswith("k-mood/") and "(+http" in config.user_agent
 
 
@@ -16,6 +16,7 @@ def test_defaults_work_with_an_empty_environment():
     ("KMOOD_PORT", "eighty"), ("KMOOD_PORT", "70000"), ("KMOOD_BUSY_TIMEOUT_MS", "-1"),
     ("KMOOD_BUSY_TIMEOUT_MS", "1.5"), ("KMOOD_COOKIE_SECURE", "yes"), ("KMOOD_LOG_LEVEL", "loud"),
     ("KMOOD_POLL_INTERVAL_S", "nan"), ("KMOOD_NOMINATIM_URL", "ftp://x"), ("KMOOD_DB", " "),
+    ("KMOOD_SYNCHRONOUS", "off"), ("KMOOD_SYNCHRONOUS", "extra"),
 ])
 def test_a_bad_value_is_refused_naming_the_variable(name, value):
     with pytest.raises(ConfigError, match=name):

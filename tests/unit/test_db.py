@@ -12,7 +12,7 @@ def test_connection_uses_the_configured_busy_timeout_and_pragmas(tmp_path):
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 4321
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL: a commit is on disk
     assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2  # MEMORY: statement journals
     assert conn.isolation_level is None
     conn.execute("CREATE TABLE t (x)")
@@ -21,18 +21,20 @@ def test_connection_uses_the_configured_busy_timeout_and_pragmas(tmp_path):
     assert conn.execute("SELECT x FROM t").fetchone()["x"] == 1
 
 
-def test_services_connections_carry_the_busy_timeout_from_config(services):
+def test_services_connections_carry_the_busy_timeout_and_synchronous_from_config(services,
+                                                                                 config):
+    from kmood_lib.bootstrap import bootstrap
+
     conn = services.connect()
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == services.config.busy_timeout_ms
-    from kmood_lib.journal import saving
-
-    seen = []
-    services.after_entry_saved[:] = [lambda conn, *args: seen.append(
-        conn.execute("PRAGMA busy_timeout").fetchone()[0])]
-    saving.after_save(services, 1, 1)  # the hooks run with the short hook timeout
-    assert seen == [200]
-    with services.writer() as writer:  # and the writer gets its own back afterwards
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2
+    with services.writer() as writer:
         assert writer.execute("PRAGMA busy_timeout").fetchone()[0] == 10000
+        assert writer.execute("PRAGMA synchronous").fetchone()[0] == 2
+    faster = bootstrap(config.with_overrides(synchronous="NORMAL"))
+    assert faster.connect().execute("PRAGMA synchronous").fetchone()[0] == 1
+    with faster.writer() as writer:
+        assert writer.execute("PRAGMA synchronous").fetchone()[0] == 1
 
 
 def test_transaction_rolls_back_on_error(tmp_path):

@@ -201,15 +201,67 @@ def test_an_unreadable_stored_metric_value_is_left_out_with_a_warning(alice, con
     assert "unreadable value of metric 'sleep'" in caplog.text
 
 
-def test_a_failing_post_save_hook_never_fails_the_save(services, wsgi, alice, conn, caplog):
+def test_a_failing_prompt_enqueue_is_rolled_back_alone_and_the_entry_commits(services, alice,
+                                                                               conn, caplog):
     def broken(hook_conn, user_id, entry_id, now_ms):
+        hook_conn.execute("UPDATE entries SET note = 'half-done' WHERE id = ?", (entry_id,))
         raise RuntimeError("downstream is on fire")
 
-    services.after_entry_saved.append(broken)
+    services.prompt_hooks.append(broken)
     with caplog.at_level(logging.WARNING):
-        response = alice.post("/api/entries", {"mood": 3})
+        response = alice.post("/api/entries", {"mood": 3, "note": "as sent"})
+        changed = alice.patch(f"/api/entries/{response.json['id']}", {"note": "edited"})
     assert response.status == 201 and counts(conn)["entries"] == 1
-    assert "downstream is on fire" in caplog.text
+    assert changed.status == 200 and changed.json["note"] == "edited"
+    assert alice.get(f"/api/entries/{response.json['id']}").json["note"] == "edited"
+    lines = [r for r in caplog.records if "downstream is on fire" in r.getMessage()]
+    assert len(lines) == 2 and "the sweep will" in lines[0].getMessage()
+
+
+def test_a_create_and_its_prompt_enqueue_are_one_commit(services, alice, conn):
+    from kmood_lib.core.db import transaction
+
+    with transaction(conn):  # a kind with prompt work: an entry with a location
+        conn.execute("UPDATE users SET timezone = 'UTC'")
+    statements: list[str] = []
+    with services.writer() as writer:
+        writer.set_trace_callback(statements.append)
+    try:
+        response = alice.post("/api/entries", {"mood": 3, "location": {"lat": 52.5, "lon": 13.4},
+                                               "occurred_at": "2025-03-01T10:00:00"})
+    finally:
+        with services.writer() as writer:
+            writer.set_trace_callback(None)
+    assert response.status == 201
+    assert [s for s in statements if s.strip().upper().startswith(("COMMIT", "BEGIN"))] == [
+        "BEGIN IMMEDIATE", "COMMIT"]
+    assert "SAVEPOINT prompt_enqueue" in statements and "RELEASE prompt_enqueue" in statements
+    assert {r[0] for r in conn.execute("SELECT kind FROM jobs")} >= {"weather", "place"}
+
+
+def test_the_relay_announces_a_save_after_its_commit_with_the_kinds_queued(services, alice):
+    from kmood_lib.queue import relay
+
+    published = []
+
+    class Recorder(relay.NullRelay):
+        def entry_saved(self, user_id, entry_id, kinds):
+            committed = services.connect().execute(
+                "SELECT count(*) FROM entries WHERE id = ?", (entry_id,)).fetchone()[0]
+            published.append((entry_id, sorted(kinds), committed))
+
+    services.relay = Recorder()
+    made = alice.post("/api/entries", {"mood": 3, "location": {"lat": 52.5, "lon": 13.4},
+                                       "occurred_at": "2025-03-01T10:00:00"}).json
+    plain = alice.post("/api/entries", {"mood": 2}).json
+
+    def fail(*args):
+        raise RuntimeError("no queue today")
+
+    services.prompt_hooks[:] = [fail]
+    failed = alice.post("/api/entries", {"mood": 1, "location": {"lat": 1.0, "lon": 1.0}}).json
+    assert published == [(made["id"], ["place", "weather"], 1), (plain["id"], [], 1),
+                         (failed["id"], [], 1)]
 
 
 def seed(client, n=12):

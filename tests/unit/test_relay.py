@@ -72,24 +72,3 @@ def test_a_full_buffer_drops_instead_of_waiting():
 class _NoLoop:
     def call_soon_threadsafe(self, callback):
         pass
-
-
-def test_the_announcing_hook_publishes_after_the_enqueue_even_when_it_gave_up():
-    published = []
-
-    class Recorder(relay.NullRelay):
-        def entry_saved(self, user_id, entry_id, kinds):
-            published.append((user_id, entry_id, kinds))
-
-    def enqueue(conn, user_id, entry_id, now_ms):
-        if entry_id == 2:
-            raise TimeoutError("database is locked")
-        return ["weather", "place"]
-
-    hook = relay.announcing(enqueue, Recorder())
-    assert hook(None, 1, 1, 0) == ["weather", "place"]
-    try:
-        hook(None, 1, 2, 0)
-    except TimeoutError:
-        pass
-    assert published == [(1, 1, ["weather", "place"]), (1, 2, [])]
