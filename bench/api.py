@@ -36,6 +36,7 @@ from tests.helpers import (  # noqa: E402
 )
 
 THREAD_COUNTS = [int(t) for t in os.environ.get("BENCH_THREADS", "2,4,8").split(",")]
+SYNCHRONOUS = os.environ.get("BENCH_SYNCHRONOUS", "full")  # KMOOD_SYNCHRONOUS of the server
 DEFAULT_THREADS = Config.from_env({}).threads
 CLIENTS, SLOW_CLIENTS = 16, 2
 DURATION_S = 3.0
@@ -62,7 +63,8 @@ class Servers:
         self.port, self.bare_port = free_port(), free_port()
         self.env = base_env(self.tmp / "bench.db", KMOOD_PORT=str(self.port),
                             KMOOD_THREADS=str(threads), KMOOD_LOG_LEVEL="WARNING",
-                            KMOOD_SCRYPT_N="1024", KMOOD_LISTENBRAINZ_URL=listenbrainz_url)
+                            KMOOD_SCRYPT_N="1024", KMOOD_LISTENBRAINZ_URL=listenbrainz_url,
+                            KMOOD_SYNCHRONOUS=SYNCHRONOUS)
         assert run(["kmood.py", "create-user", "bench", "--password-stdin"], self.env,
                    "bench-password\n").returncode == 0
         self.server = spawn(["kmood.py"], self.env, self.tmp / "server.log")
@@ -207,6 +209,7 @@ def main() -> list[str]:
 
 if __name__ == "__main__":
     print(f"API benchmark: {CLIENTS} clients, {DURATION_S:.0f} s each, KMOOD_THREADS"
-          f" {','.join(map(str, THREAD_COUNTS))} (BENCH_THREADS), python {PYTHON}")
+          f" {','.join(map(str, THREAD_COUNTS))} (BENCH_THREADS), KMOOD_SYNCHRONOUS {SYNCHRONOUS}"
+          f" (BENCH_SYNCHRONOUS), python {PYTHON}")
     for text in main():
         print(text, flush=True)
