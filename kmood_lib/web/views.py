@@ -26,6 +26,7 @@ NOTICES = {
     "reset": "Password set; their sessions ended and their API tokens were revoked.",
     "created": "Created.",
     "removed": "Removed.",
+    "cancelled": "Import cancelled; the file is gone.",
     "retried": "Queued to run again.",
     "switched_on": "Switched on.",
     "switched_off": "Switched off.",

@@ -147,10 +147,39 @@ def test_the_report_page_shows_problems_and_offers_no_confirm(client_for):
     page = ann.get(report_url).text
     assert "line 2: the date &#039;2024-02-30&#039; is not a real day" in page
     assert f'action="{report_url}"' not in page
-    broken = upload(ann, "/settings/import", {"csrf_token": token}, {"file": b"nope"})
-    assert "This file cannot be imported" in ann.get(broken.headers["Location"]).text
     empty = upload(ann, "/settings/import", {"csrf_token": token}, {})
     assert empty.status == 422 and "choose a Daylio CSV export" in empty.text
+
+
+def pending(conn) -> list[tuple]:
+    return [tuple(r) for r in conn.execute(
+        "SELECT user_id, length(data), report IS NOT NULL FROM pending_imports ORDER BY 1")]
+
+
+def test_an_upload_is_read_once_on_arrival_and_a_user_keeps_one_pending(client_for, conn):
+    ann = client_for("ann")
+    token = csrf_of(ann.get("/settings/import").text)
+    ann.csrf = None
+    broken = upload(ann, "/settings/import", {"csrf_token": token}, {"file": b"nope" * 1000})
+    assert broken.status == 422 and "not a Daylio CSV header" in broken.text
+    assert pending(conn) == []  # a file that is not an export is never stored
+    first = upload(ann, "/settings/import", {"csrf_token": token},
+                   {"file": csv_bytes(NEWEST, *ROWS)}).headers["Location"]
+    conn.execute("UPDATE pending_imports SET data = x'00'")  # the page must not read it again
+    assert "Mood names to map" in ann.get(first).text  # "Sad" has no level yet
+    second = upload(ann, "/settings/import", {"csrf_token": token},
+                    {"file": csv_bytes(NEWEST, ROWS[1])}).headers["Location"]
+    assert second != first and ann.get(first).status == 404  # replaced: one pending at a time
+    assert len(pending(conn)) == 1
+    cancelled = ann.request("POST", second + "/cancel", form={"csrf_token": token})
+    assert cancelled.status == 303 and cancelled.headers["Location"] == (
+        "/settings/import?done=cancelled")
+    assert pending(conn) == [] and ann.get(second).status == 404
+    third = upload(ann, "/settings/import", {"csrf_token": token},
+                   {"file": csv_bytes(NEWEST, ROWS[1])}).headers["Location"]
+    assert ann.request("POST", third, form={"csrf_token": token}).status == 303
+    assert [(u, size, done) for u, size, done in pending(conn)] == [(1, 0, 1)]  # file dropped
+    assert count(ann) == 1
 
 
 def test_another_users_upload_is_404(client_for):

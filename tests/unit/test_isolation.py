@@ -102,7 +102,8 @@ def page_world(world, conn, clock):
     alice.post("/api/activities", {"name": "grouped", "group": "secret-group"})
     a["group"] = conn.execute("SELECT id FROM activity_groups").fetchone()[0]
     alice_id = conn.execute("SELECT id FROM users WHERE username = 'alice'").fetchone()[0]
-    a["upload"] = importer.stash_upload(conn, alice_id, b"full_date,mood\n", {}, clock.now_ms())
+    a["upload"] = importer.stash_upload(conn, alice_id, b"full_date,mood\n", {}, {},
+                                        clock.now_ms())
     song = alice.post("/api/entries", {"mood": 3, "song": {"artist": "A", "title": "T",
                                                            "source": "manual"}}).json["id"]
     conn.execute("INSERT INTO song_lookups (lookup_key, found, release_mbid, fetched_at)"
@@ -138,6 +139,7 @@ FOREIGN_PAGE_ROUTES = [
     ("POST", "/settings/reminders/{reminder}/delete", {}),
     ("GET", "/settings/import/{upload}", {}),
     ("POST", "/settings/import/{upload}", {}),
+    ("POST", "/settings/import/{upload}/cancel", {}),
     ("GET", "/covers/{release}", {}),
 ]
 

@@ -12,7 +12,6 @@ from kmood_lib.core.text import name_key
 from kmood_lib.journal import vocab
 from kmood_lib.portability import importer
 from kmood_lib.portability.daylio.moods import parse_mood_map
-from kmood_lib.portability.daylio.plan import DaylioFormatError
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import multipart
 from kmood_lib.web.routing import Routes
@@ -36,6 +35,8 @@ def import_start(services, auth: Auth):
 
 @routes.post("/settings/import", max_body="upload", form=upload_page)
 def import_upload(services, conn, auth: Auth):
+    """Read the file once, now: one that is not an export is refused here and never stored;
+    a readable one is kept with its dry-run report (problems and unknown moods included)."""
     fields, files = multipart(bottle.request)
     data = files.get("file")
     if not data:
@@ -44,40 +45,38 @@ def import_upload(services, conn, auth: Auth):
         mood_map = parse_mood_map(fields.get("mood_map") or "")
     except ValueError as exc:
         raise FormError({"Mood map": str(exc)}) from None
-    token = importer.stash_upload(conn, auth.user.id, data, mood_map, services.clock.now_ms())
+    now_ms = services.clock.now_ms()
+    try:
+        preview = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone), data,
+                                       mood_map, now_ms, dry_run=True)
+    except importer.ImportRefused as exc:
+        preview = exc.report
+    token = importer.stash_upload(conn, auth.user.id, data, mood_map, preview, now_ms)
     return redirect(f"/settings/import/{token}")
 
 
 def pending_upload(conn, auth: Auth, token: str) -> dict:
     pending = importer.stashed_upload(conn, auth.user.id, token)
     if pending is None:
-        raise NotFound("upload", "it may be more than a day old: upload the file again")
+        raise NotFound("upload", "it may be more than a day old, or replaced by a newer one:"
+                                 " upload the file again")
     return pending
 
 
-def report_page(services, conn, auth: Auth, token: str, fields=None, errors=None, status=200):
-    """The upload's dry-run report, or what the import did once confirmed."""
+def report_page(conn, auth: Auth, token: str, fields=None, errors=None, status=200):
+    """The upload's dry-run report as it was read on arrival, or what the import did."""
     pending = pending_upload(conn, auth, token)
     if pending["report"] is not None:
         return settings_page("import_report", auth, status, section="import", token=token,
-                             report=pending["report"], done=True, error=None)
-    error = report = None
-    try:
-        report = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
-                                      pending["data"], pending["mood_map"],
-                                      services.clock.now_ms(), dry_run=True)
-    except DaylioFormatError as exc:
-        error = exc.message
-    except importer.ImportRefused as exc:
-        report = exc.report
+                             report=pending["report"], done=True)
     return settings_page("import_report", auth, status, section="import", token=token,
-                         report=report, done=False, error=error, fields=fields or {},
+                         report=pending["preview"], done=False, fields=fields or {},
                          errors=errors or {}, labels=vocab.mood_labels(conn, auth.user.id))
 
 
 @routes.get("/settings/import/<token:token>")
-def import_report(services, conn, auth: Auth, token: str):
-    return report_page(services, conn, auth, token)
+def import_report(conn, auth: Auth, token: str):
+    return report_page(conn, auth, token)
 
 
 @routes.post("/settings/import/<token:token>", form=report_page)
@@ -99,6 +98,14 @@ def import_confirm(services, conn, auth: Auth, token: str):
     if unmapped:
         raise FormError({"Moods": f"choose a level for {', '.join(unmapped)}"})
     report = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
-                                  pending["data"], mood_map, services.clock.now_ms())
+                                  importer.stashed_file(conn, auth.user.id, token), mood_map,
+                                  services.clock.now_ms())
     importer.finish_upload(conn, auth.user.id, token, report)
     return redirect(f"/settings/import/{token}")
+
+
+@routes.post("/settings/import/<token:token>/cancel")
+def import_cancel(conn, auth: Auth, token: str):
+    if not importer.drop_upload(conn, auth.user.id, token):
+        raise NotFound("upload")
+    return redirect("/settings/import", "cancelled")

@@ -1,9 +1,6 @@
 % rebase('layout.tpl', title='Import')
 % include('_settings_nav.tpl')
-% if error:
-<div class="errors" role="alert"><strong>This file cannot be imported.</strong> <p>{{error}}</p></div>
-<p><a class="button secondary" href="/settings/import">Choose another file</a></p>
-% elif done:
+% if done:
 <div class="card" role="status" id="import-result">
   <h2>Import finished</h2>
   <p><strong>{{report['imported']}}</strong> entr{{'y' if report['imported'] == 1 else 'ies'}} imported; <strong>{{report['duplicates']}}</strong> skipped because they were already in your journal.</p>
@@ -62,7 +59,7 @@
     % end
   <div class="actions">
     <button type="submit">{{'Map and import' if unknown else 'Import %d entr%s' % (report['imported'], 'y' if report['imported'] == 1 else 'ies')}}</button>
-    <a href="/settings/import">Cancel</a>
+    <button type="submit" class="secondary" formaction="/settings/import/{{token}}/cancel" formnovalidate>Cancel</button>
   </div>
 </form>
   % end
