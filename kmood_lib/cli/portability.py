@@ -106,7 +106,8 @@ def cmd_import_daylio(args, config: Config) -> int:
         try:
             report = importer.import_file(conn, person.id, ZoneInfo(person.timezone), data,
                                           mood_map, services.clock.now_ms(),
-                                          dry_run=args.dry_run, progress=Progress())
+                                          dry_run=args.dry_run, progress=Progress(),
+                                          allow_private_urls=config.allow_private_notify_urls)
         except DaylioFormatError as exc:
             raise UsageError(f"{args.command}: {args.file}: {exc}") from None
         except importer.ImportRefused as exc:
@@ -129,6 +130,8 @@ def print_report(report: dict, stream) -> None:
     for mood in report["unknown_moods"]:
         print(f"  mood {mood['name']!r} has no level: {mood['rows']} rows, first"
               f" {', '.join(mood['first'])}", file=stream)
+    for line in report.get("restored") or []:
+        print(f"  restored: {line}", file=stream)
     for kind in ("problems", "warnings", "ignored"):
         for line in report[kind]:
             print(f"  {kind[:-1] if kind != 'ignored' else 'ignored'}: {line}", file=stream)

@@ -39,7 +39,7 @@ from kmood_lib.journal.entry_input import (
     EntryInput,
     Moment,
 )
-from kmood_lib.portability import kmood_json
+from kmood_lib.portability import kmood_json, restore
 from kmood_lib.portability.daylio.backup import read_backup
 from kmood_lib.portability.daylio.csv_export import read_csv
 from kmood_lib.portability.daylio.moods import MoodNames
@@ -136,7 +136,8 @@ def _check(row: Row, tz: ZoneInfo, now_ms: int) -> list[str]:
 
 def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan, now_ms: int,
                 *, dry_run: bool = False, format_name: str = "daylio-csv",
-                progress: Callable[[int, int], None] | None = None) -> dict:
+                progress: Callable[[int, int], None] | None = None,
+                allow_private_urls: bool = False) -> dict:
     """Import the plan's rows (or, with dry_run, only count what would be); returns the report.
     Raises ImportRefused, writing nothing, when the plan has problems."""
     for row in plan.rows:
@@ -147,7 +148,9 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
     # A dry run only reads (one snapshot); the import itself is one write transaction.
     with transaction(conn, immediate=not dry_run):
         imported, duplicates = _apply(conn, user_id, tz, plan, labels, now_ms, dry_run, progress)
-    report.update(imported=imported, duplicates=duplicates, dry_run=dry_run,
+        restored = restore.describe(plan) if dry_run else restore.apply(
+            conn, user_id, tz, plan, now_ms, allow_private_urls)
+    report.update(imported=imported, duplicates=duplicates, dry_run=dry_run, restored=restored,
                   warnings=plan.warnings[:MAX_PROBLEMS])
     report["message"] = (f"{'Would import' if dry_run else 'Imported'} {imported} entr"
                          f"{'y' if imported == 1 else 'ies'}; {duplicates} already in the"
@@ -173,6 +176,7 @@ def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str],
     default_names = {level: name_key(label) for level, label in labels.items()}
     imported = duplicates = 0
     batch: list[tuple[str, EntryInput]] = []
+    weather = {r.import_key: r.weather for r in plan.rows if r.weather}
     # Oldest first (Daylio writes newest first): the entries' indexes then grow at their end.
     ordered = sorted(plan.rows, key=lambda r: (r.local_date, r.minute or 0, r.second))
     for done, row in enumerate(ordered, 1):
@@ -198,6 +202,8 @@ def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str],
             for source in sorted({s for s, _ in batch}):
                 writes.insert_imported(conn, user_id, [d for s, d in batch if s == source],
                                        source, now_ms)
+            restore.weather(conn, user_id, [(d.import_key, weather[d.import_key])
+                                            for _, d in batch if d.import_key in weather], now_ms)
             batch = []
             if progress is not None:
                 progress(done, len(plan.rows))
@@ -271,11 +277,14 @@ def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int]) -> tupl
 
 
 def import_file(conn, user_id: int, tz: ZoneInfo, data: bytes, mood_map: dict[str, int],
-                now_ms: int, *, dry_run: bool = False, progress=None) -> dict:
-    """plan_file, then import_plan: the one path the CLI, the API and the upload page share."""
+                now_ms: int, *, dry_run: bool = False, progress=None,
+                allow_private_urls: bool = False) -> dict:
+    """plan_file, then import_plan: the one path the CLI, the API and the upload page share.
+    `allow_private_urls` is KMOOD_ALLOW_PRIVATE_NOTIFY_URLS, for restored reminders."""
     plan, format_name = plan_file(conn, user_id, data, mood_map)
     return import_plan(conn, user_id, tz, plan, now_ms, dry_run=dry_run,
-                       format_name=format_name, progress=progress)
+                       format_name=format_name, progress=progress,
+                       allow_private_urls=allow_private_urls)
 
 
 PENDING_TTL_MS = 24 * 3600 * 1000

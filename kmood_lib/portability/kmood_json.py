@@ -8,6 +8,7 @@ from datetime import datetime
 
 from kmood_lib.journal import writes
 from kmood_lib.journal.entry_input import SONG_SOURCES, Song
+from kmood_lib.portability import restore
 from kmood_lib.portability.daylio.plan import DaylioFormatError, Metric, Plan, Row, json_object
 
 FORMAT, VERSION = "k-mood", 1
@@ -33,7 +34,7 @@ def read_export(data: bytes) -> Plan:
     listed = document.get("entries")
     if not isinstance(listed, list):
         raise ExportFormatError("the export has no entries list")
-    plan = Plan("kmood-json")
+    plan = Plan("kmood-json", extras=restore.extras_of(document))
     defs = {m["name"]: m for m in document.get("metrics") or []
             if isinstance(m, dict) and isinstance(m.get("name"), str)}
     for activity in document.get("activities") or []:
@@ -95,11 +96,13 @@ def _row(plan: Plan, entry, position: int, defs: dict) -> Row | None:
     key = entry.get("import_key")
     if not isinstance(key, str) or not key:
         key = f"kmood:{entry.get('id')}:{entry.get('created_at')}"
+    weather = restore.weather_of(entry.get("weather")) if location else None
     return Row(where, moment.date(), moment.hour * 60 + moment.minute
                if entry.get("time_known", True) is not False else None,
                int(moment.utcoffset().total_seconds()), mood, texts["mood_label"] or None,
                [a.strip() for a in activities if a.strip()], texts["note_title"], texts["note"],
-               metrics, key, second=moment.second, location=location, song=song, source=source)
+               metrics, key, second=moment.second, location=location, song=song, source=source,
+               weather=weather)
 
 
 def _location(value, errors: list) -> tuple[float, float] | None:

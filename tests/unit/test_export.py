@@ -202,3 +202,58 @@ def test_csv_cells_a_spreadsheet_would_run_are_neutralised_and_read_back_unchang
 
     assert essence(other, other_id) == essence(conn, user_id)
     assert {title for title, _, _ in essence(other, other_id)} == {t.strip() for t in risky}
+
+
+def comparable(document: dict) -> dict:
+    """An export without what an import cannot carry over, as the README documents: ids, import
+    keys and the times of the import; the place names and song details, which the worker looks
+    up again; and a reminder's token (never exported) with what depends on it."""
+    out = {k: v for k, v in document.items() if k != "exported_at"}
+    out["entries"] = [
+        {**{k: v for k, v in e.items() if k not in ("id", "import_key", "created_at",
+                                                       "updated_at")},
+         "location": e["location"] and {"lat": e["location"]["lat"], "lon": e["location"]["lon"]},
+         "song": e["song"] and {k: v for k, v in e["song"].items() if k != "metadata"}}
+        for e in document["entries"]]
+    out["reminders"] = [{k: v for k, v in r.items() if k not in (
+        "id", "created_at", "updated_at", "has_token", "enabled", "next_fire_at",
+        "next_local_date")} for r in document["reminders"]]
+    return out
+
+
+def test_export_import_export_round_trips_labels_vocabularies_reminders_and_weather(
+        journal, conn, tmp_path, clock):
+    ann, user_id = journal
+    assert ann.patch("/api/moods/5", {"label": "ecstatic"}).status == 200
+    assert ann.patch("/api/me", {"listenbrainz_user": "ann_lb"}).status == 200
+    assert ann.post("/api/activities", {"name": "unused", "group": "Quiet"}).status == 201
+    old = ann.post("/api/activities", {"name": "old hobby 2"}).json
+    assert ann.patch(f"/api/activities/{old['id']}", {"archived": True}).status == 200
+    assert ann.post("/api/metrics", {"name": "energy", "min": 1, "max": 10}).status == 201
+    with_token = {"time": "21:00", "channel": "ntfy", "url": "https://ntfy.sh/ann-topic",
+                  "token": "secret", "weekdays": [0, 2]}
+    assert ann.post("/api/reminders", with_token).status == 201
+    assert ann.post("/api/reminders", {"time": "08:15", "channel": "webhook",
+                                       "url": "https://example.org/hook",
+                                       "skip_if_logged": False}).status == 201
+    located = next(e for e in ann.get("/api/entries?limit=50").json["entries"]
+                   if e["location"])
+    conn.execute("INSERT INTO weather (entry_id, temperature_c, code, unavailable, fetched_at)"
+                 " VALUES (?, 7.5, 61, 0, 1)", (located["id"],))
+    first = ann.get("/api/export?format=json")
+    other, other_id = fresh(tmp_path, clock)
+    report = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), first.body, {},
+                                  NOW_MS)
+    assert report["imported"] == 10
+    assert any("switched off until their token is entered again" in line
+               for line in report["restored"])
+    assert other.execute("SELECT count(*) FROM weather").fetchone()[0] == 1
+    second = export.export_document(other, other_id, NOW_MS)
+    assert comparable(second) == comparable(first.json)
+    restored = {r["time"]: r for r in second["reminders"]}
+    assert restored["21:00"]["enabled"] is False and restored["21:00"]["has_token"] is False
+    assert restored["08:15"]["enabled"] is True
+    again = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), first.body, {},
+                                 NOW_MS)
+    assert (again["imported"], again["restored"]) == (0, [])  # nothing doubled
+    assert len(export.export_document(other, other_id, NOW_MS)["reminders"]) == 2

@@ -50,6 +50,7 @@ class Row:
     location: tuple[float, float] | None = None
     song: object | None = None  # entry_input.Song (k-mood's own export only)
     source: str = "daylio"
+    weather: dict | None = None  # what the worker had found (k-mood's own export only)
 
 
 @dataclass
@@ -64,6 +65,7 @@ class Plan:
     moods: Counter = field(default_factory=Counter)  # (name, level) -> rows
     unknown_moods: dict[str, dict] = field(default_factory=dict)  # name -> count, first lines
     groups: dict[str, str] = field(default_factory=dict)  # activity -> group name
+    extras: dict = field(default_factory=dict)  # k-mood's own export: see portability.restore
     html: _PlainText = field(default_factory=_PlainText, repr=False)  # reused for every note
 
     def problem(self, message: str) -> None:

@@ -346,7 +346,7 @@ PATHS["/api/moods/{level}"]["patch"]["requestBody"] = {"required": True, "conten
 
 
 _REPORT = {"type": "object", "properties": {
-    "format": {"enum": ["daylio-csv", "daylio-backup"]}, "rows": INT,
+    "format": {"enum": ["daylio-csv", "daylio-backup", "kmood-json"]}, "rows": INT,
     "first_day": {"type": ["string", "null"]}, "last_day": {"type": ["string", "null"]},
     "moods": {"type": "array", "items": {"type": "object", "properties": {
         "name": STR, "level": INT, "rows": INT}}},
@@ -354,9 +354,12 @@ _REPORT = {"type": "object", "properties": {
         "name": STR, "rows": INT, "first": {"type": "array", "items": STR}}}},
     "problems": {"type": "array", "items": STR}, "more_problems": INT,
     "warnings": {"type": "array", "items": STR}, "ignored": {"type": "array", "items": STR},
-    "imported": INT, "duplicates": INT, "dry_run": BOOL, "message": STR}}
+    "imported": INT, "duplicates": INT, "dry_run": BOOL, "message": STR,
+    "restored": {"type": "array", "items": STR, "description": "what a k-mood export brought"
+                 " back besides its entries (labels, vocabularies, reminders)"}}}
 PATHS["/api/import/daylio"] = {"post": _op(
-    "Import a Daylio CSV export or .daylio backup: every row or none; a file imported again "
+    "Import a Daylio CSV export, a .daylio backup or a k-mood JSON export: every row or none;"
+    " a file imported again "
     "adds nothing. A refused file answers 422 with the report under `report`.", _REPORT,
     errors=(401, 413, 415, 422))}
 PATHS["/api/import/daylio"]["post"]["requestBody"] = {"required": True, "content": {

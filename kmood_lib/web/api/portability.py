@@ -20,6 +20,10 @@ routes = Routes()
 FILE_HINT = "a Daylio CSV export or .daylio backup"
 
 
+def allow_private(services) -> bool:
+    return services.config.allow_private_notify_urls
+
+
 def mood_map_field(value: str | None) -> dict[str, int]:
     try:
         return parse_mood_map(value or "")
@@ -42,7 +46,8 @@ def import_file(services, conn, auth: Auth):
         raise ValidationError({"dry_run": dry_run}, "dry_run must be 0, 1, true or false")
     return json_response(importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                               data, mood_map, services.clock.now_ms(),
-                                              dry_run=dry_run in ("1", "true")))
+                                              dry_run=dry_run in ("1", "true"),
+                                              allow_private_urls=allow_private(services)))
 
 
 @routes.get("/api/export")

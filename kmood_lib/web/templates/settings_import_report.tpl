@@ -4,6 +4,13 @@
 <div class="card" role="status" id="import-result">
   <h2>Import finished</h2>
   <p><strong>{{report['imported']}}</strong> entr{{'y' if report['imported'] == 1 else 'ies'}} imported; <strong>{{report['duplicates']}}</strong> skipped because they were already in your journal.</p>
+  % if report.get('restored'):
+  <ul>
+    % for line in report['restored']:
+    <li>{{line[:1].upper() + line[1:]}}.</li>
+    % end
+  </ul>
+  % end
   <p><a href="/entries">See them in History</a> · <a href="/calendar?year={{report['last_day'][:4] if report['last_day'] else ''}}">the year view</a></p>
 </div>
 % else:

@@ -1,0 +1,196 @@
+"""What a k-mood export brings besides its entries, put back when it is imported: mood labels,
+activities (groups, archived) and metrics, the ListenBrainz and Last.fm names, reminders, and
+the weather already fetched for its entries.
+
+Nothing here overwrites what the person set on this server: a label, group, name or setting
+of their own stays. Reminders come back switched off when they had a token (an export never
+carries one): they wait for it to be entered again. Each item is checked by the same domain
+function the API uses; one that does not pass is left out with a line in the report.
+"""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from kmood_lib.accounts import users
+from kmood_lib.core.errors import DomainError
+from kmood_lib.core.text import name_key
+from kmood_lib.journal import vocab
+from kmood_lib.portability.daylio.plan import Plan
+from kmood_lib.reminders import schedule
+
+DEFAULT_LABELS = {5: "rad", 4: "good", 3: "meh", 2: "bad", 1: "awful"}
+REMINDER_FIELDS = ("time", "weekdays", "timezone", "channel", "url", "title", "message",
+                   "skip_if_logged", "enabled")
+
+
+def apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, now_ms: int, allow_private_urls: bool
+          ) -> list[str]:
+    """Put the export's extras back (inside the import's transaction); returns report lines."""
+    extras = plan.extras
+    if not extras:
+        return []
+    done = [_labels(conn, user_id, extras.get("moods") or {}),
+            _activities(conn, user_id, extras.get("activities") or [], now_ms, plan),
+            _metrics(conn, user_id, extras.get("metrics") or [], now_ms, plan),
+            _integrations(conn, user_id, extras.get("user") or {}, now_ms),
+            _reminders(conn, user_id, tz, extras.get("reminders") or [], now_ms,
+                       allow_private_urls, plan)]
+    return [line for line in done if line]
+
+
+def describe(plan: Plan) -> list[str]:
+    """What a dry run of the same file would put back, in the report's words."""
+    extras = plan.extras
+    if not extras:
+        return []
+    reminders = extras.get("reminders") or []
+    lines = [f"mood labels, {len(extras.get('activities') or [])} activities and"
+             f" {len(extras.get('metrics') or [])} metrics from the export are kept where you"
+             f" have none of your own"]
+    if reminders:
+        lines.append(f"{len(reminders)} reminder(s) would come back, switched off until their"
+                     f" token is entered again (an export never carries tokens)")
+    return lines
+
+
+def _labels(conn, user_id: int, moods: dict) -> str | None:
+    current = vocab.mood_labels(conn, user_id)
+    changed = 0
+    for level, label in moods.items():
+        if current.get(level) == DEFAULT_LABELS[level] and label != current.get(level):
+            try:
+                vocab.set_mood_label(conn, user_id, level, {"label": label})
+                changed += 1
+            except DomainError:
+                continue
+    return f"{changed} mood label(s) restored" if changed else None
+
+
+def _activities(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
+    """Activities no entry uses, archived ones and groups: created where missing."""
+    existing = {a["name_key"]: a for a in (
+        {**a, "name_key": name_key(a["name"])} for a in vocab.list_activities(conn, user_id))}
+    made = 0
+    for item in listed:
+        key = name_key(item["name"])
+        try:
+            if key not in existing:
+                made += 1
+                existing[key] = vocab.create_activity(
+                    conn, user_id, {"name": item["name"], "group": item.get("group")}, now_ms)
+                existing[key]["archived"] = False
+            if item.get("archived") and not existing[key]["archived"]:
+                vocab.update_activity(conn, user_id, existing[key]["id"], {"archived": True},
+                                      now_ms)
+        except DomainError as exc:
+            plan.warnings.append(f"activity {item['name'][:40]!r} not restored: {exc.message}")
+    return f"{made} activit{'y' if made == 1 else 'ies'} no entry uses restored" if made else None
+
+
+def _metrics(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
+    known = vocab.metric_defs(conn, user_id)
+    made = 0
+    for item in listed:
+        if name_key(item["name"]) in known:
+            continue
+        try:
+            vocab.create_metric(conn, user_id, {k: item.get(k) for k in ("name", "unit", "min",
+                                                                         "max")}, now_ms)
+            made += 1
+        except DomainError as exc:
+            plan.warnings.append(f"metric {item['name'][:40]!r} not restored: {exc.message}")
+    return f"{made} metric(s) restored" if made else None
+
+
+def _integrations(conn, user_id: int, user: dict, now_ms: int) -> str | None:
+    mine = users.profile(conn, user_id)
+    wanted = {k: user[k] for k in ("listenbrainz_user", "lastfm_user")
+              if user.get(k) and not mine.get(k)}
+    if not wanted:
+        return None
+    try:
+        users.update_settings(conn, user_id, users.validate_settings(wanted), now_ms)
+    except DomainError:
+        return None
+    return "now-playing names restored: " + ", ".join(sorted(wanted))
+
+
+def _reminders(conn, user_id: int, tz: ZoneInfo, listed: list[dict], now_ms: int,
+               allow_private_urls: bool, plan: Plan) -> str | None:
+    have = {(r["time"], tuple(r["weekdays"]), r["timezone"], r["channel"], r["url"])
+            for r in schedule.list_reminders(conn, user_id)}
+    made = waiting = 0
+    for item in listed:
+        body = {k: item[k] for k in REMINDER_FIELDS if k in item}
+        if item.get("has_token"):
+            body["enabled"] = False
+        try:
+            values = schedule.parse_reminder(body, current=None, default_timezone=tz.key,
+                                             allow_private=allow_private_urls)
+        except DomainError as exc:
+            plan.warnings.append(f"reminder at {str(item.get('time'))[:5]} not restored:"
+                                 f" {'; '.join(exc.fields.values()) or exc.message}")
+            continue
+        same = (body.get("time"), tuple(body.get("weekdays") or schedule.ALL_DAYS),
+                values["timezone"], body.get("channel"), values["url"])
+        if same in have:
+            continue
+        schedule.create_reminder(conn, user_id, values, now_ms)
+        have.add(same)
+        made += 1
+        waiting += bool(item.get("has_token"))
+    if not made:
+        return None
+    return (f"{made} reminder(s) restored" + (
+        f"; {waiting} switched off until their token is entered again (an export never"
+        f" carries tokens)" if waiting else ""))
+
+
+WEATHER_SQL = (
+    "INSERT INTO weather (entry_id, temperature_c, code, unavailable, fetched_at)"
+    " SELECT id, ?, ?, ?, ? FROM entries WHERE user_id = ? AND import_key = ?"
+    " ON CONFLICT (entry_id) DO NOTHING")
+
+
+def weather(conn, user_id: int, imported: list[tuple[str, dict]], now_ms: int) -> None:
+    """The weather the export held for entries just imported (by import key): the worker does
+    not ask Open-Meteo for it again."""
+    conn.executemany(WEATHER_SQL, [
+        (w.get("temperature_c"), w.get("code"), int(bool(w.get("unavailable"))), now_ms,
+         user_id, key) for key, w in imported])
+
+
+def weather_of(value) -> dict | None:
+    """An export's weather for one entry, if it is one this build would store."""
+    if not isinstance(value, dict):
+        return None
+    if value.get("unavailable") is True:
+        return {"unavailable": True}
+    temperature, code = value.get("temperature_c"), value.get("code")
+    if (isinstance(temperature, (int, float)) and not isinstance(temperature, bool)
+            and -100 <= temperature <= 100 and isinstance(code, int)
+            and not isinstance(code, bool) and 0 <= code <= 99):
+        return {"temperature_c": float(temperature), "code": code}
+    return None
+
+
+def extras_of(document: dict) -> dict:
+    """The export's extras in the shapes `apply` reads; what has another shape is left out."""
+    def names(items, *keys):
+        return [{k: i.get(k) for k in ("name", *keys)} for i in items or []
+                if isinstance(i, dict) and isinstance(i.get("name"), str)] \
+            if isinstance(items, list) else []
+
+    moods = document.get("moods")
+    labels = {int(k): v for k, v in moods.items() if k in ("1", "2", "3", "4", "5")
+              and isinstance(v, str)} if isinstance(moods, dict) else {}
+    reminders = document.get("reminders")
+    user = document.get("user")
+    return {"moods": labels, "activities": names(document.get("activities"), "group", "archived"),
+            "metrics": names(document.get("metrics"), "unit", "min", "max"),
+            "reminders": [r for r in reminders if isinstance(r, dict)]
+            if isinstance(reminders, list) else [],
+            "user": {k: v for k, v in user.items() if isinstance(v, str)}
+            if isinstance(user, dict) else {}}
+
