@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
+import re
 
 import bottle
 
@@ -24,6 +25,8 @@ from kmood_lib.web.auth import UNSAFE_METHODS, csrf_ok, identify, login_redirect
 from kmood_lib.web.http import ApiError, form_params, is_json_path
 
 log = logging.getLogger(__name__)
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def body_limit(route: bottle.Route, config) -> int:
@@ -61,6 +64,10 @@ class RequestPlugin:
 
         def wrapper(*args, **kwargs):
             request = bottle.request
+            if _CONTROL.search(request.environ.get("PATH_INFO", "")):
+                # Bottle's route patterns end in `$`, which also matches before a final line
+                # feed: /covers/<mbid>%0a would be the cover. No route holds such a character.
+                raise refusal(request, 404, "Not found")
             if request.content_length > limit:  # first: before anything reads the body
                 raise refusal(request, 413, f"body larger than {limit} bytes")
             try:

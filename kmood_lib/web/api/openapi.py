@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kmood_lib import __version__
+from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR
 from kmood_lib.web.http import json_response
 from kmood_lib.web.routing import Routes
 
@@ -25,6 +26,11 @@ def _list_of(plural: str, item: str) -> dict:
 
 STR, INT, NUM, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}
 
+
+def _name(longest: int) -> dict:
+    """A name as the server takes it: 1 to `longest` characters."""
+    return {"type": "string", "minLength": 1, "maxLength": longest}
+
 SCHEMAS = {
     "Error": {"type": "object", "required": ["error"], "properties": {"error": {
         "type": "object", "required": ["code", "message", "fields"], "properties": {
@@ -35,7 +41,7 @@ SCHEMAS = {
         "listenbrainz_user": {"type": ["string", "null"]},
         "lastfm_user": {"type": ["string", "null"]}, "csrf_token": {"type": ["string", "null"]}}},
     "MeUpdate": {"type": "object", "additionalProperties": False, "properties": {
-        "timezone": STR, "listenbrainz_user": {"type": ["string", "null"]},
+        "timezone": _name(64), "listenbrainz_user": {"type": ["string", "null"]},
         "lastfm_user": {"type": ["string", "null"]}}},
     "Login": {"type": "object", "required": ["username", "password"],
               "properties": {"username": STR, "password": STR}},
@@ -63,12 +69,16 @@ SCHEMAS = {
         "next_local_date": {"type": ["string", "null"]},
         "created_at": STR, "updated_at": STR}},
     "ReminderWrite": {"type": "object", "additionalProperties": False, "properties": {
-        "time": {"type": "string", "description": "HH:MM, 24-hour, in the reminder's zone"},
+        "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$",
+                 "description": "HH:MM, 24-hour, in the reminder's zone"},
         "weekdays": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 6},
+                     "minItems": 1, "maxItems": 7, "uniqueItems": True,
                      "description": "Monday = 0; default every day"},
-        "timezone": {"type": "string", "description": "IANA; default the user's"},
+        "timezone": {"type": "string", "maxLength": 64,
+                     "description": "IANA; empty or left out: the user's"},
         "channel": {"enum": ["ntfy", "gotify", "webhook"]},
-        "url": {"type": "string", "description": "http(s); for ntfy the topic URL"},
+        "url": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": "^https?://",
+                "description": "http(s); for ntfy the topic URL"},
         "token": {"type": ["string", "null"], "description": "write-only"},
         "title": {"type": ["string", "null"]}, "message": {"type": ["string", "null"]},
         "skip_if_logged": BOOL, "enabled": BOOL}},
@@ -128,7 +138,8 @@ SCHEMAS = {
                 "lat": {"type": "number", "minimum": -90, "maximum": 90},
                 "lon": {"type": "number", "minimum": -180, "maximum": 180}}}),
             "song": _nullable({"type": "object", "required": ["artist", "title"], "properties": {
-                "artist": STR, "title": STR, "album": STR,
+                "artist": _name(300), "title": _name(300), "album": {"type": "string",
+                                                                     "maxLength": 300},
                 "source": {"enum": ["manual", "listenbrainz", "lastfm"]}}}),
             "metrics": {"type": "object", "additionalProperties": NUM}}},
     "Moods": {"type": "object", "properties": {"moods": {"type": "array", "items": {
@@ -137,14 +148,15 @@ SCHEMAS = {
         "id": INT, "name": STR, "group": {"type": ["string", "null"]}, "entries": INT,
         "archived": BOOL}},
     "ActivityWrite": {"type": "object", "additionalProperties": False, "properties": {
-        "name": STR, "group": {"type": ["string", "null"]},
+        "name": _name(64), "group": {"anyOf": [_name(64), {"type": "null"}]},
         "archived": {"type": "boolean", "description": "PATCH only: hide it from the log form "
                                                        "(kept on its entries), or restore it"}}},
     "Metric": {"type": "object", "properties": {
         "id": INT, "name": STR, "unit": STR, "min": {"type": ["number", "null"]},
         "max": {"type": ["number", "null"]}}},
     "MetricWrite": {"type": "object", "additionalProperties": False, "properties": {
-        "name": STR, "unit": STR, "min": {"type": ["number", "null"]},
+        "name": _name(64), "unit": {"type": "string", "maxLength": 32},
+        "min": {"type": ["number", "null"]},
         "max": {"type": ["number", "null"]}}},
     "Job": {"type": "object", "properties": {
         "id": INT, "kind": STR, "key": STR, "payload": {}, "status": STR, "attempts": INT,
@@ -191,11 +203,14 @@ SCHEMAS = {
             "difference": {"type": ["number", "null"]}}}}}},
 }
 
+# A local day, or empty for no bound (what a filter form sends when the field is left blank).
+DAY_OR_EMPTY = {"anyOf": [{"type": "string", "format": "date"},
+                          {"type": "string", "maxLength": 0}]}
 FILTER_PARAMS = [
-    {"name": "from", "in": "query", "schema": {"type": "string", "format": "date"},
-     "description": "first local day, inclusive"},
-    {"name": "to", "in": "query", "schema": {"type": "string", "format": "date"},
-     "description": "last local day, inclusive"},
+    {"name": "from", "in": "query", "schema": DAY_OR_EMPTY,
+     "description": "first local day, inclusive; empty: no bound"},
+    {"name": "to", "in": "query", "schema": DAY_OR_EMPTY,
+     "description": "last local day, inclusive; empty: no bound"},
     {"name": "mood", "in": "query", "schema": STR, "description": "levels, e.g. 4,5"},
     {"name": "activity", "in": "query", "schema": STR,
      "description": "activity names; entries having all of them"},
@@ -311,7 +326,8 @@ PATHS = {
                                       params=FILTER_PARAMS)},
     "/api/stats/calendar": {"get": _op(
         "Year in pixels: average mood and count per local day", "Calendar",
-        params=[{"name": "year", "in": "query", "schema": INT}])},
+        params=[{"name": "year", "in": "query", "schema": {
+            "type": "integer", "minimum": MIN_YEAR, "maximum": MAX_YEAR}}])},
     "/api/stats/weekday": {"get": _op("Mood by weekday (Monday = 0) and local hour",
                                       "WeekdayHour", params=FILTER_PARAMS)},
     "/api/stats/activities": {"get": _op("Mean mood with vs without each activity",
@@ -342,7 +358,8 @@ PATHS = {
 }
 PATHS["/api/moods/{level}"]["patch"]["requestBody"] = {"required": True, "content": {
     "application/json": {"schema": {"type": "object", "required": ["label"],
-                                    "properties": {"label": STR}}}}}
+                                    "additionalProperties": False,
+                                    "properties": {"label": _name(32)}}}}}
 
 
 _REPORT = {"type": "object", "properties": {
