@@ -198,14 +198,19 @@ def test_switched_off_weather_sweeps_nothing_and_finishes_queued_jobs_as_done(
     assert conn.execute("SELECT count(*) FROM weather").fetchone()[0] == 1
 
 
-def test_a_429_with_retry_after_pushes_the_retry_at_least_that_far(alice, services, clock, meteo,
-                                                                    conn):
-    meteo.failure = Reply({"error": "slow down"}, 429, headers={"Retry-After": "600"})
-    alice.post("/api/entries", {"mood": 3, "occurred_at": "2025-03-01T10:00:00",
-                                "location": {"lat": 52.5, "lon": 13.4}})
+def one_weather_attempt(client, services) -> None:
+    """An entry whose weather is looked up once: the worker's first attempt, as it ends."""
+    client.post("/api/entries", {"mood": 3, "occurred_at": "2025-03-01T10:00:00",
+                                 "location": {"lat": 52.5, "lon": 13.4}})
     worker = Worker(services)
     worker.run_once()
     worker.close()
+
+
+def test_a_429_with_retry_after_pushes_the_retry_at_least_that_far(alice, services, clock, meteo,
+                                                                    conn):
+    meteo.failure = Reply({"error": "slow down"}, 429, headers={"Retry-After": "600"})
+    one_weather_attempt(alice, services)
     job = conn.execute("SELECT status, run_after FROM jobs WHERE kind = 'weather'").fetchone()
     assert job["status"] == "retrying"
     assert job["run_after"] >= clock.now_ms() + 600_000  # the backoff alone is 0.5-1 s here
@@ -295,11 +300,7 @@ def test_a_span_longer_than_the_range_is_split(services):
 def test_a_retry_after_that_is_no_delay_is_ignored_and_the_real_error_kept(
         alice, services, clock, meteo, conn, value):
     meteo.failure = Reply({"error": "slow down"}, 429, headers={"Retry-After": value})
-    alice.post("/api/entries", {"mood": 3, "occurred_at": "2025-03-01T10:00:00",
-                                "location": {"lat": 52.5, "lon": 13.4}})
-    worker = Worker(services)
-    worker.run_once()
-    worker.close()
+    one_weather_attempt(alice, services)
     job = conn.execute("SELECT * FROM jobs WHERE kind = 'weather'").fetchone()
     assert (job["status"], job["attempts"], job["lease_until"]) == ("retrying", 1, None)
     assert "429" in job["last_error"] and "stopped responding" not in job["last_error"]
@@ -312,10 +313,6 @@ def test_a_retry_after_given_as_an_http_date_is_honoured(alice, services, clock,
     later = datetime.now(timezone.utc) + timedelta(minutes=10)  # the adapter reads the real time
     meteo.failure = Reply({"error": "slow down"}, 503,
                           headers={"Retry-After": format_datetime(later, usegmt=True)})
-    alice.post("/api/entries", {"mood": 3, "occurred_at": "2025-03-01T10:00:00",
-                                "location": {"lat": 52.5, "lon": 13.4}})
-    worker = Worker(services)
-    worker.run_once()
-    worker.close()
+    one_weather_attempt(alice, services)
     job = conn.execute("SELECT status, run_after FROM jobs WHERE kind = 'weather'").fetchone()
     assert job["status"] == "retrying" and job["run_after"] >= clock.now_ms() + 599_000
