@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,3 +175,19 @@ class NatsServer:
         server = any(name.startswith("k-mood server") for name in seen)
         worker = any(name.startswith("k-mood worker") and subs == 2 for name, subs in seen.items())
         return server and worker
+
+
+def multipart(fields: dict[str, str | bytes], files: dict[str, bytes]) -> tuple[bytes, str]:
+    """A multipart/form-data body; a field given as bytes is sent as those bytes."""
+    boundary = uuid.uuid4().hex
+    parts = []
+    for name, value in fields.items():
+        raw = value if isinstance(value, bytes) else value.encode("utf-8")
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+                     .encode() + raw + b"\r\n")
+    for name, data in files.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}";'
+                     f' filename="{name}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n'
+                     .encode() + data + b"\r\n")
+    return b"".join(parts) + f"--{boundary}--\r\n".encode(), \
+        f"multipart/form-data; boundary={boundary}"

@@ -165,6 +165,13 @@ class Config:
     max_upload_bytes: int = _setting(
         "KMOOD_MAX_UPLOAD_BYTES", "52428800", _int(1024), "largest accepted import upload"
     )
+    import_max_bytes: int = _setting(
+        "KMOOD_IMPORT_MAX_BYTES", "33554432", _int(1024),
+        "most text one import reads: the CSV or JSON file, or a backup's backup.daylio inflated"
+    )
+    import_max_rows: int = _setting(
+        "KMOOD_IMPORT_MAX_ROWS", "250000", _int(1), "most entries one import file may hold"
+    )
     now_playing_timeout_ms: int = _setting(
         "KMOOD_NOW_PLAYING_TIMEOUT_MS", "2000", _int(1), "total deadline for now-playing"
     )

@@ -43,7 +43,7 @@ from kmood_lib.portability import kmood_json, restore
 from kmood_lib.portability.daylio.backup import read_backup
 from kmood_lib.portability.daylio.csv_export import read_csv
 from kmood_lib.portability.daylio.moods import MoodNames
-from kmood_lib.portability.daylio.plan import MAX_PROBLEMS, Plan, Row
+from kmood_lib.portability.daylio.plan import DEFAULT_LIMITS, MAX_PROBLEMS, Limits, Plan, Row
 
 log = logging.getLogger(__name__)
 
@@ -264,24 +264,31 @@ def used_labels(conn, user_id: int) -> dict[str, int]:
     return {key: next(iter(found)) for key, found in levels.items() if len(found) == 1}
 
 
-def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int]) -> tuple[Plan, str]:
+def limits_of(config) -> Limits:
+    return Limits(config.import_max_bytes, config.import_max_rows)
+
+
+def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int],
+              limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, str]:
     """Read an uploaded file as what it is: a `.daylio` backup (a ZIP), k-mood's own JSON
-    export, or a Daylio CSV (k-mood's CSV export is one). Raises DaylioFormatError."""
+    export, or a Daylio CSV (k-mood's CSV export is one). Raises DaylioFormatError, also for
+    a file past `limits`."""
     if data[:4] == b"PK\x03\x04":
-        return read_backup(data), "daylio-backup"
+        return read_backup(data, limits), "daylio-backup"
     if kmood_json.is_export(data):
-        return kmood_json.read_export(data), "kmood-json"
+        return kmood_json.read_export(data, limits), "kmood-json"
     moods = MoodNames(mood_map, vocab.mood_labels(conn, user_id),
                              used_labels(conn, user_id))
-    return read_csv(data, moods), "daylio-csv"
+    return read_csv(data, moods, limits), "daylio-csv"
 
 
 def import_file(conn, user_id: int, tz: ZoneInfo, data: bytes, mood_map: dict[str, int],
                 now_ms: int, *, dry_run: bool = False, progress=None,
-                allow_private_urls: bool = False) -> dict:
+                allow_private_urls: bool = False, limits: Limits = DEFAULT_LIMITS) -> dict:
     """plan_file, then import_plan: the one path the CLI, the API and the upload page share.
-    `allow_private_urls` is KMOOD_ALLOW_PRIVATE_NOTIFY_URLS, for restored reminders."""
-    plan, format_name = plan_file(conn, user_id, data, mood_map)
+    `allow_private_urls` is KMOOD_ALLOW_PRIVATE_NOTIFY_URLS, for restored reminders; `limits`
+    are KMOOD_IMPORT_MAX_BYTES and _ROWS (`limits_of(config)`)."""
+    plan, format_name = plan_file(conn, user_id, data, mood_map, limits)
     return import_plan(conn, user_id, tz, plan, now_ms, dry_run=dry_run,
                        format_name=format_name, progress=progress,
                        allow_private_urls=allow_private_urls)

@@ -9,7 +9,15 @@ from datetime import datetime
 from kmood_lib.journal import writes
 from kmood_lib.journal.entry_input import SONG_SOURCES, Song
 from kmood_lib.portability import restore
-from kmood_lib.portability.daylio.plan import DaylioFormatError, Metric, Plan, Row, json_object
+from kmood_lib.portability.daylio.plan import (
+    DEFAULT_LIMITS,
+    DaylioFormatError,
+    Limits,
+    Metric,
+    Plan,
+    Row,
+    json_object,
+)
 
 FORMAT, VERSION = "k-mood", 1
 
@@ -22,9 +30,10 @@ def is_export(data: bytes) -> bool:
     return data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
 
 
-def read_export(data: bytes) -> Plan:
+def read_export(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Plan:
     """k-mood's JSON export -> a plan (the same importer applies it); raises
-    ExportFormatError for a file that is not one."""
+    ExportFormatError for a file that is not one, DaylioFormatError past `limits`."""
+    limits.check_bytes(len(data), "the file")
     document = json_object(data, "the file", ExportFormatError)
     if document.get("format") != FORMAT:
         raise ExportFormatError("this JSON is not a k-mood export (no \"format\": \"k-mood\")")
@@ -41,6 +50,7 @@ def read_export(data: bytes) -> Plan:
         if isinstance(activity, dict) and isinstance(activity.get("name"), str) \
                 and isinstance(activity.get("group"), str):
             plan.groups[activity["name"]] = activity["group"]
+    limits.check_rows(len(listed))
     plan.total = len(listed)
     for position, entry in enumerate(listed):
         row = _row(plan, entry, position, defs)

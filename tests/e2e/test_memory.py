@@ -10,15 +10,18 @@ import threading
 import pytest
 
 from kmood_lib.web.http import SECURITY_HEADERS
-from tests.helpers import http, run
+from tests.helpers import http, multipart, run
+from tests.unit.test_daylio_backup import bomb
 
 RSS_BOUND_MB = 80  # documented in the README (Security)
+UPLOAD_RSS_BOUND_MB = 150  # any upload of any shape; README (Security)
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """Resident memory now (VmRSS) or at its highest so far (VmHWM)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     raise AssertionError("no VmRSS")
 
@@ -96,4 +99,28 @@ def test_a_40_mb_body_gets_the_json_413_with_security_headers_and_no_memory(stac
     for name, value in SECURITY_HEADERS:
         assert headers[name] == value, name
     assert after - before < 5, (before, after)
+    assert stack.stop()["server"] == 0
+
+
+def test_a_1_gib_zip_bomb_is_refused_and_leaves_the_server_small(stack_factory):
+    """Issue #22.1: a 1 043 784-byte .daylio whose backup.daylio inflates to 1 GiB (it took
+    the server to 2.67 GB and stayed there)."""
+    stack = stack_factory()
+    assert run(["kmood.py", "create-user", "alice", "--password-stdin"], stack.env,
+               input="correct horse battery\n").returncode == 0
+    stack.start(worker=False)
+    status, headers, me = http("POST", stack.url + "/api/session",
+                               {"username": "alice", "password": "correct horse battery"})
+    auth = {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
+    body, content_type = multipart({"dry_run": "1"}, {"file": bomb(1024 ** 3)})
+    before = rss_mb(stack.server.pid)
+    for _ in range(3):
+        status, _, answer = http("POST", stack.url + "/api/import/daylio", body,
+                                 {**auth, "Content-Type": content_type}, timeout=120)
+        assert status == 422, answer
+        assert "KMOOD_IMPORT_MAX_BYTES" in answer["error"]["message"]
+    after, peak = rss_mb(stack.server.pid), rss_mb(stack.server.pid, "VmHWM")
+    print(f"server RSS {before:.1f} MB before, {after:.1f} MB after three 1 GiB bombs,"
+          f" {peak:.1f} MB at the highest")
+    assert peak <= UPLOAD_RSS_BOUND_MB, (before, after, peak)
     assert stack.stop()["server"] == 0

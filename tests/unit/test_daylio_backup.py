@@ -10,11 +10,14 @@ import json
 import textwrap
 import zipfile
 from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from kmood_lib.portability import importer
-from kmood_lib.portability.daylio.plan import DaylioFormatError
+from kmood_lib.portability.daylio.backup import read_member
+from kmood_lib.portability.daylio.plan import DaylioFormatError, Limits
+from tests.fakes import NOW_MS
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes, journal, run
 
 MOODS = [
@@ -206,3 +209,48 @@ def zip_of(files: dict[str, bytes]) -> bytes:
         for name, data in files.items():
             archive.writestr(name, data)
     return out.getvalue()
+
+
+def bomb(size: int, *, chunk: int = 1024 * 1024) -> bytes:
+    """A ZIP whose backup.daylio inflates to `size` bytes of A (a zip bomb, in small)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        with archive.open("backup.daylio", "w", force_zip64=True) as member:
+            for _ in range(size // chunk):
+                member.write(b"A" * chunk)
+    return out.getvalue()
+
+
+SMALL = Limits(max_bytes=1024 * 1024, max_rows=3)
+
+
+def test_a_member_past_the_byte_limit_is_refused_before_it_is_inflated(conn, ann):
+    data = bomb(4 * 1024 * 1024)
+    assert len(data) < 20_000
+    with pytest.raises(DaylioFormatError, match=r"backup.daylio holds more than 1 MiB.*"
+                                                r"KMOOD_IMPORT_MAX_BYTES"):
+        importer.import_file(conn, ann, ZoneInfo("UTC"), data, {}, NOW_MS, limits=SMALL)
+    assert journal(conn, ann) == []
+
+
+def test_a_member_that_inflates_past_what_it_declares_stops_at_the_limit():
+    """The declared size is the archive's word: the bytes inflated are counted too."""
+    archive = zipfile.ZipFile(io.BytesIO(bomb(4 * 1024 * 1024)))
+    archive.getinfo("backup.daylio").file_size = 10  # what a forged header would say
+    with pytest.raises(DaylioFormatError, match="cannot be read|holds more than"):
+        read_member(archive, "backup.daylio", SMALL)
+    archive = zipfile.ZipFile(io.BytesIO(bomb(4 * 1024 * 1024)))
+    archive.getinfo("backup.daylio").file_size = 512 * 1024
+    with pytest.raises(DaylioFormatError):
+        read_member(archive, "backup.daylio", SMALL)
+
+
+def test_more_entries_than_the_row_limit_are_refused_whole(conn, ann):
+    with pytest.raises(DaylioFormatError, match="more than 3 entries.*KMOOD_IMPORT_MAX_ROWS"):
+        importer.import_file(conn, ann, ZoneInfo("UTC"), backup(), {}, NOW_MS, limits=SMALL)
+    rows = [f"2024-01-0{d},,,18:00,good,,,,n{d}" for d in range(1, 5)]
+    with pytest.raises(DaylioFormatError, match="more than 3 entries"):
+        importer.import_file(conn, ann, ZoneInfo("UTC"), csv_bytes(NEWEST, *rows), {}, NOW_MS,
+                             limits=SMALL)
+    assert importer.import_file(conn, ann, ZoneInfo("UTC"), csv_bytes(NEWEST, *rows[:3]), {},
+                                NOW_MS, limits=SMALL)["imported"] == 3

@@ -5,30 +5,14 @@ from __future__ import annotations
 
 import io
 import re
-import uuid
 import zipfile
 
+from tests.helpers import multipart
 from tests.unit.test_daylio_backup import backup
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes
 
 ROWS = ["2024-01-02,,,18:00,Sad,walk,,,rainy", "2024-01-01,,,9:00,good,,,,sunny",
         "2024-01-01,,,10:00,SAD,,,,second"]
-
-
-def multipart(fields: dict[str, str | bytes], files: dict[str, bytes]) -> tuple[bytes, str]:
-    """A multipart/form-data body; a field given as bytes is sent as those bytes."""
-    boundary = uuid.uuid4().hex
-    parts = []
-    for name, value in fields.items():
-        raw = value if isinstance(value, bytes) else value.encode("utf-8")
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
-                     .encode() + raw + b"\r\n")
-    for name, data in files.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}";'
-                     f' filename="{name}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n'
-                     .encode() + data + b"\r\n")
-    return b"".join(parts) + f"--{boundary}--\r\n".encode(), \
-        f"multipart/form-data; boundary={boundary}"
 
 
 def upload(client, path: str, fields: dict, files: dict):

@@ -8,19 +8,32 @@ import binascii
 import hashlib
 import io
 import json
+import re
 import zipfile
 from datetime import date
 
 from kmood_lib.portability.daylio.dates import date_ordinal_ms
 from kmood_lib.portability.daylio.moods import PREDEFINED
 from kmood_lib.portability.daylio.notes import html_to_text
-from kmood_lib.portability.daylio.plan import DaylioFormatError, Plan, Row, json_object
+from kmood_lib.portability.daylio.plan import (
+    DEFAULT_LIMITS,
+    DaylioFormatError,
+    Limits,
+    Plan,
+    Row,
+    json_object,
+)
+
+CHUNK = 1024 * 1024
+MEMBER = "backup.daylio"
 
 
-def read_backup(data: bytes) -> Plan:
+def read_backup(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Plan:
     """A `.daylio` backup (ZIP -> backup.daylio -> base64 or plain JSON) -> a plan; raises
-    DaylioFormatError for a file that is not one, and lists entry problems in the plan."""
-    document = _backup_json(data)
+    DaylioFormatError for a file that is not one, or one past `limits`, and lists entry
+    problems in the plan."""
+    archive = _archive(data)
+    document = _backup_json(read_member(archive, MEMBER, limits))
     plan = Plan("backup")
     moods = _backup_moods(plan, document.get("customMoods"))
     tags = _backup_tags(plan, document.get("tags"), document.get("tag_groups"))
@@ -30,6 +43,7 @@ def read_backup(data: bytes) -> Plan:
     identity = hashlib.sha256(json.dumps(document.get("metadata"), sort_keys=True,
                                          default=str).encode()).hexdigest()[:16]
     mismatched = 0
+    limits.check_rows(len(entries))
     plan.total = len(entries)
     for position, entry in enumerate(entries):
         row, off = _backup_row(plan, entry, position, moods, tags, identity)
@@ -40,29 +54,50 @@ def read_backup(data: bytes) -> Plan:
         plan.warnings.append(f"{mismatched} entr{'y' if mismatched == 1 else 'ies'}: the UTC"
                              f" instant disagrees with the local date and time; the local"
                              f" fields were used")
-    _backup_ignored(plan, document, data)
+    _backup_ignored(plan, document, archive)
     return plan
 
 
-def _backup_json(data: bytes) -> dict:
+def _archive(data: bytes) -> zipfile.ZipFile:
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        return zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError):
         raise DaylioFormatError("the file is not a ZIP archive: a .daylio backup is one"
                                 " (or the file was cut short)") from None
-    if "backup.daylio" not in archive.namelist():
-        raise DaylioFormatError("the ZIP holds no backup.daylio: this is not a Daylio backup")
+
+
+def read_member(archive: zipfile.ZipFile, name: str, limits: Limits) -> bytearray:
+    """One member of an archive, read through a bounded stream: both the size the archive
+    declares and the bytes actually inflated stop at `limits.max_bytes` (a ZIP bomb costs at
+    most that much memory, and the refusal says so)."""
     try:
-        raw = archive.read("backup.daylio")
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-        raise DaylioFormatError(f"backup.daylio cannot be read from the ZIP ({exc})") from None
-    text = raw.strip()
-    if not text.startswith((b"{", b"[")):  # real backups: base64 wrapped at 76 characters
+        info = archive.getinfo(name)
+    except KeyError:
+        raise DaylioFormatError(f"the ZIP holds no {name}: this is not a Daylio backup") from None
+    limits.check_bytes(info.file_size, name)
+    out = bytearray()
+    try:
+        with archive.open(info) as stream:
+            while chunk := stream.read(CHUNK):
+                limits.check_bytes(len(out) + len(chunk), name)  # the declared size can lie
+                out += chunk
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError,
+            RuntimeError) as exc:  # RuntimeError: an encrypted member
+        raise DaylioFormatError(f"{name} cannot be read from the ZIP ({exc})") from None
+    return out
+
+
+WHITESPACE = b" \t\r\n\f\v"
+
+
+def _backup_json(raw: bytearray) -> dict:
+    start = re.match(rb"\s*", raw).end()  # no copy of the whole member
+    if raw[start:start + 1] not in (b"{", b"["):  # real backups: base64 wrapped at 76 characters
         try:
-            text = base64.b64decode(b"".join(text.split()), validate=True)
+            raw = base64.b64decode(raw.translate(None, WHITESPACE), validate=True)
         except (binascii.Error, ValueError):
             raise DaylioFormatError("backup.daylio is neither JSON nor base64") from None
-    return json_object(text, "backup.daylio")
+    return json_object(raw, MEMBER)
 
 
 def _int(value) -> int | None:
@@ -176,8 +211,7 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
                [], f"daylio-backup:{identity}:{ident}"), mismatch
 
 
-def _backup_ignored(plan: Plan, document: dict, data: bytes) -> None:
-    archive = zipfile.ZipFile(io.BytesIO(data))
+def _backup_ignored(plan: Plan, document: dict, archive: zipfile.ZipFile) -> None:
     assets = [n for n in archive.namelist() if n.startswith("assets/") and not n.endswith("/")]
     if assets:
         plan.ignored.append(f"{len(assets)} photo or asset file(s) not imported")

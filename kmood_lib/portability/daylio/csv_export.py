@@ -12,7 +12,15 @@ from kmood_lib.core.text import name_key
 from kmood_lib.portability.daylio.dates import localised_day, parse_time
 from kmood_lib.portability.daylio.moods import MoodNames
 from kmood_lib.portability.daylio.notes import html_to_text
-from kmood_lib.portability.daylio.plan import DaylioFormatError, Metric, Plan, Row, decode_file
+from kmood_lib.portability.daylio.plan import (
+    DEFAULT_LIMITS,
+    DaylioFormatError,
+    Limits,
+    Metric,
+    Plan,
+    Row,
+    decode_file,
+)
 
 KNOWN_COLUMNS = {"full_date", "year", "date", "weekday", "time", "mood", "activities",
                  "scales", "note_title", "note"}
@@ -31,9 +39,11 @@ def unquoted(cell: str) -> str:
     return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS) else cell
 
 
-def read_csv(data: bytes, moods: MoodNames) -> Plan:
+def read_csv(data: bytes, moods: MoodNames, limits: Limits = DEFAULT_LIMITS) -> Plan:
     """A Daylio CSV (any of the four header generations) -> a plan; raises DaylioFormatError
-    for a file that is not one at all, and lists row problems in the plan."""
+    for a file that is not one at all, or one past `limits`, and lists row problems in the
+    plan."""
+    limits.check_bytes(len(data), "the file")
     text = decode_file(data)
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
@@ -70,6 +80,7 @@ def read_csv(data: bytes, moods: MoodNames) -> Plan:
         if not any(c.strip() for c in cells):
             continue
         plan.total += 1
+        limits.check_rows(plan.total)
         if len(cells) != len(columns):
             plan.problem(f"line {line}: {len(cells)} cells where the header has {len(columns)}")
             continue

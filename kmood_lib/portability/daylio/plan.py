@@ -13,6 +13,32 @@ from kmood_lib.core.text import name_key
 from kmood_lib.portability.daylio.notes import _PlainText
 
 MAX_PROBLEMS = 200  # listed in a report; the count says how many more there were
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one import may bring: the bytes of the text it reads (the CSV or JSON file, or a
+    backup's backup.daylio once inflated) and its rows. KMOOD_IMPORT_MAX_BYTES /
+    KMOOD_IMPORT_MAX_ROWS; the defaults here are theirs."""
+
+    max_bytes: int = 32 * MIB
+    max_rows: int = 250_000
+
+    def check_bytes(self, size: int, what: str) -> None:
+        if size > self.max_bytes:
+            raise DaylioFormatError(
+                f"{what} holds more than {self.max_bytes / MIB:g} MiB, the most one import"
+                f" reads (KMOOD_IMPORT_MAX_BYTES)")
+
+    def check_rows(self, rows: int) -> None:
+        if rows > self.max_rows:
+            raise DaylioFormatError(
+                f"the file holds more than {self.max_rows} entries, the most one import"
+                f" brings (KMOOD_IMPORT_MAX_ROWS): split it by year")
+
+
+DEFAULT_LIMITS = Limits()
 
 
 class DaylioFormatError(DomainError):

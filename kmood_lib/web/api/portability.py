@@ -47,7 +47,8 @@ def import_file(services, conn, auth: Auth):
     return json_response(importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                               data, mood_map, services.clock.now_ms(),
                                               dry_run=dry_run in ("1", "true"),
-                                              allow_private_urls=allow_private(services)))
+                                              allow_private_urls=allow_private(services),
+                                              limits=importer.limits_of(services.config)))
 
 
 @routes.get("/api/export")
