@@ -11,8 +11,11 @@ import socket
 from kmood_lib.bootstrap import bootstrap, run_migrations
 from kmood_lib.cli.runner import EXIT_OK, UsageError
 from kmood_lib.core.config import Config
+from kmood_lib.web.connections import per_address_channel, raise_open_file_limit
 
 log = logging.getLogger("kmood")
+
+SPARE_DESCRIPTORS = 64  # the database, its WAL, logs, the listening socket, the trigger pipe
 
 
 def add_parser(sub) -> None:
@@ -30,17 +33,31 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
 
     services = bootstrap(config, **(bootstrap_kwargs or {}))
     wsgi = make_wsgi(services)
+    descriptors = raise_open_file_limit(config.connection_limit + SPARE_DESCRIPTORS)
+    if descriptors < config.connection_limit + SPARE_DESCRIPTORS:
+        log.warning("KMOOD_CONNECTION_LIMIT is %d but this process may open only %d files:"
+                    " raise `ulimit -n` (LimitNOFILE= under systemd)",
+                    config.connection_limit, descriptors)
     try:
         # waitress reads a whole body before the app runs, so its own (plain-text) 413 sits at
         # the upload limit; every other route refuses a larger Content-Length itself (JSON 413).
         server = waitress.create_server(
             wsgi, host=config.host, port=config.port, threads=config.threads,
             max_request_body_size=max(config.max_body_bytes, config.max_upload_bytes) + 65536,
+            connection_limit=config.connection_limit, channel_timeout=config.channel_timeout_s,
+            asyncore_use_poll=True,  # select() stops at 1 024 descriptors
             ident="k-mood",
         )
     except (OSError, ValueError) as exc:  # address in use, unknown host, privileged port
         raise UsageError(f"cannot listen on {config.host}:{config.port}: "
                          f"{getattr(exc, 'strerror', None) or exc}") from None
+    if config.connections_per_address:
+        channel = per_address_channel(config.connections_per_address)
+        listeners = getattr(server, "map", {}).values() if not hasattr(server, "channel_class") \
+            else [server]  # a host name with several addresses: one listener each
+        for listener in listeners:
+            if hasattr(listener, "channel_class"):
+                listener.channel_class = channel
 
     def stop(signum, frame):
         raise SystemExit(0)

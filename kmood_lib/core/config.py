@@ -129,6 +129,16 @@ class Config:
     host: str = _setting("KMOOD_HOST", "127.0.0.1", _nonempty, "address the server listens on")
     port: int = _setting("KMOOD_PORT", "8080", _int(0, 65535), "port the server listens on")
     threads: int = _setting("KMOOD_THREADS", "8", _int(1, 256), "waitress worker threads")
+    connection_limit: int = _setting(
+        "KMOOD_CONNECTION_LIMIT", "1000", _int(1, 100_000), "open connections the server holds"
+    )
+    connections_per_address: int = _setting(
+        "KMOOD_CONNECTIONS_PER_ADDRESS", "100", _int(0),
+        "open connections one client address may hold (0: no cap)"
+    )
+    channel_timeout_s: int = _setting(
+        "KMOOD_CHANNEL_TIMEOUT_S", "60", _int(1), "an idle connection is closed after this long"
+    )
     busy_timeout_ms: int = _setting(
         "KMOOD_BUSY_TIMEOUT_MS", "10000", _int(0), "SQLite busy timeout for every connection"
     )
