@@ -72,7 +72,8 @@ def bootstrap(
 ) -> Services:
     """Build the object graph; run migrations first unless told not to (MigrationError escapes)."""
     clock = clock or SystemClock()
-    write_lock = db.OwnedLock()  # this process's writers queue here, not in busy sleeps
+    # this process's writers queue here, not in busy sleeps, for at most the busy timeout
+    write_lock = db.OwnedLock(config.busy_timeout_ms)
     writer = db.SharedWriter(lambda: db.connect(
         config.db_path, config.busy_timeout_ms, guard=write_lock,
         autocheckpoint_pages=config.wal_autocheckpoint_pages,

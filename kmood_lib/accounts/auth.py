@@ -8,7 +8,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from kmood_lib.accounts.users import AccountError, User, set_password_hash
-from kmood_lib.core.db import transaction
+from kmood_lib.core.db import transaction, write_if_free
 from kmood_lib.core.text import problem as text_problem
 
 LAST_SEEN_RESOLUTION_MS = 60_000  # last-seen/last-used are written at most once a minute
@@ -61,8 +61,9 @@ def session_for_token(conn: sqlite3.Connection, token: str, now_ms: int, ttl_s: 
     ).fetchone()
     if row is None:
         return None
-    if now_ms - row["last_seen_at"] >= LAST_SEEN_RESOLUTION_MS:
-        conn.execute(
+    if now_ms - row["last_seen_at"] >= LAST_SEEN_RESOLUTION_MS:  # skipped while busy or full
+        write_if_free(
+            conn,
             "UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE id = ? AND last_seen_at < ?",
             (now_ms, now_ms + ttl_s * 1000, row["session_id"],
              now_ms - LAST_SEEN_RESOLUTION_MS + 1),

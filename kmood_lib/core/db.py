@@ -12,11 +12,44 @@ import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from kmood_lib.core.errors import Busy, DomainError, StorageFull
 from kmood_lib.core.text import name_key
 
 log = logging.getLogger(__name__)
 
-SQLITE_BUSY = 5
+SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL = 5, 6, 8, 10, 13
+RETRY_AFTER_S = 2
+
+
+class WriteLockTimeout(sqlite3.OperationalError):
+    """The process's write lock stayed taken past the busy timeout: what SQLite says of a
+    writer in another process (SQLITE_BUSY), said of one in this process."""
+
+    def __init__(self, waited_ms: int):
+        super().__init__(f"database is locked (this process's writers held it for more than"
+                         f" {waited_ms} ms)")
+        self.sqlite_errorcode = SQLITE_BUSY
+        self.sqlite_errorname = "SQLITE_BUSY"
+
+
+def storage_error(exc: sqlite3.Error) -> DomainError | None:
+    """A database error that says the storage cannot take a write now (busy past the timeout,
+    a full disk, a read-only or failing file) as the refusal a person or client gets; None for
+    any other (a bug, which stays a 500). Nothing was written in every case: the transaction
+    that met it rolled back."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    if code in (SQLITE_BUSY, SQLITE_LOCKED):
+        return Busy("The journal is busy with another write (an import, a backup) and could"
+                    " not take this one in time. Nothing was saved; try again in a moment.",
+                    RETRY_AFTER_S)
+    if code == SQLITE_FULL:
+        return StorageFull("The server's disk is full, so nothing was saved. Try again once"
+                           " space has been freed; the server log says more.")
+    if code in (SQLITE_READONLY, SQLITE_IOERR):
+        return Busy("The server cannot write to its database right now (the file is"
+                    " read-only or the disk failed), so nothing was saved. Try again later.",
+                    RETRY_AFTER_S)
+    return None
 
 
 class DatabaseOpenError(Exception):
@@ -32,13 +65,37 @@ class WriteLockNotHeld(RuntimeError):
     """The process's shared write connection was used by a thread not holding the write lock."""
 
 
+def write_if_free(conn: sqlite3.Connection, sql: str, parameters=()) -> bool:
+    """One autocommit write that is worth doing only if it costs nothing (a session's sliding
+    expiry): never waits for another writer, and a busy, full or read-only database just skips
+    it. Returns whether it was written."""
+    lock = getattr(conn, "write_lock", None)
+    if lock is not None and not lock.acquire(blocking=False):
+        return False
+    waited = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    try:
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute(sql, parameters)
+        return True
+    except sqlite3.OperationalError as exc:
+        if storage_error(exc) is None:
+            raise
+        return False
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(waited)}")
+        if lock is not None:
+            lock.release()
+
+
 class OwnedLock:
     """The process's write lock: a plain mutex that also knows which thread holds it, so the
-    shared write connection can refuse any use outside it."""
+    shared write connection can refuse any use outside it. `with lock:` waits at most
+    `wait_ms` (the busy timeout), then raises WriteLockTimeout as SQLite would."""
 
-    def __init__(self):
+    def __init__(self, wait_ms: int | None = None):
         self._lock = threading.Lock()
         self._owner: int | None = None
+        self.wait_ms = wait_ms
 
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         if self._lock.acquire(blocking, timeout):
@@ -57,7 +114,8 @@ class OwnedLock:
         return self._lock.locked()
 
     def __enter__(self) -> OwnedLock:
-        self.acquire()
+        if not self.acquire(timeout=-1 if self.wait_ms is None else self.wait_ms / 1000):
+            raise WriteLockTimeout(self.wait_ms)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -212,7 +270,7 @@ def transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[sq
     """Run the block in one explicit transaction; IMMEDIATE takes the write lock up front."""
     lock = getattr(conn, "write_lock", None) if immediate else None
     if lock is not None:
-        lock.acquire()
+        lock.__enter__()
     try:
         conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
         try:

@@ -75,3 +75,9 @@ class Busy(DomainError):
     def __init__(self, message: str, retry_after_s: int):
         super().__init__(message, headers={"Retry-After": str(retry_after_s)})
         self.retry_after_s = retry_after_s
+
+
+class StorageFull(DomainError):
+    """The disk (or the database's own size limit) is full: nothing was written."""
+
+    status = 507

@@ -43,6 +43,29 @@ class QueueDepthSummary(logging.Filter):
             return True
 
 
+class EveryInterval:
+    """At most one log line per interval for a condition that can repeat on every request
+    (a full disk, a refused connection): `due()` says whether to write one now, and how many
+    occurrences it stands for."""
+
+    def __init__(self, interval_s: float = QUEUE_SUMMARY_INTERVAL_S,
+                 clock: Callable[[], float] = time.monotonic):
+        self.interval_s, self.clock = interval_s, clock
+        self._lock = threading.Lock()
+        self._next_at: float | None = None
+        self._held = 0
+
+    def due(self) -> int:
+        """0 while within the interval of the last line; else the occurrences since it."""
+        now = self.clock()
+        with self._lock:
+            self._held += 1
+            if self._next_at is not None and now < self._next_at:
+                return 0
+            held, self._held, self._next_at = self._held, 0, now + self.interval_s
+            return held
+
+
 def configure_logging(level: str) -> None:
     logging.basicConfig(
         level=level,

@@ -14,25 +14,24 @@ from __future__ import annotations
 import logging
 import resource
 import threading
-import time
 from collections import Counter
 
 from waitress.channel import HTTPChannel
+
+from kmood_lib.core.logs import EveryInterval
 
 log = logging.getLogger(__name__)
 
 REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 5\r\n"
            b"Content-Type: text/plain; charset=utf-8\r\nContent-Length: 47\r\n\r\n"
            b"too many open connections from this address.\r\n\r\n")
-LOG_EVERY_S = 60.0
 
 
 def per_address_channel(limit: int, base: type[HTTPChannel] = HTTPChannel) -> type:
     """A waitress channel class allowing `limit` open connections per client address."""
     open_by_address: Counter = Counter()
     lock = threading.Lock()
-    last_logged = [0.0]
-    refused = [0]
+    refusals = EveryInterval()
 
     class Channel(base):
         _counted = None
@@ -55,15 +54,10 @@ def per_address_channel(limit: int, base: type[HTTPChannel] = HTTPChannel) -> ty
             except OSError:
                 pass
             self.close()
-            with lock:
-                refused[0] += 1
-                now = time.monotonic()
-                if now - last_logged[0] >= LOG_EVERY_S:
-                    last_logged[0] = now
-                    log.warning("refused %d connection(s) from addresses already holding %d"
-                                " (KMOOD_CONNECTIONS_PER_ADDRESS); latest from %s",
-                                refused[0], limit, host)
-                    refused[0] = 0
+            if refused := refusals.due():
+                log.warning("refused %d connection(s) from addresses already holding %d"
+                            " (KMOOD_CONNECTIONS_PER_ADDRESS); latest from %s",
+                            refused, limit, host)
 
         def del_channel(self, map=None):  # every way a channel closes ends here
             with lock:

@@ -7,7 +7,8 @@
    cookie-authenticated unsafe requests (Bearer requests need none) and injects `auth`;
 3. `ErrorPlugin` turns the domain's errors into answers — the JSON error shape under /api; on
    a page, the form re-rendered with the message and what was typed when the route names its
-   `form`, else an error page.
+   `form`, else an error page — and so the storage's refusals too (busy past the timeout: 503
+   with Retry-After; a full disk: 507), logged at most once a minute.
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ import dataclasses
 import inspect
 import logging
 import re
+import sqlite3
 
 import bottle
 
+from kmood_lib.core.db import storage_error
 from kmood_lib.core.errors import DomainError, NotFound
+from kmood_lib.core.logs import EveryInterval
 from kmood_lib.queue import heartbeat
 from kmood_lib.web.auth import UNSAFE_METHODS, csrf_ok, identify, login_redirect
 from kmood_lib.web.http import ApiError, form_params, is_json_path
@@ -170,6 +174,7 @@ class ErrorPlugin:
 
     def __init__(self, services):
         self.services = services
+        self.storage_log = EveryInterval()  # a full disk fails every request: one line a minute
 
     def apply(self, callback, route):
         show = route.config.get("form")
@@ -179,23 +184,35 @@ class ErrorPlugin:
         if show is not None and not {"fields", "errors", "status"} <= takes:
             raise ValueError(f"route {route.rule}: its form page must take fields, errors, status")
 
-        def wrapper(*args, **kwargs):
+        def answer(exc: DomainError, kwargs: dict):
             request = bottle.request
+            if is_json_path(request.path):
+                raise api_error(exc) from None
+            if show is None or request.method != "POST" or isinstance(exc, NotFound):
+                raise page_error(exc) from None
+            page = show(**{name: value for name, value in kwargs.items() if name in takes},
+                        fields=form_params(request, limit), errors=labels(exc),
+                        status=exc.status)
+            for name, value in exc.headers.items():
+                page.set_header(name, value)
+            return page
+
+        def wrapper(*args, **kwargs):
             try:
                 return callback(*args, **kwargs)
             except DomainError as exc:
-                if is_json_path(request.path):
-                    raise api_error(exc) from None
-                if show is None or request.method != "POST" or isinstance(exc, NotFound):
-                    raise page_error(exc) from None
-                page = show(**{name: value for name, value in kwargs.items() if name in takes},
-                            fields=form_params(request, limit), errors=labels(exc),
-                            status=exc.status)
-                for name, value in exc.headers.items():
-                    page.set_header(name, value)
-                return page
+                return answer(exc, kwargs)
+            except sqlite3.Error as exc:
+                refusal = storage_error(exc)
+                if refusal is None:
+                    raise
+                if held := self.storage_log.due():
+                    log.error("%s %s: %s (%d such refusal(s) since the last line; at most one"
+                              " line a minute)", bottle.request.method, bottle.request.path,
+                              exc, held)
+                return answer(refusal, kwargs)
             except ApiError as exc:
-                if is_json_path(request.path):
+                if is_json_path(bottle.request.path):
                     raise
                 raise exc.as_page() from None
 
