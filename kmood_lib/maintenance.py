@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import throttle
 from kmood_lib.core import db
-from kmood_lib.portability import backup
+from kmood_lib.portability import backup, staging
 from kmood_lib.queue import jobs, sweeps
 from kmood_lib.reminders import delivery as reminder_delivery
 
@@ -69,6 +69,17 @@ def take_rotating_backup(services: Services, conn: sqlite3.Connection, now_ms: i
 BACKUP_CHECK_S = 60  # how often the worker looks whether a backup is due
 
 
+def recover_imports(services: Services, conn: sqlite3.Connection, now_ms: int) -> bool:
+    """Imports whose process died: finished when they were publishing, dropped when they were
+    still being read (portability.staging)."""
+    config = services.config
+    return staging.recover(conn, now_ms, config.allow_private_notify_urls,
+                           config.import_lease_s * 1000) > 0
+
+
+IMPORT_CHECK_S = 30  # how often the worker looks for imports that stopped half-way
+
+
 MISSED_CHECK_S = 60  # how often it looks for reminder occurrences past their grace window
 
 
@@ -78,6 +89,7 @@ def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
         ("session_cleanup", services.config.session_cleanup_interval_s, clean_up_sessions),
         ("prune_jobs", services.config.session_cleanup_interval_s, prune_jobs),
         ("reminders_missed", MISSED_CHECK_S, reminder_delivery.record_missed),
+        ("import_recovery", IMPORT_CHECK_S, recover_imports),
     ]
     if services.config.backup_dir:
         steps.append(("backup", min(BACKUP_CHECK_S, services.config.backup_interval_s),

@@ -107,8 +107,7 @@ def cmd_import_daylio(args, config: Config) -> int:
             report = importer.import_file(conn, person.id, ZoneInfo(person.timezone), data,
                                           mood_map, services.clock.now_ms(),
                                           dry_run=args.dry_run, progress=Progress(),
-                                          allow_private_urls=config.allow_private_notify_urls,
-                                          limits=importer.limits_of(config))
+                                          **importer.settings_of(config))
         except DaylioFormatError as exc:
             raise UsageError(f"{args.command}: {args.file}: {exc}") from None
         except importer.ImportRefused as exc:

@@ -182,6 +182,10 @@ class Config:
     import_max_rows: int = _setting(
         "KMOOD_IMPORT_MAX_ROWS", "250000", _int(1), "most entries one import file may hold"
     )
+    import_lease_s: int = _setting(
+        "KMOOD_IMPORT_LEASE_S", "60", _int(1),
+        "an import not heard from for this long has died: it is finished or dropped"
+    )
     now_playing_timeout_ms: int = _setting(
         "KMOOD_NOW_PLAYING_TIMEOUT_MS", "2000", _int(1), "total deadline for now-playing"
     )

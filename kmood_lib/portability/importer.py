@@ -1,14 +1,17 @@
-"""Applying an import plan (Plan) to one user's journal: atomic and idempotent.
+"""Importing a file into one user's journal: atomic and idempotent, in short steps.
 
-1. Every row is checked first (the limits entries have everywhere, its moment in the user's
-   timezone); any problem, or any mood name without a level, refuses the whole file with a
-   report listing every problem — nothing is written.
-2. In one BEGIN IMMEDIATE transaction, a row is a duplicate when an entry of this user already
-   carries its import key, or — so that two different exports of one history do not double it
-   — when an entry matches its local date, local minute, mood level and note, compared as
-   multisets (two identical rows stay two entries; importing them again adds neither).
-3. The rest are inserted with their activities (and the backup's activity groups) and metric
-   values; imported entries carry no location, so they start no weather or place lookups.
+1. The file is read row by row (never held whole as rows); every row is checked as it comes
+   (the limits entries have everywhere, its moment in the user's timezone) and staged
+   (portability.staging), invisible to every read. Any problem, or any mood name without a
+   level, refuses the whole file with a report listing the problems — nothing reaches the
+   journal, and the staged rows are dropped.
+2. A row is a duplicate when an entry of this user already carries its import key, or — so
+   that two different exports of one history do not double it — when an entry matches its
+   local date, local minute, mood level and note, compared as multisets (two identical rows
+   stay two entries; importing them again adds neither).
+3. The rest are published oldest first, in short transactions, with their activities (and the
+   backup's activity groups) and metric values; imported entries carry no location, so they
+   start no weather or place lookups (a k-mood export's own weather comes with them).
 """
 
 from __future__ import annotations
@@ -17,8 +20,7 @@ import json
 import logging
 import secrets
 import sqlite3
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -27,7 +29,7 @@ from kmood_lib.core.errors import DomainError
 from kmood_lib.core.text import name_key
 from kmood_lib.core.text import problem as text_problem
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, resolve_local_time
-from kmood_lib.journal import vocab, writes
+from kmood_lib.journal import vocab
 from kmood_lib.journal.entry_input import (
     MAX_ACTIVITIES,
     MAX_ACTIVITY_NAME,
@@ -36,19 +38,17 @@ from kmood_lib.journal.entry_input import (
     MAX_NOTE,
     MAX_NOTE_TITLE,
     MAX_SONG_FIELD,
-    EntryInput,
     Moment,
 )
-from kmood_lib.portability import kmood_json, restore
+from kmood_lib.portability import kmood_json, restore, staging
 from kmood_lib.portability.daylio.backup import read_backup
 from kmood_lib.portability.daylio.csv_export import read_csv
 from kmood_lib.portability.daylio.moods import MoodNames
-from kmood_lib.portability.daylio.plan import DEFAULT_LIMITS, MAX_PROBLEMS, Limits, Plan, Row
+from kmood_lib.portability.daylio.plan import DEFAULT_LIMITS, Limits, Plan, Row
 
 log = logging.getLogger(__name__)
 
 DATE_ONLY_MINUTE = 12 * 60  # a date-only entry is stored (and sorts) at noon
-BATCH = 500  # rows written per statement, and the progress step
 
 
 class ImportRefused(DomainError):
@@ -60,33 +60,32 @@ class ImportRefused(DomainError):
 
 
 def base_report(plan: Plan, format_name: str) -> dict:
-    days = sorted(plan.days)
     return {
         "format": format_name,
         "rows": plan.total,
-        "first_day": days[0].isoformat() if days else None,
-        "last_day": days[-1].isoformat() if days else None,
+        "first_day": plan.first_day.isoformat() if plan.first_day else None,
+        "last_day": plan.last_day.isoformat() if plan.last_day else None,
         "moods": [{"name": name, "level": level, "rows": n}
                   for (name, level), n in sorted(plan.moods.items(),
                                                  key=lambda item: (-item[0][1], item[0][0]))],
         "unknown_moods": [{"name": name, "rows": found["count"], "first": found["first"]}
                           for name, found in sorted(plan.unknown_moods.items())],
-        "problems": plan.problems[:MAX_PROBLEMS],
-        "more_problems": max(0, len(plan.problems) - MAX_PROBLEMS),
-        "warnings": plan.warnings[:MAX_PROBLEMS],
+        "problems": list(plan.problems),
+        "more_problems": plan.problems.count - len(plan.problems),
+        "warnings": list(plan.warnings),
         "ignored": plan.ignored,
     }
 
 
 def refuse_if_unfit(plan: Plan, report: dict) -> None:
-    if plan.unknown_moods or plan.problems:
+    if plan.unknown_moods or plan.problems.count:
         parts = []
         if plan.unknown_moods:
             names = ", ".join(f"{n!r} ({f['count']} row{'s' if f['count'] > 1 else ''}, first"
                               f" {', '.join(f['first'])})" for n, f in plan.unknown_moods.items())
             parts.append(f"mood names with no level — give them one in the mood map: {names}")
-        if plan.problems:
-            parts.append(f"{len(plan.problems)} row problem(s), first: {plan.problems[0]}")
+        if plan.problems.count:
+            parts.append(f"{plan.problems.count} row problem(s), first: {plan.problems[0]}")
         report["message"] = "Nothing was imported: " + "; ".join(parts)
         raise ImportRefused(report)
 
@@ -134,124 +133,61 @@ def _check(row: Row, tz: ZoneInfo, now_ms: int) -> list[str]:
     return problems
 
 
-def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan, now_ms: int,
-                *, dry_run: bool = False, format_name: str = "daylio-csv",
-                progress: Callable[[int, int], None] | None = None,
-                allow_private_urls: bool = False) -> dict:
+def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan,
+                rows: Iterable[Row], now_ms: int, *, dry_run: bool = False,
+                format_name: str = "daylio-csv", progress: Callable[[int, int], None] | None = None,
+                allow_private_urls: bool = False, lease_ms: int = staging.LEASE_MS) -> dict:
     """Import the plan's rows (or, with dry_run, only count what would be); returns the report.
-    Raises ImportRefused, writing nothing, when the plan has problems."""
-    for row in plan.rows:
-        plan.problems.extend(f"{row.where}: {p}" for p in _check(row, tz, now_ms))
-    report = base_report(plan, format_name)
-    refuse_if_unfit(plan, report)
-    labels = vocab.mood_labels(conn, user_id)
-    # A dry run only reads (one snapshot); the import itself is one write transaction.
-    with transaction(conn, immediate=not dry_run):
-        imported, duplicates = _apply(conn, user_id, tz, plan, labels, now_ms, dry_run, progress)
-        restored = restore.describe(plan) if dry_run else restore.apply(
-            conn, user_id, tz, plan, now_ms, allow_private_urls)
+    Raises ImportRefused, writing nothing to the journal, when the plan has problems, and
+    ImportRunning while another import of this user runs."""
+    labels = {level: name_key(label) for level, label in vocab.mood_labels(conn, user_id).items()}
+    metrics: dict = {}
+
+    def finish_expired(run_id: int) -> None:
+        staging.resume(conn, run_id, user_id, now_ms, allow_private_urls, lease_ms)
+
+    def checked() -> Iterator[tuple]:
+        for row in rows:
+            problems = _check(row, tz, now_ms)
+            plan.problems.extend(f"{row.where}: {p}" for p in problems)
+            if plan.problems.count or plan.unknown_moods:
+                continue  # refused whatever comes next: read on only to report it all
+            moment = _moment(row, tz)
+            staging.wanted_metrics(metrics, row)
+            label = row.label if row.label and name_key(row.label) != labels.get(row.level) \
+                else None
+            yield (row.import_key, moment.local_date, moment.local_minute, row.second, row.level,
+                   row.note, staging.entry_json(row, moment, label))
+
+    run = staging.begin(conn, user_id, now_ms, finish_expired, lease_ms)
+    published = False
+    try:
+        staged, in_file = staging.stage(conn, run, checked())
+        report = base_report(plan, format_name)
+        refuse_if_unfit(plan, report)
+        if dry_run:
+            imported, duplicates = staging.count_new(conn, run)
+            restored = restore.describe(plan)
+        else:
+            stored = json.loads(staging.plan_json(plan, format_name, tz, metrics))
+            with transaction(conn):
+                conn.execute("UPDATE import_runs SET plan = ? WHERE id = ?",
+                             (json.dumps(stored), run.id))
+            published = True  # from here a failure leaves the run to be finished, not dropped
+            imported, duplicates = staging.publish(conn, run, stored, plan.warnings, progress,
+                                                   total=staged)
+            restored = staging.finish(conn, run, stored, plan, allow_private_urls)
+        duplicates += in_file
+    finally:
+        if not published:
+            staging.drop(conn, run.id)
     report.update(imported=imported, duplicates=duplicates, dry_run=dry_run, restored=restored,
-                  warnings=plan.warnings[:MAX_PROBLEMS])
+                  warnings=list(plan.warnings))
     report["message"] = (f"{'Would import' if dry_run else 'Imported'} {imported} entr"
                          f"{'y' if imported == 1 else 'ies'}; {duplicates} already in the"
                          f" journal.")
     log.info("import for user %d (%s): %s", user_id, format_name, report["message"])
     return report
-
-
-def _apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, labels: dict[int, str], now_ms: int,
-           dry_run: bool, progress) -> tuple[int, int]:
-    keys = {r[0] for r in conn.execute("SELECT import_key FROM entries WHERE user_id = ?"
-                                       " AND import_key IS NOT NULL", (user_id,))}
-    existing: Counter = Counter()
-    if plan.rows:
-        first = min(r.local_date for r in plan.rows) - timedelta(days=1)
-        last = max(r.local_date for r in plan.rows) + timedelta(days=1)
-        for r in conn.execute("SELECT local_date, local_minute, mood, note, count(*) AS n"
-                              " FROM entries WHERE user_id = ? AND local_date BETWEEN ? AND ?"
-                              " GROUP BY local_date, local_minute, mood, note",
-                              (user_id, first.isoformat(), last.isoformat())):
-            existing[(r["local_date"], r["local_minute"], r["mood"], r["note"])] = r["n"]
-    metrics = _metrics(conn, user_id, plan, now_ms, dry_run)
-    default_names = {level: name_key(label) for level, label in labels.items()}
-    imported = duplicates = 0
-    batch: list[tuple[str, EntryInput]] = []
-    weather = {r.import_key: r.weather for r in plan.rows if r.weather}
-    # Oldest first (Daylio writes newest first): the entries' indexes then grow at their end.
-    ordered = sorted(plan.rows, key=lambda r: (r.local_date, r.minute or 0, r.second))
-    for done, row in enumerate(ordered, 1):
-        moment = _moment(row, tz)
-        signature = (moment.local_date, moment.local_minute, row.level, row.note)
-        if row.import_key in keys or existing[signature] > 0:
-            duplicates += 1
-            if row.import_key not in keys:
-                existing[signature] -= 1
-        else:
-            imported += 1
-            keys.add(row.import_key)
-            if not dry_run:
-                label = row.label if row.label and name_key(row.label) != default_names.get(
-                    row.level) else None
-                data = EntryInput(moment=moment, mood=row.level, mood_label=label,
-                                  activities=row.activities, note_title=row.note_title,
-                                  note=row.note, time_known=row.minute is not None,
-                                  import_key=row.import_key, location=row.location,
-                                  song=row.song, metrics=_values(plan, row, metrics))
-                batch.append((row.source, data))
-        if done % BATCH == 0 or done == len(plan.rows):
-            for source in sorted({s for s, _ in batch}):
-                writes.insert_imported(conn, user_id, [d for s, d in batch if s == source],
-                                       source, now_ms)
-            restore.weather(conn, user_id, [(d.import_key, weather[d.import_key])
-                                            for _, d in batch if d.import_key in weather], now_ms)
-            batch = []
-            if progress is not None:
-                progress(done, len(plan.rows))
-    if not dry_run:
-        _groups(conn, user_id, plan)
-    return imported, duplicates
-
-
-def _metrics(conn, user_id: int, plan: Plan, now_ms: int, dry_run: bool) -> dict:
-    """name key -> (id, min, max) for every scale the rows carry, creating missing metrics."""
-    wanted = {}
-    for row in plan.rows:
-        for m in row.metrics:
-            wanted.setdefault(name_key(m.name), m)
-    defs = vocab.metric_defs(conn, user_id)
-    out = {}
-    for key, m in wanted.items():
-        if key not in defs and not dry_run:
-            conn.execute("INSERT INTO metrics (user_id, name, name_key, unit, min_value,"
-                         " max_value, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (user_id, m.name[:MAX_LABEL], key, (m.unit or "")[:32],
-                          m.min if m.min is not None else (0 if m.max is not None else None),
-                          m.max, now_ms))
-            defs = vocab.metric_defs(conn, user_id)
-        if key in defs:
-            metric_id, _, low, high = defs[key]
-            out[key] = (metric_id, low, high)
-    return out
-
-
-def _values(plan: Plan, row: Row, metrics: dict) -> dict[int, float]:
-    out = {}
-    for m in row.metrics:
-        metric_id, low, high = metrics[name_key(m.name)]
-        if (low is not None and m.value < low) or (high is not None and m.value > high):
-            plan.warnings.append(f"{row.where}: {m.name} {m.value:g} is outside the metric's"
-                                 f" range, left out")
-            continue
-        out[metric_id] = m.value
-    return out
-
-
-def _groups(conn, user_id: int, plan: Plan) -> None:
-    """The backup's tag groups, for activities that have no group of the user's own yet."""
-    for activity, group in plan.groups.items():
-        group_id = vocab.ensure_group(conn, user_id, group)
-        conn.execute("UPDATE activities SET group_id = ? WHERE user_id = ? AND name_key = ?"
-                     " AND group_id IS NULL", (group_id, user_id, name_key(activity)))
 
 
 def used_labels(conn, user_id: int) -> dict[str, int]:
@@ -268,30 +204,37 @@ def limits_of(config) -> Limits:
     return Limits(config.import_max_bytes, config.import_max_rows)
 
 
+def settings_of(config) -> dict:
+    """import_file's keyword arguments that come from the configuration."""
+    return {"limits": limits_of(config), "lease_ms": config.import_lease_s * 1000,
+            "allow_private_urls": config.allow_private_notify_urls}
+
+
 def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int],
-              limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, str]:
+              limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Iterator[Row], str]:
     """Read an uploaded file as what it is: a `.daylio` backup (a ZIP), k-mood's own JSON
-    export, or a Daylio CSV (k-mood's CSV export is one). Raises DaylioFormatError, also for
-    a file past `limits`."""
+    export, or a Daylio CSV (k-mood's CSV export is one) -> its plan, its rows (read as they
+    are asked for) and its format. Raises DaylioFormatError, also for a file past `limits`."""
     if data[:4] == b"PK\x03\x04":
-        return read_backup(data, limits), "daylio-backup"
+        return (*read_backup(data, limits), "daylio-backup")
     if kmood_json.is_export(data):
-        return kmood_json.read_export(data, limits), "kmood-json"
-    moods = MoodNames(mood_map, vocab.mood_labels(conn, user_id),
-                             used_labels(conn, user_id))
-    return read_csv(data, moods, limits), "daylio-csv"
+        return (*kmood_json.read_export(data, limits), "kmood-json")
+    moods = MoodNames(mood_map, vocab.mood_labels(conn, user_id), used_labels(conn, user_id))
+    return (*read_csv(data, moods, limits), "daylio-csv")
 
 
 def import_file(conn, user_id: int, tz: ZoneInfo, data: bytes, mood_map: dict[str, int],
                 now_ms: int, *, dry_run: bool = False, progress=None,
-                allow_private_urls: bool = False, limits: Limits = DEFAULT_LIMITS) -> dict:
+                allow_private_urls: bool = False, limits: Limits = DEFAULT_LIMITS,
+                lease_ms: int = staging.LEASE_MS) -> dict:
     """plan_file, then import_plan: the one path the CLI, the API and the upload page share.
     `allow_private_urls` is KMOOD_ALLOW_PRIVATE_NOTIFY_URLS, for restored reminders; `limits`
-    are KMOOD_IMPORT_MAX_BYTES and _ROWS (`limits_of(config)`)."""
-    plan, format_name = plan_file(conn, user_id, data, mood_map, limits)
-    return import_plan(conn, user_id, tz, plan, now_ms, dry_run=dry_run,
+    are KMOOD_IMPORT_MAX_BYTES and _ROWS, `lease_ms` KMOOD_IMPORT_LEASE_S (all three:
+    `**settings_of(config)`)."""
+    plan, rows, format_name = plan_file(conn, user_id, data, mood_map, limits)
+    return import_plan(conn, user_id, tz, plan, rows, now_ms, dry_run=dry_run,
                        format_name=format_name, progress=progress,
-                       allow_private_urls=allow_private_urls)
+                       allow_private_urls=allow_private_urls, lease_ms=lease_ms)
 
 
 PENDING_TTL_MS = 24 * 3600 * 1000

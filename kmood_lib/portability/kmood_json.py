@@ -4,6 +4,7 @@ Daylio file): every entry with its offset, song, location and metrics, checked f
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from datetime import datetime
 
 from kmood_lib.journal import writes
@@ -16,8 +17,8 @@ from kmood_lib.portability.daylio.plan import (
     Metric,
     Plan,
     Row,
-    json_object,
 )
+from kmood_lib.portability.json_stream import Document
 
 FORMAT, VERSION = "k-mood", 1
 
@@ -27,38 +28,44 @@ class ExportFormatError(DaylioFormatError):
 
 
 def is_export(data: bytes) -> bool:
-    return data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+    return data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
 
 
-def read_export(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Plan:
-    """k-mood's JSON export -> a plan (the same importer applies it); raises
-    ExportFormatError for a file that is not one, DaylioFormatError past `limits`."""
+def read_export(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Iterator[Row]]:
+    """k-mood's JSON export -> its plan and its rows, read one by one as they are asked for
+    (the same importer applies them); raises ExportFormatError for a file that is not one,
+    DaylioFormatError past `limits`."""
     limits.check_bytes(len(data), "the file")
-    document = json_object(data, "the file", ExportFormatError)
-    if document.get("format") != FORMAT:
+    document = Document(data, "the file", "entries", ExportFormatError)
+    values = document.values
+    if values.get("format") != FORMAT:
         raise ExportFormatError("this JSON is not a k-mood export (no \"format\": \"k-mood\")")
-    if document.get("version") != VERSION:
-        raise ExportFormatError(f"k-mood export version {document.get('version')!r} is not"
+    if values.get("version") != VERSION:
+        raise ExportFormatError(f"k-mood export version {values.get('version')!r} is not"
                                 f" one this build reads (it reads {VERSION})")
-    listed = document.get("entries")
-    if not isinstance(listed, list):
+    if not document.has_list():
         raise ExportFormatError("the export has no entries list")
-    plan = Plan("kmood-json", extras=restore.extras_of(document))
-    defs = {m["name"]: m for m in document.get("metrics") or []
-            if isinstance(m, dict) and isinstance(m.get("name"), str)}
-    for activity in document.get("activities") or []:
+    plan = Plan("kmood-json", extras=restore.extras_of(values))
+    metrics = values.get("metrics")
+    defs = {m["name"]: m for m in metrics if isinstance(m, dict)
+            and isinstance(m.get("name"), str)} if isinstance(metrics, list) else {}
+    activities = values.get("activities")
+    for activity in activities if isinstance(activities, list) else []:
         if isinstance(activity, dict) and isinstance(activity.get("name"), str) \
                 and isinstance(activity.get("group"), str):
             plan.groups[activity["name"]] = activity["group"]
-    limits.check_rows(len(listed))
-    plan.total = len(listed)
-    for position, entry in enumerate(listed):
+    return plan, _rows(plan, document, defs, limits)
+
+
+def _rows(plan: Plan, document: Document, defs: dict, limits: Limits) -> Iterator[Row]:
+    for position, entry in document.items():
+        plan.total += 1
+        limits.check_rows(plan.total)
         row = _row(plan, entry, position, defs)
         if row is not None:
-            plan.rows.append(row)
-            plan.days.append(row.local_date)
+            plan.saw_day(row.local_date)
             plan.moods[(row.label or str(row.level), row.level)] += 1
-    return plan
+            yield row
 
 
 def _row(plan: Plan, entry, position: int, defs: dict) -> Row | None:

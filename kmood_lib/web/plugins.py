@@ -185,6 +185,9 @@ class ErrorPlugin:
             raise ValueError(f"route {route.rule}: its form page must take fields, errors, status")
 
         def answer(exc: DomainError, kwargs: dict):
+            # The answer outlives the request in Bottle's thread-locals, and this error's
+            # frames hold whatever the refused request had read (an upload): let them go.
+            exc.__traceback__ = None
             request = bottle.request
             if is_json_path(request.path):
                 raise api_error(exc) from None

@@ -42,7 +42,7 @@ def test_import_daylio_from_the_command_line(tmp_path):
     assert "Imported 1200 entries; 0 already in the journal." in done.stdout
     assert "mood 'Sad' -> level 2: 800 rows" in done.stdout
     progress = [line for line in done.stderr.splitlines() if "rows/s" in line]
-    assert progress[0].startswith("500/1200 rows (41%)") and progress[-1].startswith("1200/1200")
+    assert progress[0].startswith("250/1200 rows (20%)") and progress[-1].startswith("1200/1200")
     assert entries(tmp_path / "k.db") == 1200
     again = run(["kmood.py", "import-daylio", str(path), "--user", "ann", "--mood-map", "sad=2"],
                 env)

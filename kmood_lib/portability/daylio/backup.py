@@ -10,6 +10,7 @@ import io
 import json
 import re
 import zipfile
+from collections.abc import Iterator
 from datetime import date
 
 from kmood_lib.portability.daylio.dates import date_ordinal_ms
@@ -21,41 +22,46 @@ from kmood_lib.portability.daylio.plan import (
     Limits,
     Plan,
     Row,
-    json_object,
 )
+from kmood_lib.portability.json_stream import Document
 
 CHUNK = 1024 * 1024
 MEMBER = "backup.daylio"
 
 
-def read_backup(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Plan:
-    """A `.daylio` backup (ZIP -> backup.daylio -> base64 or plain JSON) -> a plan; raises
-    DaylioFormatError for a file that is not one, or one past `limits`, and lists entry
+def read_backup(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Iterator[Row]]:
+    """A `.daylio` backup (ZIP -> backup.daylio -> base64 or plain JSON) -> its plan and its
+    rows, read one by one as they are asked for (the plan is complete once they all were);
+    raises DaylioFormatError for a file that is not one, or one past `limits`, and lists entry
     problems in the plan."""
     archive = _archive(data)
-    document = _backup_json(read_member(archive, MEMBER, limits))
+    document = Document(_backup_json(read_member(archive, MEMBER, limits)), MEMBER, "dayEntries")
+    values = document.values
     plan = Plan("backup")
-    moods = _backup_moods(plan, document.get("customMoods"))
-    tags = _backup_tags(plan, document.get("tags"), document.get("tag_groups"))
-    entries = document.get("dayEntries")
-    if not isinstance(entries, list):
+    moods = _backup_moods(plan, values.get("customMoods"))
+    tags = _backup_tags(plan, values.get("tags"), values.get("tag_groups"))
+    if not document.has_list():
         raise DaylioFormatError("the backup has no dayEntries list")
-    identity = hashlib.sha256(json.dumps(document.get("metadata"), sort_keys=True,
+    identity = hashlib.sha256(json.dumps(values.get("metadata"), sort_keys=True,
                                          default=str).encode()).hexdigest()[:16]
+    _backup_ignored(plan, values, archive)
+    return plan, _backup_rows(plan, document, moods, tags, identity, limits)
+
+
+def _backup_rows(plan: Plan, document: Document, moods: dict, tags: dict, identity: str,
+                 limits: Limits) -> Iterator[Row]:
     mismatched = 0
-    limits.check_rows(len(entries))
-    plan.total = len(entries)
-    for position, entry in enumerate(entries):
+    for position, entry in document.items():
+        plan.total += 1
+        limits.check_rows(plan.total)
         row, off = _backup_row(plan, entry, position, moods, tags, identity)
         mismatched += off
         if row is not None:
-            plan.rows.append(row)
+            yield row
     if mismatched:
         plan.warnings.append(f"{mismatched} entr{'y' if mismatched == 1 else 'ies'}: the UTC"
                              f" instant disagrees with the local date and time; the local"
                              f" fields were used")
-    _backup_ignored(plan, document, archive)
-    return plan
 
 
 def _archive(data: bytes) -> zipfile.ZipFile:
@@ -90,14 +96,16 @@ def read_member(archive: zipfile.ZipFile, name: str, limits: Limits) -> bytearra
 WHITESPACE = b" \t\r\n\f\v"
 
 
-def _backup_json(raw: bytearray) -> dict:
+def _backup_json(raw: bytearray) -> bytes | bytearray:
+    """The member's JSON: as it is, or decoded from base64 (the member itself let go)."""
     start = re.match(rb"\s*", raw).end()  # no copy of the whole member
-    if raw[start:start + 1] not in (b"{", b"["):  # real backups: base64 wrapped at 76 characters
-        try:
-            raw = base64.b64decode(raw.translate(None, WHITESPACE), validate=True)
-        except (binascii.Error, ValueError):
-            raise DaylioFormatError("backup.daylio is neither JSON nor base64") from None
-    return json_object(raw, MEMBER)
+    if raw[start:start + 1] in (b"{", b"["):
+        return raw
+    try:  # real backups: base64 wrapped at 76 characters
+        raw[:] = raw.translate(None, WHITESPACE)
+        return base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError):
+        raise DaylioFormatError("backup.daylio is neither JSON nor base64") from None
 
 
 def _int(value) -> int | None:
@@ -167,7 +175,7 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
                 fields["month"] + 1, fields["day"])]
             errors.append(f"{'-'.join(shown)} is not a real day (month is 0-based in backups)")
         else:
-            plan.days.append(day)
+            plan.saw_day(day)
         if fields["hour"] == -1:
             minute = None  # no time recorded
         elif 0 <= fields["hour"] <= 23 and 0 <= fields["minute"] <= 59:

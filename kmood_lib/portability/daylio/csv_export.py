@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 from collections import Counter
+from collections.abc import Iterator
 from datetime import date
 
 from kmood_lib.core.text import name_key
@@ -19,7 +19,7 @@ from kmood_lib.portability.daylio.plan import (
     Metric,
     Plan,
     Row,
-    decode_file,
+    text_stream,
 )
 
 KNOWN_COLUMNS = {"full_date", "year", "date", "weekday", "time", "mood", "activities",
@@ -39,13 +39,13 @@ def unquoted(cell: str) -> str:
     return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS) else cell
 
 
-def read_csv(data: bytes, moods: MoodNames, limits: Limits = DEFAULT_LIMITS) -> Plan:
-    """A Daylio CSV (any of the four header generations) -> a plan; raises DaylioFormatError
-    for a file that is not one at all, or one past `limits`, and lists row problems in the
-    plan."""
+def read_csv(data: bytes, moods: MoodNames, limits: Limits = DEFAULT_LIMITS
+             ) -> tuple[Plan, Iterator[Row]]:
+    """A Daylio CSV (any of the four header generations) -> its plan and its rows, read one
+    by one as they are asked for; raises DaylioFormatError for a file that is not one at all,
+    or one past `limits`, and lists row problems in the plan."""
     limits.check_bytes(len(data), "the file")
-    text = decode_file(data)
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(text_stream(data))
     try:
         header = next(reader, None)
     except csv.Error as exc:
@@ -66,8 +66,12 @@ def read_csv(data: bytes, moods: MoodNames, limits: Limits = DEFAULT_LIMITS) -> 
     unknown = [h.strip() for h, c in zip(header, columns, strict=True) if c not in KNOWN_COLUMNS]
     if unknown:
         plan.ignored.append(f"columns not read: {', '.join(unknown)}")
+    return plan, _csv_rows(plan, reader, columns, moods, limits)
+
+
+def _csv_rows(plan: Plan, reader, columns: list[str], moods: MoodNames, limits: Limits
+              ) -> Iterator[Row]:
     seen: Counter = Counter()
-    line = 1
     while True:
         try:
             cells = next(reader, None)
@@ -89,11 +93,10 @@ def read_csv(data: bytes, moods: MoodNames, limits: Limits = DEFAULT_LIMITS) -> 
         if row is not None:
             signature = (row.local_date.isoformat(), record["time"].strip(),
                          record["mood"].strip(), record["activities"], record["note"])
-            seen[signature] += 1
-            digest = hashlib.sha256("\x1f".join(signature).encode()).hexdigest()[:32]
-            row.import_key = f"daylio-csv:{digest}:{seen[signature]}"
-            plan.rows.append(row)
-    return plan
+            digest = hashlib.sha256("\x1f".join(signature).encode()).digest()[:16]
+            seen[digest] += 1  # identical rows are numbered; only the digest is kept
+            row.import_key = f"daylio-csv:{digest.hex()}:{seen[digest]}"
+            yield row
 
 
 def _csv_row(plan: Plan, record: dict, where: str, moods: MoodNames) -> Row | None:
@@ -109,7 +112,7 @@ def _csv_row(plan: Plan, record: dict, where: str, moods: MoodNames) -> Row | No
         errors.append(f"the date {raw.strip()!r} is not a real day ({exc})"
                       if "full_date" in record else str(exc))
     if day is not None:
-        plan.days.append(day)
+        plan.saw_day(day)
     minute = None
     try:
         # Daylio always writes a time; k-mood's own CSV leaves it empty for a date-only entry.

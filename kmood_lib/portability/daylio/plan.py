@@ -3,7 +3,8 @@ problems, warnings, what was left out) and the error for a file that cannot be r
 
 from __future__ import annotations
 
-import json
+import codecs
+import io
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -79,54 +80,82 @@ class Row:
     weather: dict | None = None  # what the worker had found (k-mood's own export only)
 
 
+class Notes(list):
+    """Problems or warnings: the first MAX_PROBLEMS kept to list, all of them counted (a file
+    of a million bad rows costs a number, not a million messages)."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def append(self, message: str) -> None:
+        self.count += 1
+        if len(self) < MAX_PROBLEMS:
+            super().append(message)
+
+    def extend(self, messages) -> None:
+        for message in messages:
+            self.append(message)
+
+
+MAX_UNKNOWN_MOODS = 500  # distinct unknown names listed; more are counted under the last
+
+
 @dataclass
 class Plan:
+    """What reading a file found, filled in while its rows are read (the rows themselves are
+    handed out one by one, never held): counts, problems, the moods met, and what the file
+    holds besides entries."""
+
     source: str  # "csv" or "backup"
-    rows: list[Row] = field(default_factory=list)
     total: int = 0  # rows (or entries) in the file, readable or not
-    days: list[date] = field(default_factory=list)  # every day that could be read
-    problems: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    first_day: date | None = None  # of the days that could be read
+    last_day: date | None = None
+    problems: Notes = field(default_factory=Notes)
+    warnings: Notes = field(default_factory=Notes)
     ignored: list[str] = field(default_factory=list)
     moods: Counter = field(default_factory=Counter)  # (name, level) -> rows
     unknown_moods: dict[str, dict] = field(default_factory=dict)  # name -> count, first lines
     groups: dict[str, str] = field(default_factory=dict)  # activity -> group name
     extras: dict = field(default_factory=dict)  # k-mood's own export: see portability.restore
     html: _PlainText = field(default_factory=_PlainText, repr=False)  # reused for every note
+    _spellings: dict[str, str] = field(default_factory=dict, repr=False)  # key -> first spelling
 
     def problem(self, message: str) -> None:
         self.problems.append(message)
 
+    def saw_day(self, day: date) -> None:
+        if self.first_day is None or day < self.first_day:
+            self.first_day = day
+        if self.last_day is None or day > self.last_day:
+            self.last_day = day
+
     def unknown_mood(self, name: str, where: str) -> None:
         """Counted by name key, under the first spelling met."""
         key = name_key(name.strip())
-        spelling = next((n for n in self.unknown_moods if name_key(n) == key), name.strip())
+        spelling = self._spellings.get(key)
+        if spelling is None and len(self.unknown_moods) < MAX_UNKNOWN_MOODS:
+            spelling = self._spellings[key] = name.strip()
+        elif spelling is None:
+            spelling = next(reversed(self.unknown_moods))
         found = self.unknown_moods.setdefault(spelling, {"count": 0, "first": []})
         found["count"] += 1
         if len(found["first"]) < 3:
             found["first"].append(where)
 
 
-def decode_file(data: bytes) -> str:
-    """UTF-8, with or without a BOM; raises DaylioFormatError."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DaylioFormatError(f"the file is not UTF-8 text (byte {exc.start} cannot be"
-                                f" read): Daylio writes UTF-8") from None
+def text_stream(data: bytes) -> io.TextIOWrapper:
+    """The file as UTF-8 text (with or without a BOM), read as it is asked for rather than
+    decoded whole; checked first, a megabyte at a time. Raises DaylioFormatError."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for start in range(0, len(data), CHECK_CHUNK):
+        try:
+            decoder.decode(view[start:start + CHECK_CHUNK], final=start + CHECK_CHUNK >= len(data))
+        except UnicodeDecodeError as exc:
+            raise DaylioFormatError(f"the file is not UTF-8 text (byte {start + exc.start} cannot"
+                                    f" be read): Daylio writes UTF-8") from None
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
 
 
-def json_object(raw: bytes, what: str, error: type[DaylioFormatError] = DaylioFormatError
-                ) -> dict:
-    """UTF-8 JSON holding an object, or `error` saying what `what` holds instead."""
-    try:
-        document = json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise error(f"{what} does not hold UTF-8 text") from None
-    except ValueError as exc:
-        raise error(f"{what} does not hold valid JSON ({exc})") from None
-    except RecursionError:
-        raise error(f"{what} holds JSON nested too deeply to be an export") from None
-    if not isinstance(document, dict):
-        raise error(f"{what} holds JSON that is not an object")
-    return document
+CHECK_CHUNK = 1024 * 1024

@@ -20,10 +20,6 @@ routes = Routes()
 FILE_HINT = "a Daylio CSV export or .daylio backup"
 
 
-def allow_private(services) -> bool:
-    return services.config.allow_private_notify_urls
-
-
 def mood_map_field(value: str | None) -> dict[str, int]:
     try:
         return parse_mood_map(value or "")
@@ -47,8 +43,7 @@ def import_file(services, conn, auth: Auth):
     return json_response(importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                               data, mood_map, services.clock.now_ms(),
                                               dry_run=dry_run in ("1", "true"),
-                                              allow_private_urls=allow_private(services),
-                                              limits=importer.limits_of(services.config)))
+                                              **importer.settings_of(services.config)))
 
 
 @routes.get("/api/export")

@@ -1,0 +1,369 @@
+"""An import run: its rows staged, checked, then published into the journal in short steps.
+
+An import used to write a whole file in one transaction, holding every writer off for as long
+as it took (a 200 000-row file: ten seconds; a million rows: over a minute), and to hold every
+row in memory. Now:
+
+1. `begin` takes the user's one import slot (a second import of the same user is refused while
+   the first one's lease runs; an expired run is finished or dropped first).
+2. `stage` writes the rows as they are read into `import_rows`, a batch per short transaction;
+   nothing reads that table but the import. A row whose import key came earlier in the file is
+   a duplicate already.
+3. Only a file that was read whole and found fit goes on: `publish` walks the staged rows oldest
+   first, a batch per short transaction — decides which are already in the journal (the same
+   import key, or the same local minute, mood and note, counted as multisets), inserts the
+   rest, and deletes the batch from the staging. Between batches it pauses for as long as the
+   batch took, so other writers — in this process or another — get their turn.
+4. `finish` puts back what a k-mood export carries besides entries, and ends the run.
+
+A run that dies (its lease runs out) is finished from what is left in the staging when it was
+publishing, dropped when it was still staging: by the next import of that user or by the
+worker (`recover`). Nothing reaches the journal before the whole file was read and checked,
+and every staged row reaches it exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from kmood_lib.core.db import transaction
+from kmood_lib.core.errors import Conflict
+from kmood_lib.core.text import name_key
+from kmood_lib.journal import vocab, writes
+from kmood_lib.journal.entry_input import MAX_LABEL, EntryInput, Moment, Song
+from kmood_lib.portability import restore
+from kmood_lib.portability.daylio.plan import Plan
+
+log = logging.getLogger(__name__)
+
+LEASE_MS = 60_000  # KMOOD_IMPORT_LEASE_S: a run not renewed for this long has died
+STAGE_BATCH = 1000  # rows a staging transaction writes
+PUBLISH_BATCH = 250  # rows a publishing transaction reads (about 20 ms of writing here)
+DROP_BATCH = 5000
+MAX_PAUSE_S = 0.1
+
+
+class ImportRunning(Conflict):
+    def __init__(self):
+        super().__init__("An import of yours is already running: wait for it to finish, then"
+                         " try again.", {"file": "an import of yours is already running"})
+
+
+@dataclass
+class Run:
+    id: int
+    user_id: int
+    started: float  # time.monotonic() when this process took it
+    start_ms: int
+    lease_ms: int = LEASE_MS
+
+    def now_ms(self) -> int:
+        return self.start_ms + int((time.monotonic() - self.started) * 1000)
+
+    def lease(self) -> int:
+        return self.now_ms() + self.lease_ms
+
+
+def pause_after(started: float) -> None:
+    """As long again as the batch took (at most MAX_PAUSE_S): others write in between."""
+    time.sleep(min(max(time.monotonic() - started, 0.002), MAX_PAUSE_S))
+
+
+def begin(conn: sqlite3.Connection, user_id: int, now_ms: int,
+          finish_expired: Callable[[int], None], lease_ms: int = LEASE_MS) -> Run:
+    """The user's import slot; raises ImportRunning while another run of theirs is alive."""
+    row = conn.execute("SELECT id, state, lease_until FROM import_runs WHERE user_id = ?",
+                       (user_id,)).fetchone()
+    if row is not None:
+        if row["lease_until"] > now_ms:
+            raise ImportRunning()
+        if not _claim(conn, row["id"], now_ms, lease_ms):
+            raise ImportRunning()  # another request took it over just now
+        if row["state"] == "publishing":
+            finish_expired(row["id"])
+        else:
+            drop(conn, row["id"])
+    try:
+        with transaction(conn):
+            run_id = conn.execute(
+                "INSERT INTO import_runs (user_id, state, lease_until, created_at)"
+                " VALUES (?, 'staging', ?, ?) RETURNING id",
+                (user_id, now_ms + lease_ms, now_ms)).fetchall()[0][0]
+    except sqlite3.IntegrityError:
+        raise ImportRunning() from None
+    return Run(run_id, user_id, time.monotonic(), now_ms, lease_ms)
+
+
+def _claim(conn, run_id: int, now_ms: int, lease_ms: int) -> bool:
+    """Take over an expired run (one statement: two takers cannot both win)."""
+    return bool(conn.execute("UPDATE import_runs SET lease_until = ? WHERE id = ?"
+                             " AND lease_until <= ? RETURNING id",
+                             (now_ms + lease_ms, run_id, now_ms)).fetchall())
+
+
+def stage(conn, run: Run, items: Iterable[tuple]) -> tuple[int, int]:
+    """Write (import_key, local_date, local_minute, second, mood, note, entry JSON) tuples in
+    batches; returns (staged, duplicates within the file)."""
+    staged = duplicates = 0
+    batch: list[tuple] = []
+
+    def flush() -> None:
+        nonlocal staged, duplicates
+        started = time.monotonic()
+        with transaction(conn):
+            written = conn.executemany(
+                "INSERT OR IGNORE INTO import_rows (run_id, import_key, local_date, local_minute,"
+                " second, mood, note, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run.id, *item) for item in batch]).rowcount
+            conn.execute("UPDATE import_runs SET staged = staged + ?, lease_until = ?"
+                         " WHERE id = ?", (written, run.lease(), run.id))
+        staged += written
+        duplicates += len(batch) - written
+        batch.clear()
+        pause_after(started)
+
+    for item in items:
+        batch.append(item)
+        if len(batch) >= STAGE_BATCH:
+            flush()
+    if batch:
+        flush()
+    return staged, duplicates
+
+
+def drop(conn, run_id: int) -> None:
+    """A run and its staged rows, deleted in short steps."""
+    while True:
+        started = time.monotonic()
+        with transaction(conn):
+            gone = conn.execute("DELETE FROM import_rows WHERE id IN (SELECT id FROM import_rows"
+                                " WHERE run_id = ? LIMIT ?)", (run_id, DROP_BATCH)).rowcount
+            if not gone:
+                conn.execute("DELETE FROM import_runs WHERE id = ?", (run_id,))
+                return
+        pause_after(started)
+
+
+_BATCH_SQL = (
+    "SELECT id, import_key, local_date, local_minute, second, mood, note, entry FROM import_rows"
+    " WHERE run_id = ? AND (local_date, local_minute, second, id) > (?, ?, ?, ?)"
+    " ORDER BY local_date, local_minute, second, id LIMIT ?")
+
+
+def batches(conn, run_id: int, *, write: bool) -> Iterator[list[sqlite3.Row]]:
+    """The staged rows oldest first, a batch per transaction (a write transaction when the
+    caller writes in it): the caller's work on a batch happens inside its transaction."""
+    after = ("", -1, -1, -1)
+    while True:
+        started = time.monotonic()
+        with transaction(conn, immediate=write):
+            rows = conn.execute(_BATCH_SQL, (run_id, *after, PUBLISH_BATCH)).fetchall()
+            if not rows:
+                return
+            yield rows
+        last = rows[-1]
+        after = (last["local_date"], last["local_minute"], last["second"], last["id"])
+        if write:  # a read holds nobody up
+            pause_after(started)
+
+
+class Deduplicator:
+    """Which staged rows are already in the journal: the same import key, or the same local
+    minute, mood and note — counted as multisets, so two identical rows stay two entries and
+    importing them again adds neither. Batches come oldest first; a minute cut in two by a
+    batch boundary keeps its counts, so the rows this import published there do not count."""
+
+    def __init__(self, conn, user_id: int):
+        self.conn, self.user_id = conn, user_id
+        self.carried: tuple[tuple[str, int], Counter] | None = None
+
+    def new_rows(self, rows: list[sqlite3.Row]) -> list[bool]:
+        keys = [r["import_key"] for r in rows]
+        present = {r[0] for r in self.conn.execute(
+            "SELECT import_key FROM entries WHERE user_id = ? AND import_key IN"
+            " (SELECT value FROM json_each(?))", (self.user_id, json.dumps(keys)))}
+        minutes = {(r["local_date"], r["local_minute"]) for r in rows}
+        existing: Counter = Counter()
+        for r in self.conn.execute(
+                "SELECT local_date, local_minute, mood, note, count(*) AS n FROM entries"
+                " WHERE user_id = ? AND local_date BETWEEN ? AND ?"
+                " GROUP BY local_date, local_minute, mood, note",
+                (self.user_id, rows[0]["local_date"], rows[-1]["local_date"])):
+            if (r["local_date"], r["local_minute"]) in minutes:
+                existing[(r["local_date"], r["local_minute"], r["mood"], r["note"])] = r["n"]
+        if self.carried is not None:
+            minute, counts = self.carried
+            for signature in [s for s in existing if s[:2] == minute]:
+                del existing[signature]
+            existing.update({s: n for s, n in counts.items()})
+        fresh = []
+        for r in rows:
+            signature = (r["local_date"], r["local_minute"], r["mood"], r["note"])
+            if r["import_key"] in present or existing[signature] > 0:
+                fresh.append(False)
+                if r["import_key"] not in present:
+                    existing[signature] -= 1
+            else:
+                fresh.append(True)
+        last = (rows[-1]["local_date"], rows[-1]["local_minute"])
+        self.carried = (last, Counter({s: n for s, n in existing.items() if s[:2] == last}))
+        return fresh
+
+
+# -- the plan a run keeps, so that another process can finish it ------------------------------
+
+def plan_json(plan: Plan, format_name: str, tz: ZoneInfo, metrics: dict) -> str:
+    return json.dumps({"format": format_name, "tz": tz.key, "groups": plan.groups,
+                       "extras": plan.extras, "metrics": metrics})
+
+
+def entry_json(row, moment: Moment, label: str | None) -> str:
+    """What a staged row holds besides the columns it is ordered and compared by."""
+    song = row.song
+    return json.dumps({
+        "where": row.where, "at": moment.occurred_at_ms, "offset": moment.offset_s,
+        "label": label, "activities": row.activities, "title": row.note_title,
+        "time_known": row.minute is not None, "location": row.location,
+        "song": [song.artist, song.title, song.album, song.source] if song else None,
+        "metrics": [[name_key(m.name), m.name, m.value] for m in row.metrics],
+        "source": row.source, "weather": row.weather})
+
+
+def wanted_metrics(plan_metrics: dict, row) -> None:
+    """name key -> [name, unit, min, max] of every scale the rows carry (the first met)."""
+    for m in row.metrics:
+        plan_metrics.setdefault(name_key(m.name), [m.name[:MAX_LABEL], (m.unit or "")[:32],
+                                                   m.min if m.min is not None else
+                                                   (0 if m.max is not None else None), m.max])
+
+
+def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
+            done_before: int = 0, total: int = 0) -> tuple[int, int]:
+    """Publish every staged row of the run; returns (imported, duplicates)."""
+    with transaction(conn):
+        conn.execute("UPDATE import_runs SET state = 'publishing', lease_until = ? WHERE id = ?",
+                     (run.lease(), run.id))
+        defs = _metric_ids(conn, run.user_id, stored_plan.get("metrics") or {}, run.now_ms())
+    dedup = Deduplicator(conn, run.user_id)
+    imported = duplicates = 0
+    done = done_before
+    for rows in batches(conn, run.id, write=True):
+        now_ms = run.now_ms()
+        fresh = dedup.new_rows(rows)
+        items = [(r, json.loads(r["entry"])) for r, new in zip(rows, fresh, strict=True) if new]
+        by_source: dict[str, list[EntryInput]] = {}
+        weather = []
+        for r, e in items:
+            by_source.setdefault(e["source"], []).append(_entry_input(r, e, defs, warnings))
+            if e.get("weather"):
+                weather.append((r["import_key"], e["weather"]))
+        for source in sorted(by_source):
+            writes.insert_imported(conn, run.user_id, by_source[source], source, now_ms)
+        restore.weather(conn, run.user_id, weather, now_ms)
+        conn.execute("DELETE FROM import_rows WHERE id IN (SELECT value FROM json_each(?))",
+                     (json.dumps([r["id"] for r in rows]),))
+        conn.execute("UPDATE import_runs SET published = published + ?, lease_until = ?"
+                     " WHERE id = ?", (len(rows), run.lease(), run.id))
+        imported += len(items)
+        duplicates += len(rows) - len(items)
+        done += len(rows)
+        if progress is not None:
+            progress(done, max(total, done))
+    return imported, duplicates
+
+
+def count_new(conn, run: Run) -> tuple[int, int]:
+    """What publishing would import and skip, reading only (a dry run)."""
+    dedup = Deduplicator(conn, run.user_id)
+    imported = duplicates = 0
+    for rows in batches(conn, run.id, write=False):
+        fresh = dedup.new_rows(rows)
+        imported += sum(fresh)
+        duplicates += len(fresh) - sum(fresh)
+    return imported, duplicates
+
+
+def finish(conn, run: Run, stored_plan: dict, plan: Plan, allow_private_urls: bool
+           ) -> list[str]:
+    """The export's extras and the backup's groups put back, and the run ended, in one
+    transaction; returns the report's lines about the extras."""
+    tz = ZoneInfo(stored_plan["tz"])
+    with transaction(conn):
+        for activity, group in (stored_plan.get("groups") or {}).items():
+            group_id = vocab.ensure_group(conn, run.user_id, group)
+            conn.execute("UPDATE activities SET group_id = ? WHERE user_id = ? AND name_key = ?"
+                         " AND group_id IS NULL", (group_id, run.user_id, name_key(activity)))
+        restored = restore.apply(conn, run.user_id, tz, plan, run.now_ms(), allow_private_urls)
+        conn.execute("DELETE FROM import_runs WHERE id = ?", (run.id,))
+    return restored
+
+
+def resume(conn, run_id: int, user_id: int, now_ms: int, allow_private_urls: bool,
+           lease_ms: int = LEASE_MS) -> tuple[int, int]:
+    """Finish a run that died while publishing, from its staged rows and kept plan."""
+    row = conn.execute("SELECT plan FROM import_runs WHERE id = ?", (run_id,)).fetchone()
+    if row is None:
+        return 0, 0
+    stored = json.loads(row["plan"])
+    run = Run(run_id, user_id, time.monotonic(), now_ms, lease_ms)
+    plan = Plan(stored.get("format", ""), groups=stored.get("groups") or {},
+                extras=stored.get("extras") or {})
+    counts = publish(conn, run, stored, plan.warnings)
+    finish(conn, run, stored, plan, allow_private_urls)
+    log.info("finished the import of user %d that stopped half-way: %d more entries, %d"
+             " already there", user_id, *counts)
+    return counts
+
+
+def recover(conn, now_ms: int, allow_private_urls: bool, lease_ms: int = LEASE_MS) -> int:
+    """The worker's step: every run whose lease ran out, finished (publishing) or dropped
+    (staging). Returns how many runs it handled."""
+    handled = 0
+    for row in conn.execute("SELECT id, user_id, state FROM import_runs WHERE lease_until <= ?",
+                            (now_ms,)).fetchall():
+        if not _claim(conn, row["id"], now_ms, lease_ms):
+            continue
+        if row["state"] == "publishing":
+            resume(conn, row["id"], row["user_id"], now_ms, allow_private_urls, lease_ms)
+        else:
+            drop(conn, row["id"])
+            log.info("dropped the staged rows of an import of user %d that stopped before it"
+                     " was checked", row["user_id"])
+        handled += 1
+    return handled
+
+
+def _metric_ids(conn, user_id: int, wanted: dict, now_ms: int) -> dict:
+    """name key -> (id, min, max) for every scale the rows carry, creating missing metrics."""
+    defs = vocab.metric_defs(conn, user_id)
+    for key, (name, unit, low, high) in wanted.items():
+        if key not in defs:
+            conn.execute("INSERT INTO metrics (user_id, name, name_key, unit, min_value,"
+                         " max_value, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (user_id, name, key, unit, low, high, now_ms))
+    defs = vocab.metric_defs(conn, user_id)
+    return {key: (d[0], d[2], d[3]) for key, d in defs.items()}
+
+
+def _entry_input(r, e: dict, defs: dict, warnings: list) -> EntryInput:
+    values = {}
+    for key, name, value in e["metrics"]:
+        metric_id, low, high = defs[key]
+        if (low is not None and value < low) or (high is not None and value > high):
+            warnings.append(f"{e['where']}: {name} {value:g} is outside the metric's range,"
+                            f" left out")
+            continue
+        values[metric_id] = value
+    song = Song(*e["song"]) if e["song"] else None
+    return EntryInput(
+        moment=Moment(e["at"], e["offset"], r["local_date"], r["local_minute"]), mood=r["mood"],
+        mood_label=e["label"], activities=e["activities"], note_title=e["title"],
+        note=r["note"], time_known=e["time_known"], import_key=r["import_key"],
+        location=tuple(e["location"]) if e["location"] else None, song=song, metrics=values)

@@ -1,0 +1,210 @@
+"""An import in short steps (issue #22.2): rows are staged while the file is read, published
+in short transactions, at most one import per user at a time, and a run that stopped half-way
+is finished (publishing) or dropped (still staging) — the journal ends up with every row of
+the file exactly once, or none."""
+
+from __future__ import annotations
+
+import json
+import random
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from kmood_lib import maintenance
+from kmood_lib.portability import importer, staging
+from kmood_lib.portability.daylio.plan import DaylioFormatError, Limits
+from kmood_lib.portability.json_stream import Document
+from tests.fakes import NOW_MS
+from tests.unit.test_daylio_csv import NEWEST, csv_bytes, journal, run
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+@pytest.fixture
+def ann(make_user, conn):
+    make_user("ann", timezone="Europe/Berlin")
+    return conn.execute("SELECT id FROM users WHERE username = 'ann'").fetchone()[0]
+
+
+def history(rows: int, seed: int = 1) -> bytes:
+    """`rows` entries, several in some minutes, identical twins among them."""
+    rng = random.Random(seed)
+    lines = []
+    for i in range(rows):
+        day = f"2023-{1 + i // 600 % 12:02d}-{1 + i // 20 % 28:02d}"
+        minute = f"{8 + i % 12}:{(i // 3) % 60:02d}" if i % 7 else "9:00"
+        lines.append(f"{day},,,{minute},{rng.choice(['good', 'meh', 'bad'])},walk | tea,,,"
+                     f"{'same' if i % 5 == 0 else f'note {i}'}")
+    return csv_bytes(NEWEST, *lines)
+
+
+def staged(conn) -> tuple[int, int]:
+    return (conn.execute("SELECT count(*) FROM import_runs").fetchone()[0],
+            conn.execute("SELECT count(*) FROM import_rows").fetchone()[0])
+
+
+class Stop(Exception):
+    pass
+
+
+def stop_after(batches: int):
+    seen = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append(done)
+        if len(seen) == batches:
+            raise Stop  # the process dies here, half-way through publishing
+
+    return progress
+
+
+def test_a_file_is_published_in_batches_and_leaves_no_staging(conn, ann):
+    done = []
+    report = importer.import_file(conn, ann, BERLIN, history(1200), {}, NOW_MS,
+                                  progress=lambda d, t: done.append((d, t)))
+    assert report["imported"] + report["duplicates"] == 1200
+    assert len(done) >= 1200 // staging.PUBLISH_BATCH and done[-1] == (1200, 1200)
+    assert staged(conn) == (0, 0)
+    assert len(journal(conn, ann)) == report["imported"]
+
+
+def test_batches_cut_through_a_minute_still_count_twins_once(conn, ann):
+    """300 twins in one minute already there (another export's: other keys), 400 in the file
+    (more than a batch): the first 300 of the file are they, 100 are new — also when a batch
+    boundary cuts the minute in two and the first batch's rows are already published."""
+    assert run(conn, ann, csv_bytes(NEWEST, *["2024-01-01,,,9:00 AM,good,,,,twin"] * 300)
+               )["imported"] == 300
+    rows = ["2024-01-01,,,9:00,good,,,,twin"] * 400
+    dry = run(conn, ann, csv_bytes(NEWEST, *rows), dry_run=True)
+    report = run(conn, ann, csv_bytes(NEWEST, *rows))
+    assert (dry["imported"], dry["duplicates"]) == (report["imported"], report["duplicates"]) \
+        == (100, 300)
+    assert len(journal(conn, ann)) == 400
+    again = run(conn, ann, csv_bytes(NEWEST, *rows))
+    assert (again["imported"], again["duplicates"]) == (0, 400)
+
+
+def test_a_dry_run_counts_like_the_import_and_leaves_nothing_staged(conn, ann):
+    data = history(900)
+    dry = importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS, dry_run=True)
+    assert staged(conn) == (0, 0) and journal(conn, ann) == []
+    real = importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS)
+    assert (dry["imported"], dry["duplicates"]) == (real["imported"], real["duplicates"])
+
+
+def test_a_file_refused_half_way_through_leaves_nothing(conn, ann):
+    rows = [f"2024-01-{1 + i % 28:02d},,,9:{i % 60:02d},good,,,,n{i}" for i in range(2500)]
+    with pytest.raises(DaylioFormatError, match="more than 2000 entries"):
+        importer.import_file(conn, ann, BERLIN, csv_bytes(NEWEST, *rows), {}, NOW_MS,
+                             limits=Limits(max_rows=2000))
+    rows[2400] = "2024-01-01,,,9:00,no such mood,,,,x"
+    with pytest.raises(importer.ImportRefused):
+        importer.import_file(conn, ann, BERLIN, csv_bytes(NEWEST, *rows), {}, NOW_MS)
+    assert staged(conn) == (0, 0) and journal(conn, ann) == []
+
+
+def test_one_import_per_user_at_a_time(conn, ann, make_user, client_for):
+    bob = client_for("bob")
+    run_ = staging.begin(conn, ann, NOW_MS, lambda run_id: None)
+    with pytest.raises(staging.ImportRunning):
+        importer.import_file(conn, ann, BERLIN, history(10), {}, NOW_MS)
+    assert journal(conn, ann) == []
+    from tests.helpers import multipart
+    body, content_type = multipart({}, {"file": history(10)})
+    assert bob.request("POST", "/api/import/daylio", body=body,
+                       content_type=content_type).status == 200  # others are not held up
+    staging.drop(conn, run_.id)
+    assert importer.import_file(conn, ann, BERLIN, history(10), {}, NOW_MS)["imported"] > 0
+
+
+def test_the_api_answers_409_while_an_import_of_yours_runs(conn, client_for):
+    alice = client_for("alice")
+    user_id = conn.execute("SELECT id FROM users WHERE username = 'alice'").fetchone()[0]
+    staging.begin(conn, user_id, NOW_MS, lambda run_id: None)
+    from tests.helpers import multipart
+    body, content_type = multipart({}, {"file": history(10)})
+    response = alice.request("POST", "/api/import/daylio", body=body, content_type=content_type)
+    assert response.status == 409 and "already running" in response.json["error"]["message"]
+
+
+def test_a_run_that_stopped_while_publishing_is_finished_by_the_worker(conn, ann, services,
+                                                                      clock):
+    data = history(1500)
+    expected = importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS, dry_run=True)
+    with pytest.raises(Stop):
+        importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS, progress=stop_after(2))
+    part = len(journal(conn, ann))
+    assert 0 < part < expected["imported"] and staged(conn)[0] == 1
+    assert not maintenance.recover_imports(services, conn, clock.now_ms())  # lease still runs
+    clock.advance(services.config.import_lease_s + 1)
+    assert maintenance.recover_imports(services, conn, clock.now_ms())
+    assert len(journal(conn, ann)) == expected["imported"] and staged(conn) == (0, 0)
+    again = importer.import_file(conn, ann, BERLIN, data, {}, clock.now_ms())
+    assert again["imported"] == 0
+
+
+def test_a_run_that_stopped_while_publishing_is_finished_by_the_next_import(conn, ann, clock,
+                                                                           services):
+    data = history(1500)
+    with pytest.raises(Stop):
+        importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS, progress=stop_after(1))
+    with pytest.raises(staging.ImportRunning):
+        importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS)
+    clock.advance(services.config.import_lease_s + 1)
+    report = importer.import_file(conn, ann, BERLIN, data, {}, clock.now_ms())
+    assert report["imported"] == 0  # the first run was finished first: all of it is there
+    assert staged(conn) == (0, 0)
+    assert importer.import_file(conn, ann, BERLIN, data, {}, clock.now_ms(), dry_run=True
+                                )["duplicates"] == 1500  # every row of the file is there
+
+
+def test_a_run_that_stopped_while_reading_is_dropped(conn, ann, clock, services):
+    run_ = staging.begin(conn, ann, NOW_MS, lambda run_id: None)
+    staging.stage(conn, run_, [(f"k{i}", "2024-01-01", 540, 0, 4, "", "{}") for i in range(3000)])
+    assert staged(conn) == (1, 3000)
+    clock.advance(services.config.import_lease_s + 1)
+    assert maintenance.recover_imports(services, conn, clock.now_ms())
+    assert staged(conn) == (0, 0) and journal(conn, ann) == []
+
+
+def random_json(rng: random.Random, depth: int = 0):
+    kind = rng.randrange(8 if depth < 4 else 4)
+    if kind == 0:
+        return rng.choice([None, True, False])
+    if kind == 1:
+        return rng.choice([0, -3, 12.5, 1e300, -0.0, 10 ** 20])
+    if kind in (2, 3):
+        return "".join(rng.choice('ab"\\/[]{},: \n\té😀\u2028') for _ in range(rng.randrange(6)))
+    if kind in (4, 5):
+        return [random_json(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {random_json(rng, 9) if rng.random() < 0.9 else "k": random_json(rng, depth + 1)
+            for _ in range(rng.randrange(4))}
+
+
+def test_the_streamed_document_reads_what_json_loads_reads():
+    rng = random.Random(5)
+    for _ in range(400):
+        document = {str(k): random_json(rng) for k in range(rng.randrange(4))}
+        document["items"] = [random_json(rng) for _ in range(rng.randrange(6))]
+        text = json.dumps(document, ensure_ascii=rng.random() < 0.5,
+                          indent=rng.choice([None, 1, "\t"]))
+        streamed = Document(text.encode(), "the file", "items")
+        items = [item for _, item in streamed.items()]
+        whole = json.loads(text)
+        assert (streamed.values, items) == ({k: v for k, v in whole.items() if k != "items"},
+                                            whole["items"]), text
+
+
+@pytest.mark.parametrize("text, message", [
+    (b"", "valid JSON"), (b"[1]", "not an object"), (b'{"items": [1, 2', "valid JSON"),
+    (b'{"items": [1 2]}', "not followed by"), (b'{"a": 1} x', "extra data"),
+    (b'{"a": [1,]}', "valid JSON"), (b'{"a" 1}', "no :"), (b'{"a": "\xff"}', "UTF-8"),
+    (b'{"items": [' + b"[" * 300 + b"]" * 300 + b"]}", "nested too deeply"),
+    (b'{"a": ' + b"[" * 100_000 + b"}", "nested too deeply"),
+    (b'{"items": [{"a": 1}, {"b": }]}', "valid JSON"),
+])
+def test_a_streamed_document_refuses_what_json_refuses(text, message):
+    with pytest.raises(DaylioFormatError, match=message):
+        document = Document(text, "the file", "items")
+        list(document.items())
