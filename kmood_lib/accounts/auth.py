@@ -124,8 +124,8 @@ def user_for_api_token(conn: sqlite3.Connection, token: str, now_ms: int) -> Use
     if row is None:
         return None
     if row["last_used_at"] is None or now_ms - row["last_used_at"] >= LAST_SEEN_RESOLUTION_MS:
-        conn.execute("UPDATE api_tokens SET last_used_at = ? WHERE id = ?",
-                     (now_ms, row["token_id"]))
+        write_if_free(conn, "UPDATE api_tokens SET last_used_at = ? WHERE id = ?",
+                      (now_ms, row["token_id"]))  # skipped while busy or full
     return User.from_row(row)
 
 

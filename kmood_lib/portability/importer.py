@@ -102,12 +102,12 @@ def _moment(row: Row, tz: ZoneInfo) -> Moment:
     return Moment.of(wall.replace(tzinfo=timezone(timedelta(seconds=row.offset_s))))
 
 
-def _check(row: Row, tz: ZoneInfo, now_ms: int) -> list[str]:
+def _check(row: Row, moment: Moment | None, now_ms: int) -> list[str]:
     """What stops this row from being an entry, by the rules the API applies."""
     problems = []
     if not MIN_YEAR <= row.local_date.year <= MAX_YEAR:
         problems.append(f"the year {row.local_date.year} is outside {MIN_YEAR}-{MAX_YEAR}")
-    elif _moment(row, tz).occurred_at_ms - now_ms > MAX_FUTURE.total_seconds() * 1000:
+    elif moment.occurred_at_ms - now_ms > MAX_FUTURE.total_seconds() * 1000:
         problems.append(f"{row.local_date.isoformat()} is more than a day in the future")
     if row.label and (len(row.label) > MAX_LABEL or text_problem(row.label, name=True)):
         problems.append(f"the mood name {row.label[:40]!r} is longer than {MAX_LABEL}"
@@ -148,11 +148,11 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
 
     def checked() -> Iterator[tuple]:
         for row in rows:
-            problems = _check(row, tz, now_ms)
+            moment = _moment(row, tz) if MIN_YEAR <= row.local_date.year <= MAX_YEAR else None
+            problems = _check(row, moment, now_ms)
             plan.problems.extend(f"{row.where}: {p}" for p in problems)
             if plan.problems.count or plan.unknown_moods:
                 continue  # refused whatever comes next: read on only to report it all
-            moment = _moment(row, tz)
             staging.wanted_metrics(metrics, row)
             label = row.label if row.label and name_key(row.label) != labels.get(row.level) \
                 else None
@@ -249,9 +249,14 @@ def stash_upload(conn, user_id: int, data: bytes, mood_map: dict[str, int], prev
     with transaction(conn):
         conn.execute("DELETE FROM pending_imports WHERE created_at < ? OR user_id = ?",
                      (now_ms - PENDING_TTL_MS, user_id))
-        conn.execute("INSERT INTO pending_imports (token, user_id, data, mood_map, preview,"
-                     " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                     (token, user_id, data, json.dumps(mood_map), json.dumps(preview), now_ms))
+        rowid = conn.execute(
+            "INSERT INTO pending_imports (token, user_id, data, mood_map, preview, created_at)"
+            " VALUES (?, ?, zeroblob(?), ?, ?, ?) RETURNING rowid",
+            (token, user_id, len(data), json.dumps(mood_map), json.dumps(preview), now_ms)
+        ).fetchall()[0][0]
+        if data:  # written into its pages as it is, not copied whole first
+            with conn.blobopen("pending_imports", "data", rowid) as blob:
+                blob.write(data)
     return token
 
 
@@ -270,7 +275,7 @@ def stashed_upload(conn, user_id: int, token: str) -> dict | None:
 def stashed_file(conn, user_id: int, token: str) -> bytes:
     row = conn.execute("SELECT data FROM pending_imports WHERE token = ? AND user_id = ?",
                        (token, user_id)).fetchone()
-    return bytes(row["data"]) if row is not None else b""
+    return row["data"] if row is not None else b""
 
 
 def finish_upload(conn, user_id: int, token: str, report: dict) -> None:

@@ -3,9 +3,12 @@ parallel logins at the real scrypt cost, and a 40 MB body to a route that takes 
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import socket
 import threading
+import zipfile
 
 import pytest
 
@@ -123,4 +126,55 @@ def test_a_1_gib_zip_bomb_is_refused_and_leaves_the_server_small(stack_factory):
     print(f"server RSS {before:.1f} MB before, {after:.1f} MB after three 1 GiB bombs,"
           f" {peak:.1f} MB at the highest")
     assert peak <= UPLOAD_RSS_BOUND_MB, (before, after, peak)
+    assert stack.stop()["server"] == 0
+
+
+def csv_of_size(megabytes: int) -> bytes:
+    lines = ["full_date,date,weekday,time,mood,activities,scales,note_title,note"]
+    size, i = 0, 0
+    while size < megabytes * 1024 * 1024:
+        line = (f"{1901 + i // 2400}-{1 + i // 200 % 12:02d}-{1 + i // 7 % 28:02d},,,"
+                f"{i % 24}:{i % 60:02d},good,walk | tea | work,,,note {i} with a few words")
+        lines.append(line)
+        size += len(line) + 1
+        i += 1
+    return ("\n".join(lines) + "\n").encode()
+
+
+def shape_bomb() -> bytes:
+    """A backup whose dayEntries are ten million empty lists: 30 MB of JSON that a whole-file
+    parse turns into 600 MB of list objects."""
+    member = b'{"customMoods": [], "dayEntries": [' + b",".join([b"[]"] * 10_000_000) + b"]}"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("backup.daylio", member)
+    return out.getvalue()
+
+
+def test_large_imports_of_every_shape_stay_under_the_ceiling(stack_factory):
+    """Issue #22.1: the rows of a file are read one at a time, never held; what an import
+    costs is the upload plus a batch, whatever the file holds."""
+    stack = stack_factory()
+    assert run(["kmood.py", "create-user", "alice", "--password-stdin"], stack.env,
+               input="correct horse battery\n").returncode == 0
+    stack.start(worker=False)
+    status, headers, me = http("POST", stack.url + "/api/session",
+                               {"username": "alice", "password": "correct horse battery"})
+    auth = {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
+    before = rss_mb(stack.server.pid)
+    outcomes = []
+    for name, data, expected in (("shape bomb", shape_bomb(), 422),
+                                 ("8 MiB CSV", csv_of_size(8), 200),
+                                 ("45 MiB of noise", os.urandom(45 * 1024 * 1024), 422)):
+        body, content_type = multipart({"dry_run": "1"}, {"file": data})
+        del data
+        status, _, answer = http("POST", stack.url + "/api/import/daylio", body,
+                                 {**auth, "Content-Type": content_type}, timeout=300)
+        del body
+        assert status == expected, (name, answer)
+        outcomes.append((name, answer.get("rows") if status == 200 else answer["error"]
+                         ["message"][:60], rss_mb(stack.server.pid, "VmHWM")))
+    peak = rss_mb(stack.server.pid, "VmHWM")
+    print(f"server RSS {before:.1f} MB before; {outcomes}")
+    assert peak <= UPLOAD_RSS_BOUND_MB, outcomes
     assert stack.stop()["server"] == 0

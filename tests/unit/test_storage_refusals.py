@@ -151,3 +151,19 @@ def test_pages_do_not_wait_on_a_writer_to_slide_a_session(alice, db_path, conn, 
     assert last_seen(conn) == seen
     assert alice.get("/").status == 200
     assert last_seen(conn) == clock.now_ms()
+
+
+def test_a_bearer_read_does_not_wait_on_a_writer_to_note_the_token_used(alice, db_path, conn,
+                                                                        clock):
+    token = alice.post("/api/tokens", {"name": "phone"}).json["token"]
+    from tests.wsgi import Client
+    phone = Client(alice.wsgi)
+    phone.bearer = token
+    assert phone.get("/api/entries").status == 200
+    used = conn.execute("SELECT last_used_at FROM api_tokens").fetchone()[0]
+    clock.advance(120)
+    with another_process_writing(db_path):
+        assert phone.get("/api/entries").status == 200
+    assert conn.execute("SELECT last_used_at FROM api_tokens").fetchone()[0] == used
+    assert phone.get("/api/entries").status == 200
+    assert conn.execute("SELECT last_used_at FROM api_tokens").fetchone()[0] == clock.now_ms()
