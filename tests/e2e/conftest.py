@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import base_env, free_port, healthy, spawn, stop, wait_until
+from tests.helpers import base_env, free_port, healthy, http, run, spawn, stop, wait_until
+
+PASSWORD = "correct horse battery"
 
 
 class Stack:
@@ -26,6 +28,17 @@ class Stack:
         wait_until(lambda: healthy(self.url) or self.server.poll() is not None, 60, what="healthz")
         assert self.server.poll() is None, self.server_log.read_text()
         return self
+
+    def create_user(self, name: str) -> None:
+        assert run(["kmood.py", "create-user", name, "--password-stdin"], self.env,
+                   input=PASSWORD + "\n").returncode == 0
+
+    def log_in(self, name: str) -> dict[str, str]:
+        """Headers for a cookie session of `name`: the cookie and the CSRF token."""
+        status, headers, me = http("POST", self.url + "/api/session",
+                                   {"username": name, "password": PASSWORD})
+        assert status == 201, me
+        return {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
 
     def stop(self) -> dict[str, int]:
         codes = {}

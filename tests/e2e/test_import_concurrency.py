@@ -29,24 +29,12 @@ def count(db, sql: str) -> int:
         conn.close()
 
 
-def log_in(stack) -> dict:
-    status, headers, me = http("POST", stack.url + "/api/session",
-                               {"username": "alice", "password": "correct horse battery"})
-    assert status == 201
-    return {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
-
-
-def make_users(stack) -> None:
-    for name in ("alice", "ann"):
-        assert run(["kmood.py", "create-user", name, "--password-stdin"], stack.env,
-                   input="correct horse battery\n").returncode == 0
-
-
 def test_saves_go_through_while_another_process_imports(stack_factory, tmp_path):
     stack = stack_factory(KMOOD_BUSY_TIMEOUT_MS="500")
-    make_users(stack)
+    stack.create_user("alice")
+    stack.create_user("ann")
     stack.start(worker=False)
-    auth = log_in(stack)
+    auth = stack.log_in("alice")
     path = tmp_path / "history.csv"
     big_csv(path)
     importer = spawn(["kmood.py", "import-daylio", str(path), "--user", "ann"], stack.env,
@@ -70,7 +58,8 @@ def test_saves_go_through_while_another_process_imports(stack_factory, tmp_path)
 
 def test_an_import_killed_while_publishing_is_finished_by_the_worker(stack_factory, tmp_path):
     stack = stack_factory(KMOOD_IMPORT_LEASE_S="1")
-    make_users(stack)
+    stack.create_user("alice")
+    stack.create_user("ann")
     path = tmp_path / "history.csv"
     big_csv(path, KILLED_ROWS)
     db = tmp_path / "kmood.db"

@@ -109,12 +109,9 @@ def test_a_1_gib_zip_bomb_is_refused_and_leaves_the_server_small(stack_factory):
     """Issue #22.1: a 1 043 784-byte .daylio whose backup.daylio inflates to 1 GiB (it took
     the server to 2.67 GB and stayed there)."""
     stack = stack_factory()
-    assert run(["kmood.py", "create-user", "alice", "--password-stdin"], stack.env,
-               input="correct horse battery\n").returncode == 0
+    stack.create_user("alice")
     stack.start(worker=False)
-    status, headers, me = http("POST", stack.url + "/api/session",
-                               {"username": "alice", "password": "correct horse battery"})
-    auth = {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
+    auth = stack.log_in("alice")
     body, content_type = multipart({"dry_run": "1"}, {"file": bomb(1024 ** 3)})
     before = rss_mb(stack.server.pid)
     for _ in range(3):
@@ -155,12 +152,9 @@ def test_large_imports_of_every_shape_stay_under_the_ceiling(stack_factory):
     """Issue #22.1: the rows of a file are read one at a time, never held; what an import
     costs is the upload plus a batch, whatever the file holds."""
     stack = stack_factory()
-    assert run(["kmood.py", "create-user", "alice", "--password-stdin"], stack.env,
-               input="correct horse battery\n").returncode == 0
+    stack.create_user("alice")
     stack.start(worker=False)
-    status, headers, me = http("POST", stack.url + "/api/session",
-                               {"username": "alice", "password": "correct horse battery"})
-    auth = {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
+    auth = stack.log_in("alice")
     before = rss_mb(stack.server.pid)
     outcomes = []
     for name, data, expected in (("shape bomb", shape_bomb(), 422),

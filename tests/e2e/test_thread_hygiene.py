@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 
-from tests.helpers import http, run
+from tests.helpers import http
 
 
 def test_after_a_failed_read_the_same_server_thread_keeps_writing(stack_factory):
     stack = stack_factory(KMOOD_THREADS="1")  # one thread: every request reuses its connection
-    assert run(["kmood.py", "create-user", "alice", "--password-stdin"], stack.env,
-               input="correct horse battery\n").returncode == 0
+    stack.create_user("alice")
     stack.start(worker=True)
-    status, headers, me = http("POST", stack.url + "/api/session",
-                               {"username": "alice", "password": "correct horse battery"})
-    auth = {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
+    auth = stack.log_in("alice")
     assert http("POST", stack.url + "/api/entries", {"mood": 3, "activities": ["fine"]},
                 auth)[0] == 201
     raw = sqlite3.connect(stack.tmp_path / "kmood.db", isolation_level=None)

@@ -14,23 +14,16 @@ import threading
 import pytest
 
 from tests.helpers import base_env
+from tests.unit import test_journal_pages
 from tests.unit.test_journal_pages import csrf_of, log_form, post_form
 
 BUSY_MS = 300
+alice = test_journal_pages.alice  # the same person: a metric and an activity of her own
 
 
 @pytest.fixture
 def env(db_path):
     return base_env(db_path, KMOOD_BUSY_TIMEOUT_MS=str(BUSY_MS))
-
-
-@pytest.fixture
-def alice(client_for):
-    client = client_for("alice", timezone="Europe/Berlin")
-    assert client.post("/api/metrics", {"name": "sleep", "unit": "h", "min": 0, "max": 24}
-                       ).status == 201
-    assert client.post("/api/activities", {"name": "running", "group": "sport"}).status == 201
-    return client
 
 
 def fill_the_disk(services) -> None:
