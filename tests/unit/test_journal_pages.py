@@ -193,3 +193,14 @@ def test_a_metric_input_carries_its_bounds_and_only_those_it_has(alice):
     assert 'min="0"' in energy and 'max="10"' in energy
     assert 'min="0.5"' in steps and "max=" not in steps
     assert "min=" not in swings and "max=" not in swings
+
+
+def test_text_a_person_wrote_takes_its_own_direction(alice):
+    """Hebrew and Arabic notes render right to left, punctuation on the right side (#23.7)."""
+    assert alice.post("/api/entries", {"mood": 4, "note_title": "שלום", "note": "مرحبا!",
+                                       "activities": ["ריצה"]}).status == 201
+    history = alice.get("/entries").text
+    assert '<p class="title" dir="auto">שלום</p>' in history
+    assert '<p class="note" dir="auto">مرحبا!</p>' in history
+    assert '<li dir="auto">ריצה</li>' in history
+    assert 'dir="auto">ריצה</label>' in alice.get("/").text

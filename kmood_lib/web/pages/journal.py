@@ -58,12 +58,26 @@ def local_now(services, user):
     return services.clock.now().astimezone(ZoneInfo(user.timezone))
 
 
-def vocabulary(conn, user_id: int, keep=None) -> dict:
+FEW_ACTIVITIES = 20  # more than this: the most used come first, the rest fold away
+MOST_USED = 12
+
+
+def vocabulary(conn, user_id: int, keep=None, fold: bool = True) -> dict:
     """Labels, activity chips and metrics for a form: archived activities are left out
-    unless `keep` names them (an edited entry keeps the ones it has); None keeps all."""
+    unless `keep` names them (an edited entry keeps the ones it has); None keeps all. Past
+    FEW_ACTIVITIES (and with `fold`), the MOST_USED ones are `favourites` and `groups` holds
+    the rest, so the mood, the usual activities and Save fit one phone screen however many
+    there are."""
     activities = [a for a in vocab.list_activities(conn, user_id)
                   if keep is None or not a["archived"] or a["name"] in keep]
-    return {"labels": vocab.mood_labels(conn, user_id),
+    favourites = []
+    if fold and len(activities) > FEW_ACTIVITIES:
+        used = sorted((a for a in activities if a["entries"]),
+                      key=lambda a: (-a["entries"], a["name"].casefold()))
+        favourites = used[:MOST_USED]
+        chosen = {a["id"] for a in favourites}
+        activities = [a for a in activities if a["id"] not in chosen]
+    return {"labels": vocab.mood_labels(conn, user_id), "favourites": favourites,
             "groups": group_activities(activities),
             "metrics": vocab.list_metrics(conn, user_id)}
 
@@ -128,7 +142,7 @@ def history(services, conn, auth: Auth):
     return page("history.tpl", auth, active="history", days=by_day(found), older=older,
                 today=local_now(services, auth.user).date().isoformat(),
                 wanted=wanted, moods=set(moods), errors=errors, filtered=filtered,
-                status=422 if errors else 200, **vocabulary(conn, auth.user.id))
+                status=422 if errors else 200, **vocabulary(conn, auth.user.id, fold=False))
 
 
 # --- edit and delete ----------------------------------------------------------------------

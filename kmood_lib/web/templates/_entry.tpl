@@ -10,15 +10,15 @@
     % end
   </div>
   % if entry['note_title']:
-  <p class="title">{{entry['note_title']}}</p>
+  <p class="title" dir="auto">{{entry['note_title']}}</p>
   % end
   % if entry['note']:
-  <p class="note">{{entry['note']}}</p>
+  <p class="note" dir="auto">{{entry['note']}}</p>
   % end
   % if entry['activities']:
   <ul class="tags" aria-label="Activities">
     % for name in entry['activities']:
-    <li>{{name}}</li>
+    <li dir="auto">{{name}}</li>
     % end
   </ul>
   % end
@@ -31,11 +31,11 @@
     % else:
     <span class="cover none" aria-hidden="true">♪</span>
     % end
-    <span class="song-text"><span><span class="song-title">{{song['title']}}</span> <span class="muted">by {{song['artist']}}</span></span>
+    <span class="song-text"><span><span class="song-title" dir="auto">{{song['title']}}</span> <span class="muted">by <bdi>{{song['artist']}}</bdi></span></span>
     % if info and info['release']:
-    <span class="muted song-release">{{info['release']}}{{', ' + info['release_date'][:4] if info['release_date'] else ''}}</span>
+    <span class="muted song-release" dir="auto">{{info['release']}}{{', ' + info['release_date'][:4] if info['release_date'] else ''}}</span>
     % elif song['album']:
-    <span class="muted song-release">{{song['album']}}</span>
+    <span class="muted song-release" dir="auto">{{song['album']}}</span>
     % end
     </span>
   </div>
@@ -47,7 +47,7 @@
     <span>{{name}}: {{ui.number(value)}}</span>
     % end
     % if entry['location']:
-    <span>{{entry['location']['place'] or '%.4f, %.4f' % (entry['location']['lat'], entry['location']['lon'])}}</span>
+    <span dir="auto">{{entry['location']['place'] or '%.4f, %.4f' % (entry['location']['lat'], entry['location']['lon'])}}</span>
     % end
     % if entry['weather'] and not entry['weather'].get('unavailable'):
     <span>{{entry['weather']['description']}}, {{'%.1f' % entry['weather']['temperature_c']}} °C</span>

@@ -13,27 +13,34 @@
       % end
     </div>
   </fieldset>
-  % if groups:
-  <fieldset>
+  % if groups or favourites:
+  <fieldset class="activities">
     <legend>What have you been up to?</legend>
+    % if favourites:
+    <p class="group-name">Most used</p>
+    % include('_chips.tpl', members=favourites)
+    % chosen = values.get('activities', ())
+    % hidden_checked = any(a['name'] in chosen for _, members in groups for a in members)
+    <details class="more-activities"{{' open' if hidden_checked else ''}}>
+      <summary>{{sum(len(m) for _, m in groups)}} more activities</summary>
+      <input type="search" class="js-only chip-filter" hidden placeholder="Find an activity" aria-label="Find an activity" autocomplete="off">
+    % end
     % for group, members in groups:
       % if group or len(groups) > 1:
       <p class="group-name">{{group or 'Other'}}</p>
       % end
-      <div class="chips">
-      % for activity in members:
-        <input type="checkbox" name="activity" value="{{activity['name']}}" id="activity-{{activity['id']}}"{{' checked' if activity['name'] in values.get('activities', ()) else ''}}>
-        <label for="activity-{{activity['id']}}">{{activity['name']}}</label>
-      % end
-      </div>
+      % include('_chips.tpl', members=members)
+    % end
+    % if favourites:
+    </details>
     % end
   </fieldset>
   % end
   <label>{{'New activities' if groups else 'Activities'}} <span class="muted">(separate with commas)</span>
-    <input name="new_activities" value="{{values.get('new_activities', '')}}" autocomplete="off" placeholder="walk, friends">
+    <input name="new_activities" value="{{values.get('new_activities', '')}}" autocomplete="off" placeholder="for example: walk, friends">
   </label>
-  <label>Title <input name="note_title" value="{{values.get('note_title', '')}}" maxlength="200"></label>
-  <label>Note <textarea name="note" maxlength="20000">{{values.get('note', '')}}</textarea></label>
+  <label>Title <input name="note_title" value="{{values.get('note_title', '')}}" maxlength="200" dir="auto"></label>
+  <label>Note <textarea name="note" maxlength="20000" dir="auto">{{values.get('note', '')}}</textarea></label>
   % if metrics:
   <div class="row">
     % for metric in metrics:
@@ -79,7 +86,7 @@
     <label class="inline"><input type="checkbox" name="remove_song" value="1"> Remove the song ({{entry['song']['artist']}} – {{entry['song']['title']}}); a song cannot be added later</label>
     % end
   % end
-  <div class="actions">
+  <div class="actions save-bar">
     <button type="submit">{{submit}}</button>
     % if not creating:
     <a class="button secondary" href="/entries#entry-{{entry['id']}}">Cancel</a>

@@ -4,6 +4,7 @@ const form = document.getElementById("entry-form");
 const extras = document.getElementById("extras");
 
 function setup() {
+  setupFilter();
   if (!form || !extras) return;
   extras.hidden = false;
   setupLocation();
@@ -56,6 +57,25 @@ async function suggestSong() {
     document.getElementById("song_source").value = song.source || "manual";
     text.textContent = `Attached: ${song.artist} – ${song.title}`;
     button.hidden = true;
+  });
+}
+
+// With many activities: a box that narrows the folded list to the names containing its text.
+function setupFilter() {
+  const box = document.querySelector(".chip-filter");
+  if (!box) return;
+  box.hidden = false;
+  const more = box.closest("details");
+  box.addEventListener("input", () => {
+    const wanted = box.value.trim().toLocaleLowerCase();
+    for (const label of more.querySelectorAll(".chips label")) {
+      const match = !wanted || label.textContent.toLocaleLowerCase().includes(wanted);
+      label.hidden = !match;
+    }
+    for (const name of more.querySelectorAll(".group-name")) {
+      const chips = name.nextElementSibling;
+      name.hidden = chips && !chips.querySelector("label:not([hidden])");
+    }
   });
 }
 

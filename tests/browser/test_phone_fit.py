@@ -1,0 +1,168 @@
+"""Every page fits the phone it is opened on (issue #23): no sideways scrolling at 320, 360,
+390 and 412 px, with three years of imported history and ~150 activities behind it."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.browser.conftest import console_errors, create_user, replaced, screenshot
+from tests.browser.test_journal import api_session, login
+from tests.helpers import http, run
+
+WIDTHS = (320, 360, 390, 412)
+PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
+               " Chrome/120.0.0.0 Mobile Safari/537.36")
+PAGES = ["/", "/entries", "/entries?q=walk", "/calendar", "/stats", "/settings",
+         "/settings/moods", "/settings/activities", "/settings/metrics", "/settings/tokens",
+         "/settings/reminders", "/settings/import", "/settings/users", "/admin/jobs"]
+WORDS = ["walk", "tea", "rain", "long", "Donaudampfschifffahrtsgesellschaftskapitän",
+         "שלום עולם, מה שלומך?", "مرحبا بالعالم", "https://example.org/a/really/long/path/x"]
+
+
+def three_years(activities: int = 150) -> bytes:
+    rng = random.Random(23)
+    names = [f"activity {i:03d}" for i in range(activities)]
+    lines = ["full_date,date,weekday,time,mood,activities,scales,note_title,note"]
+    last = date(2026, 11, 28)
+    for offset in range(3 * 365):
+        day = last - timedelta(days=offset)
+        for slot in range(rng.randrange(1, 3)):
+            note = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 30)))
+            lines.append(f'{day.isoformat()},,,{9 + slot * 8}:{rng.randrange(60):02d},'
+                         f'{rng.choice(["awful", "bad", "meh", "good", "rad"])},'
+                         f'{" | ".join(rng.sample(names, rng.randrange(0, 6)))},'
+                         f'Sleep: {rng.randrange(4, 10)}:00,,"{note}"')
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.fixture(scope="module")
+def pia(app_stack, tmp_path_factory):
+    create_user(app_stack, "pia", admin=True)
+    path = tmp_path_factory.mktemp("history") / "daylio.csv"
+    path.write_bytes(three_years())
+    done = run(["kmood.py", "import-daylio", str(path), "--user", "pia"], app_stack.env,
+               timeout=300)
+    assert done.returncode == 0, done.stderr
+    auth = api_session(app_stack.url, "pia")
+    http("POST", app_stack.url + "/api/tokens", {"name": "my phone, the old one"}, auth)
+    http("POST", app_stack.url + "/api/reminders", {
+        "time": "21:00", "weekdays": [0, 1, 2, 3, 4], "timezone": "Europe/Berlin",
+        "channel": "ntfy", "url": "https://ntfy.sh/a-rather-long-topic-name-for-reminders"},
+        auth)
+    entry = http("GET", app_stack.url + "/api/entries?limit=1", headers=auth)[2]["entries"][0]
+    app_stack.pages = PAGES + [f"/entries/{entry['id']}/edit", f"/entries/{entry['id']}/delete"]
+    return app_stack
+
+
+def as_a_phone(driver, width: int, height: int = 800) -> None:
+    """A phone, not a narrow window: mobile layout, 3x pixels, touch, a phone's user agent
+    (native date and time inputs take their phone widths)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 3, "mobile": True})
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True,
+                                                                  "maxTouchPoints": 5})
+    driver.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": PHONE_AGENT})
+
+
+def overflowing(driver) -> list[str]:
+    """The elements reaching past the right edge, widest first (empty when the page fits).
+    The edge is the layout viewport (clientWidth), the phone's width: a phone zooms out to
+    show what overflows, which widens innerWidth with it."""
+    return driver.execute_script("""
+        const width = document.documentElement.clientWidth, out = [];
+        if (document.documentElement.scrollWidth <= width) return out;
+        for (const el of document.body.querySelectorAll('*')) {
+          const box = el.getBoundingClientRect();
+          if (box.right > width + 0.5 && box.width > 0)
+            out.push([Math.round(box.right), el.tagName.toLowerCase() +
+                      (el.id ? '#' + el.id : '') +
+                      (el.className && el.className.baseVal === undefined && el.className
+                       ? '.' + el.className.trim().split(/\\s+/).join('.') : '')]);
+        }
+        out.sort((a, b) => b[0] - a[0]);
+        return [document.documentElement.scrollWidth + ' > ' + width].concat(
+          out.slice(0, 5).map(([right, name]) => name + ' to ' + right));
+    """)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_page_scrolls_sideways_on_a_phone(pia, browser, width):
+    dark = width == 320
+    driver = browser((width, 800), dark=dark)
+    as_a_phone(driver, width)
+    login(driver, pia.url, "pia")
+    problems = {}
+    for path in pia.pages:
+        driver.get(pia.url + path)
+        assert driver.find_elements(By.TAG_NAME, "h1"), path
+        found = overflowing(driver)
+        if found:
+            problems[path] = found
+        if width in (320, 390):
+            name = path.strip("/").split("?")[0].replace("/", "-") or "home"
+            if not name[-1].isdigit() and "edit" not in name and "delete" not in name:
+                screenshot(driver, f"history3y-{name}-{width}-{'dark' if dark else 'light'}")
+                as_a_phone(driver, width)  # the shot resets the emulation
+    assert problems == {}
+    assert console_errors(driver) == []
+
+
+def tappable(driver, element) -> bool:
+    """On screen as it is, with nothing over it (the save bar, the tab bar): a thumb can hit
+    it without scrolling."""
+    return driver.execute_script("""
+        const el = arguments[0], box = el.getBoundingClientRect();
+        if (box.top < 0 || box.bottom > window.innerHeight || box.width === 0) return false;
+        const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+        return hit === el || el.contains(hit);
+    """, element)
+
+
+def test_good_and_two_usual_activities_take_four_taps_and_no_scrolling(pia, browser):
+    """With ~150 activities (issue #23.2): Save sat 2 327 px down; now the mood, the most used
+    activities and Save share the first screen."""
+    driver = browser((390, 844))
+    as_a_phone(driver, 390, 844)
+    login(driver, pia.url, "pia")
+    driver.get(pia.url + "/")
+    good = driver.find_element(By.CSS_SELECTOR, "label[for=mood-4]")
+    usual = driver.find_elements(By.CSS_SELECTOR, "fieldset.activities > .chips label")[:2]
+    save = driver.find_element(By.CSS_SELECTOR, "#entry-form .save-bar button[type=submit]")
+    names = [label.text for label in usual]
+    for element in (good, *usual, save):
+        assert tappable(driver, element), element.text
+    page = driver.find_element(By.TAG_NAME, "html")
+    for tap in (good, *usual):
+        tap.click()
+        assert driver.execute_script("return window.scrollY") == 0
+    save.click()  # the fourth tap
+    WebDriverWait(driver, 10).until(lambda d: replaced(page))
+    newest = http("GET", pia.url + "/api/entries?limit=1",
+                  headers=api_session(pia.url, "pia"))[2]["entries"][0]
+    assert newest["mood"] == 4 and sorted(newest["activities"]) == sorted(names)
+    screenshot(driver, "log-150-activities-phone-light")
+
+
+def test_the_folded_activities_narrow_to_what_is_typed(pia, browser):
+    driver = browser((390, 844))
+    as_a_phone(driver, 390, 844)
+    login(driver, pia.url, "pia")
+    driver.get(pia.url + "/")
+    more = driver.find_element(By.CSS_SELECTOR, "details.more-activities")
+    assert more.get_attribute("open") is None
+    more.find_element(By.TAG_NAME, "summary").click()
+    box = more.find_element(By.CSS_SELECTOR, ".chip-filter")
+    box.send_keys("activity 14")
+    shown = [label.text for label in more.find_elements(By.CSS_SELECTOR, ".chips label")
+             if label.is_displayed()]
+    assert shown and all("activity 14" in name for name in shown), shown
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.BACKSPACE)
+    assert len([label for label in more.find_elements(By.CSS_SELECTOR, ".chips label")
+                if label.is_displayed()]) > 100
