@@ -66,6 +66,12 @@ def totals(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
             "ordinals": _ordinals(joined)}
 
 
+def logged_span(conn: sqlite3.Connection, user_id: int) -> tuple[str | None, str | None]:
+    """The first and the last local day the user logged anything on (None, None: never)."""
+    return tuple(conn.execute("SELECT min(local_date), max(local_date) FROM entry_days"
+                              " WHERE user_id = ?", (user_id,)).fetchone())
+
+
 def day_ordinals(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[int]:
     """The logged days' ordinals, oldest first."""
     return _ordinals(_over_days(conn, user_id, flt, "group_concat(day)")[0][0])

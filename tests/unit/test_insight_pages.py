@@ -38,7 +38,8 @@ def test_empty_future_and_impossible_days_look_different(alice):
     cells = {int(day): re.findall(r'<td class="([^"]+)"', body) for day, body in rows}
     assert cells[30][1] == "blank"  # February 30th does not exist
     assert cells[2][11] == "none" and cells[4][11] == "future"  # today is 3 December
-    assert 'href="/calendar?year=2025"' in page and 'href="/calendar?year=2027"' in page
+    assert 'href="/calendar?year=2025"' in page
+    assert 'href="/calendar?year=2027"' not in page  # never a year still to come (#23.3)
     assert alice.get("/calendar?year=1899").status == 404
     assert alice.get("/calendar?year=%C2%B2").status == 404
 
@@ -59,7 +60,26 @@ def test_the_stats_page_draws_accessible_charts(alice):
 
 
 def test_stats_with_no_entries_say_so(alice):
-    assert "No entries in this range yet" in alice.get("/stats").text
+    assert "No entries yet. Log a few and come back." in alice.get("/stats").text
+
+
+def test_imported_history_opens_where_its_entries_are(alice):
+    """A 2023 export imported in December 2026 (#23.3): Year opens on 2023, Stats on all
+    time, and an empty year or range says where the last entry is."""
+    for day, mood in (("2023-03-02", 4), ("2023-09-14", 2)):
+        assert alice.post("/api/entries", {"mood": mood, "occurred_at": f"{day}T09:00:00"}
+                          ).status == 201
+    year = alice.get("/calendar").text
+    assert "<h1>2023</h1>" in year and "2 days logged" in year
+    assert 'href="/calendar?year=2024"' in year  # forward to today, never past it
+    assert "Nothing logged in 2026. Your last entry is from September 2023" in alice.get(
+        "/calendar?year=2026").text
+    stats_page = alice.get("/stats").text
+    assert 'href="/stats?range=all" aria-current="page"' in stats_page
+    assert "All time: <strong>2</strong> entries" in stats_page
+    empty = alice.get("/stats?range=30").text
+    assert "Your last entry is from 14 September 2023" in empty
+    assert '<a href="/stats?range=all">see all time</a>' in empty
 
 
 def test_hostile_names_are_escaped_in_charts_and_tables(alice):

@@ -52,9 +52,14 @@ def today_of(services, user) -> date:
 @routes.get("/calendar")
 def year_in_pixels(services, conn, auth: Auth):
     today = today_of(services, auth.user)
+    _, last = stats.logged_span(conn, auth.user.id)
+    last_day = date.fromisoformat(last) if last else None
+    latest = max(today.year, last_day.year) if last_day else today.year
+    # Imported history: open on the latest year that has entries, not on an empty one.
+    opening = last_day.year if last_day and last_day.year < today.year else today.year
     try:
         year = parse_int_param(query_params(bottle.request).get("year"), "year", MIN_YEAR,
-                               MAX_YEAR, default=today.year)
+                               MAX_YEAR, default=opening)
     except ValidationError:  # a year out of range is a page that does not exist
         raise NotFound("year", f"years run from {MIN_YEAR} to {MAX_YEAR}") from None
     data = stats.calendar(conn, auth.user.id, year)
@@ -66,16 +71,21 @@ def year_in_pixels(services, conn, auth: Auth):
                 average=average, labels=vocab.mood_labels(conn, auth.user.id),
                 months=[cal.month_abbr[m] for m in range(1, 13)],
                 prev_year=year - 1 if year > MIN_YEAR else None,
-                next_year=year + 1 if year < MAX_YEAR else None)
+                next_year=year + 1 if year < min(latest, MAX_YEAR) else None,  # never ahead
+                last_day=last_day)
 
 
 @routes.get("/stats")
 def stats_page(services, conn, auth: Auth):
     user = auth.user
     today = today_of(services, user)
-    key = query_params(bottle.request).get("range", "90")
+    _, last = stats.logged_span(conn, user.id)
+    last_day = date.fromisoformat(last) if last else None
+    # Imported history older than the last 90 days: open on all of it, not on an empty range.
+    opening = "all" if last_day and (today - last_day).days >= RANGES["90"][1] else "90"
+    key = query_params(bottle.request).get("range", opening)
     if key not in RANGES:
-        key = "90"
+        key = opening
     name, days = RANGES[key]
     flt = queries.EntryFilter(date_from=(today - timedelta(days=days - 1)).isoformat()
                               if days else None, date_to=today.isoformat())
@@ -83,6 +93,8 @@ def stats_page(services, conn, auth: Auth):
     labels = vocab.mood_labels(conn, user.id)
     first = date.fromisoformat(flt.date_from) if flt.date_from else (
         date.fromisoformat(summary["first_day"]) if summary["first_day"] else today)
+    end = today if days or not summary["last_day"] else max(
+        date.fromisoformat(summary["last_day"]), first)  # all time ends where the entries do
     weeks = stats.mood_series(conn, user.id, flt, "week")
     months = stats.mood_series(conn, user.id, flt, "month")
     timing = stats.by_weekday_and_hour(conn, user.id, flt)
@@ -92,8 +104,8 @@ def stats_page(services, conn, auth: Auth):
     music = stats.music_impact(conn, user.id, flt)
     return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
                 range_name=name, summary=summary, labels=labels, impact=impact,
-                over_time=charts.mood_over_time(weeks, months, first, today, labels)
-                if weeks else None,
+                over_time=charts.mood_over_time(weeks, months, first, end, labels)
+                if weeks else None, last_day=last_day,
                 distribution=distribution_chart(summary, labels),
                 weekday=weekday_chart(timing["weekdays"]),
                 hour=hour_chart(timing["hours"]), weather=weather,

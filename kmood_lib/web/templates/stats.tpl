@@ -5,8 +5,10 @@
   <a href="/stats?range={{key}}" aria-current="{{'page' if key == current else 'false'}}">{{name}}</a>
 % end
 </nav>
-% if not summary['count']:
-<p class="muted">No entries in this range yet. Log a few and come back.</p>
+% if not summary['count'] and last_day:
+<p class="muted">No entries in this range. Your last entry is from {{last_day.strftime('%d %B %Y').lstrip('0')}}: <a href="/stats?range=all">see all time</a>.</p>
+% elif not summary['count']:
+<p class="muted">No entries yet. Log a few and come back.</p>
 % else:
 <p>{{range_name}}: <strong>{{summary['count']}}</strong> entr{{'y' if summary['count'] == 1 else 'ies'}} on {{summary['days_logged']}} day{{'' if summary['days_logged'] == 1 else 's'}}, average mood <strong>{{'%.2f' % summary['average']}}</strong>. Current streak {{summary['current_streak']}} day{{'' if summary['current_streak'] == 1 else 's'}}, longest {{summary['longest_streak']}}.</p>
 <h2>Mood over time</h2>
