@@ -338,3 +338,18 @@ def test_an_import_holds_entries_to_the_apis_rule_no_more_than_a_day_ahead(conn,
         "line 2: 2026-12-01 is more than a day in the future",
         "line 3: 2044-06-01 is more than a day in the future"]
     assert len(journal(conn, ann)) == 1
+
+
+def test_a_row_cut_short_before_optional_cells_reads_them_as_empty(conn, ann):
+    """A real Polish export's row lacks its trailing empty note cell (#23.6): read as empty
+    and said in the report; missing required cells or extra ones still refuse the file."""
+    header = "year,date,weekday,time,mood,activities,note"
+    report = run(conn, ann, csv_bytes(header, "2023,16 października,poniedziałek,18:52,good,"
+                                      "praca,fine", "2023,17 października,wtorek,9:00,good"))
+    assert report["imported"] == 2
+    assert report["warnings"] == ["1 row ended before the header's last optional column"
+                                  " (activities, note): read as empty"]
+    with pytest.raises(importer.ImportRefused, match="line 2: 4 cells where the header has 7"):
+        run(conn, ann, csv_bytes(header, "2023,18 października,środa,9:00"))
+    with pytest.raises(importer.ImportRefused, match="line 2: 8 cells where the header has 7"):
+        run(conn, ann, csv_bytes(header, "2023,18 października,środa,9:00,good,,x,y"))

@@ -24,6 +24,7 @@ from kmood_lib.portability.daylio.plan import (
 
 KNOWN_COLUMNS = {"full_date", "year", "date", "weekday", "time", "mood", "activities",
                  "scales", "note_title", "note"}
+OPTIONAL_COLUMNS = {"activities", "scales", "note_title", "note"}  # may be cut off a row's end
 
 
 # A cell that a spreadsheet would run as a formula (CSV injection): k-mood's CSV export writes
@@ -72,6 +73,7 @@ def read_csv(data: bytes, moods: MoodNames, limits: Limits = DEFAULT_LIMITS
 def _csv_rows(plan: Plan, reader, columns: list[str], moods: MoodNames, limits: Limits
               ) -> Iterator[Row]:
     seen: Counter = Counter()
+    short = 0
     while True:
         try:
             cells = next(reader, None)
@@ -85,6 +87,9 @@ def _csv_rows(plan: Plan, reader, columns: list[str], moods: MoodNames, limits: 
             continue
         plan.total += 1
         limits.check_rows(plan.total)
+        if len(cells) < len(columns) and OPTIONAL_COLUMNS.issuperset(columns[len(cells):]):
+            short += 1  # a real export's last row without its empty trailing note cell
+            cells = cells + [""] * (len(columns) - len(cells))
         if len(cells) != len(columns):
             plan.problem(f"line {line}: {len(cells)} cells where the header has {len(columns)}")
             continue
@@ -97,6 +102,11 @@ def _csv_rows(plan: Plan, reader, columns: list[str], moods: MoodNames, limits: 
             seen[digest] += 1  # identical rows are numbered; only the digest is kept
             row.import_key = f"daylio-csv:{digest.hex()}:{seen[digest]}"
             yield row
+    if short:
+        plan.warnings.append(f"{short} row{'s' if short > 1 else ''} ended before the header's"
+                             f" last optional column{'s' if short > 1 else ''}"
+                             f" ({', '.join(c for c in columns if c in OPTIONAL_COLUMNS)}):"
+                             f" read as empty")
 
 
 def _csv_row(plan: Plan, record: dict, where: str, moods: MoodNames) -> Row | None:
