@@ -53,7 +53,7 @@ def test_the_stats_page_draws_accessible_charts(alice):
     assert page.count("<svg class=\"chart\"") == 4
     assert page.count("<title id=") == 4 and page.count("<desc id=") == 4
     assert "Best week starting 2026-11-16 (5.0)" in page
-    assert "walk" in page and "+2.00" in page  # 4.5 with vs 2.5 without
+    assert "1 activity logged in this range, none yet on 5 entries or more" in page
     for key in ("30", "365", "all"):
         assert alice.get(f"/stats?range={key}").status == 200
     assert alice.get("/stats?range=nonsense").status == 200
@@ -99,3 +99,23 @@ def test_a_week_without_entries_breaks_the_line_instead_of_joining_it():
     svg = charts.mood_over_time(weeks, [], date(2026, 11, 1), date(2026, 11, 30),
                                 {i: str(i) for i in range(1, 6)})
     assert svg.count('class="line week"') == 2
+
+
+def test_the_activity_table_leads_with_the_biggest_differences_and_pages(alice):
+    """#23.4: the biggest difference either way first; activities on fewer than 5 entries
+    left out and counted; 20 rows a page."""
+    for i in range(30):
+        acts = [f"often {k:02d}" for k in range(24) if (i + k) % 2 == 0] + (
+            ["sad thing"] if i < 6 else []) + (["once"] if i == 0 else [])
+        alice.post("/api/entries", {"mood": 1 if i < 6 else 4,
+                                    "occurred_at": f"2026-11-{1 + i % 28:02d}T{8 + i // 28:02d}:00:00",
+                                    "activities": acts})
+    page = alice.get("/stats?range=90").text
+    rows = re.findall(r'<th scope="row">([^<]+)</th>', page.split('id="activities"')[1])
+    assert rows[0] == "sad thing" and len(rows) == 20
+    assert "1 activity with fewer than 5 entries is not shown" in page
+    assert "Page 1 of 2" in page and "activities_page=2#activities" in page
+    second = alice.get("/stats?range=90&activities_page=2").text
+    rest = re.findall(r'<th scope="row">([^<]+)</th>', second.split('id="activities"')[1])
+    assert len(rest) == 5 and not set(rest) & set(rows) and "once" not in rows + rest
+    assert alice.get("/stats?range=90&activities_page=99").status == 200

@@ -75,6 +75,23 @@ def year_in_pixels(services, conn, auth: Auth):
                 last_day=last_day)
 
 
+MIN_USES = 5  # fewer entries with an activity than this say nothing about it
+TABLE_PAGE = 20
+
+
+def activity_table(rows: list[dict], wanted_page: str | None
+                   ) -> tuple[list[dict], int, int, int]:
+    """The activities worth reading, the biggest difference either way first, a page at a
+    time: (this page's rows, how many were left out for too few entries, pages, page)."""
+    kept = [r for r in rows if r["count_with"] >= MIN_USES and r["difference"] is not None]
+    kept.sort(key=lambda r: (-abs(r["difference"]), r["activity"].casefold()))
+    pages = max(1, -(-len(kept) // TABLE_PAGE))
+    page_no = int(wanted_page) if wanted_page and wanted_page.isascii() and \
+        wanted_page.isdigit() and 1 <= int(wanted_page) <= pages else 1
+    return (kept[(page_no - 1) * TABLE_PAGE:page_no * TABLE_PAGE], len(rows) - len(kept), pages,
+            page_no)
+
+
 @routes.get("/stats")
 def stats_page(services, conn, auth: Auth):
     user = auth.user
@@ -98,12 +115,16 @@ def stats_page(services, conn, auth: Auth):
     weeks = stats.mood_series(conn, user.id, flt, "week")
     months = stats.mood_series(conn, user.id, flt, "month")
     timing = stats.by_weekday_and_hour(conn, user.id, flt)
-    impact = stats.activity_impact(conn, user.id, flt)["activities"]
+    impact, hidden, impact_pages, impact_page = activity_table(
+        stats.activity_impact(conn, user.id, flt)["activities"],
+        query_params(bottle.request).get("activities_page"))
     weather = stats.weather_impact(conn, user.id, flt)
     places = stats.place_impact(conn, user.id, flt)
     music = stats.music_impact(conn, user.id, flt)
     return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
                 range_name=name, summary=summary, labels=labels, impact=impact,
+                impact_hidden=hidden, impact_pages=impact_pages, impact_page=impact_page,
+                min_uses=MIN_USES,
                 over_time=charts.mood_over_time(weeks, months, first, end, labels)
                 if weeks else None, last_day=last_day,
                 distribution=distribution_chart(summary, labels),

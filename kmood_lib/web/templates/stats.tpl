@@ -43,8 +43,9 @@
   % end
 </div>
 % end
-<h2>Activities</h2>
+<h2 id="activities">Activities</h2>
 % if impact:
+<p class="muted">Average mood on entries with each activity and without it, the biggest difference either way first.{{(' %d activit%s with fewer than %d entries %s not shown.' % (impact_hidden, 'y' if impact_hidden == 1 else 'ies', min_uses, 'is' if impact_hidden == 1 else 'are')) if impact_hidden else ''}}</p>
 <div class="table-wrap card">
 <table class="data">
   <caption class="skip">Average mood with and without each activity</caption>
@@ -62,6 +63,19 @@
   </tbody>
 </table>
 </div>
+  % if impact_pages > 1:
+<nav class="pager" aria-label="Activity pages">
+    % if impact_page > 1:
+  <a class="button secondary" href="/stats?range={{current}}&amp;activities_page={{impact_page - 1}}#activities">‹ Previous</a>
+    % end
+  <span class="muted">Page {{impact_page}} of {{impact_pages}}</span>
+    % if impact_page < impact_pages:
+  <a class="button secondary" href="/stats?range={{current}}&amp;activities_page={{impact_page + 1}}#activities">Next ›</a>
+    % end
+</nav>
+  % end
+% elif impact_hidden:
+<p class="muted">{{impact_hidden}} activit{{'y' if impact_hidden == 1 else 'ies'}} logged in this range, none yet on {{min_uses}} entries or more: too few to compare.</p>
 % else:
 <p class="muted">No activities logged in this range.</p>
 % end
