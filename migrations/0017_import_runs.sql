@@ -9,6 +9,8 @@ CREATE TABLE import_runs (
     user_id INTEGER NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE,
     state TEXT NOT NULL CHECK (state IN ('staging', 'publishing')),
     plan TEXT NOT NULL DEFAULT '{}',  -- what publishing needs beyond the rows (JSON)
+    owner TEXT NOT NULL,  -- who holds the lease: a publisher that lost it stops
+    carried TEXT,  -- the counts of a minute cut in two by the last batch (JSON)
     staged INTEGER NOT NULL DEFAULT 0,
     published INTEGER NOT NULL DEFAULT 0,
     lease_until INTEGER NOT NULL,

@@ -72,17 +72,19 @@ def write_if_free(conn: sqlite3.Connection, sql: str, parameters=()) -> bool:
     lock = getattr(conn, "write_lock", None)
     if lock is not None and not lock.acquire(blocking=False):
         return False
-    waited = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     try:
-        conn.execute("PRAGMA busy_timeout = 0")
-        conn.execute(sql, parameters)
-        return True
-    except sqlite3.OperationalError as exc:
-        if storage_error(exc) is None:
-            raise
-        return False
+        waited = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        try:
+            conn.execute("PRAGMA busy_timeout = 0")
+            conn.execute(sql, parameters)
+            return True
+        except sqlite3.OperationalError as exc:
+            if storage_error(exc) is None:
+                raise
+            return False
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(waited)}")
     finally:
-        conn.execute(f"PRAGMA busy_timeout = {int(waited)}")
         if lock is not None:
             lock.release()
 

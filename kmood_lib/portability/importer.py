@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from kmood_lib.core.db import transaction
-from kmood_lib.core.errors import DomainError
+from kmood_lib.core.db import storage_error, transaction
+from kmood_lib.core.errors import Busy, DomainError, StorageFull
 from kmood_lib.core.text import name_key
 from kmood_lib.core.text import problem as text_problem
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, resolve_local_time
@@ -49,6 +49,18 @@ from kmood_lib.portability.daylio.plan import DEFAULT_LIMITS, Limits, Plan, Row
 log = logging.getLogger(__name__)
 
 DATE_ONLY_MINUTE = 12 * 60  # a date-only entry is stored (and sorts) at noon
+
+
+class ImportInterrupted(Busy):
+    """Publishing stopped half-way (the database was busy past its timeout, the disk full):
+    the checked rows wait in the staging and the rest is published once the run's lease runs
+    out — nothing lost, nothing doubled."""
+
+    def __init__(self, lease_ms: int, cause: Exception):
+        super().__init__(
+            f"The import stopped half-way ({cause}). Nothing is lost or doubled: the rest of"
+            f" the file is kept and will be added within {lease_ms // 1000 + 30} seconds"
+            f" (by the worker).", lease_ms // 1000 + 30)
 
 
 class ImportRefused(DomainError):
@@ -143,8 +155,8 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
     labels = {level: name_key(label) for level, label in vocab.mood_labels(conn, user_id).items()}
     metrics: dict = {}
 
-    def finish_expired(run_id: int) -> None:
-        staging.resume(conn, run_id, user_id, now_ms, allow_private_urls, lease_ms)
+    def finish_expired(run_id: int, owner: str) -> None:
+        staging.resume(conn, run_id, user_id, owner, now_ms, allow_private_urls, lease_ms)
 
     def checked() -> Iterator[tuple]:
         for row in rows:
@@ -174,9 +186,16 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
                 conn.execute("UPDATE import_runs SET plan = ? WHERE id = ?",
                              (json.dumps(stored), run.id))
             published = True  # from here a failure leaves the run to be finished, not dropped
-            imported, duplicates = staging.publish(conn, run, stored, plan.warnings, progress,
-                                                   total=staged)
-            restored = staging.finish(conn, run, stored, plan, allow_private_urls)
+            try:
+                imported, duplicates = staging.publish(conn, run, stored, plan.warnings,
+                                                       progress, total=staged)
+                restored = staging.finish(conn, run, stored, plan, allow_private_urls)
+            except (Busy, StorageFull) as exc:
+                raise ImportInterrupted(lease_ms, exc) from None
+            except sqlite3.OperationalError as exc:
+                if storage_error(exc) is None:
+                    raise  # a bug, not the storage: a 500 with its traceback
+                raise ImportInterrupted(lease_ms, exc) from None
         duplicates += in_file
     finally:
         if not published:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from kmood_lib.portability.daylio.plan import DaylioFormatError
 
@@ -28,6 +28,7 @@ _SPACE = re.compile(rb"[ \t\r\n]*+")
 _SCALAR = re.compile(rb"[^,\]} \t\r\n]*+")
 _BOM = b"\xef\xbb\xbf"
 MAX_DEPTH = 200  # deeper than any export: refused before json.loads could recurse
+MAX_PIECE_BYTES = 1024 * 1024  # one entry, or any other member (moods, tags, reminders...)
 
 
 class Document:
@@ -35,8 +36,13 @@ class Document:
     which `items()` walks. Raises `error` (a DaylioFormatError) for what is not such a file."""
 
     def __init__(self, data: bytes | bytearray | memoryview, what: str, streamed: str,
-                 error: type[DaylioFormatError] = DaylioFormatError):
+                 error: type[DaylioFormatError] = DaylioFormatError,
+                 check_items: Callable[[int], None] | None = None):
+        """`check_items(n)` is called as the streamed list is found to hold n items (it may
+        refuse, before they are all counted); every other member, and every item, may hold
+        at most MAX_PIECE_BYTES, so no piece parsed costs more than a few megabytes."""
         self.data, self.what, self.streamed, self.error = data, what, streamed, error
+        self.check_items = check_items
         self.values: dict = {}
         self._span: tuple[int, int] | None = None
         start = _SPACE.match(data, len(_BOM) if data[:3] == _BOM else 0).end()
@@ -60,7 +66,8 @@ class Document:
         if self.data[position:position + 1] == b"]":
             return
         while True:
-            stop = self._value_end(position, end)
+            stop = self._value_end(position, end, MAX_PIECE_BYTES, f"item {index} of"
+                                                                  f" {self.streamed}")
             yield index, self._parse(position, stop)
             index += 1
             position = _SPACE.match(self.data, stop).end()
@@ -73,8 +80,19 @@ class Document:
             position = _SPACE.match(self.data, position + 1).end()
 
     def _whole(self, start: int) -> None:
-        self._parse(start, len(self.data))
-        raise self.error(f"{self.what} holds JSON that is not an object")
+        """Why a document that does not start with { is refused, without parsing it."""
+        first = bytes(self.data[start:start + 4])
+        if not first:
+            raise self.error(f"{self.what} does not hold valid JSON (it is empty)")
+        try:
+            first.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start < len(first) - 3 or exc.reason != "unexpected end of data":
+                raise self.error(f"{self.what} does not hold UTF-8 text") from None
+        if first[:1] in b'["-0123456789tfn':
+            raise self.error(f"{self.what} holds JSON that is not an object")
+        raise self.error(f"{self.what} does not hold valid JSON (it does not start with a"
+                         f" value)")
 
     def _members(self, start: int) -> int:
         data, end = self.data, len(self.data)
@@ -82,7 +100,7 @@ class Document:
         if data[position:position + 1] == b"}":
             return position + 1
         while True:
-            key_end = self._value_end(position, end)
+            key_end = self._value_end(position, end, MAX_PIECE_BYTES, "a key")
             key = self._parse(position, key_end)
             if not isinstance(key, str):
                 raise self.error(f"{self.what} does not hold valid JSON (a key is not a string)")
@@ -90,11 +108,13 @@ class Document:
             if data[position:position + 1] != b":":
                 raise self.error(f"{self.what} does not hold valid JSON (no : after {key!r})")
             position = _SPACE.match(data, position + 1).end()
-            stop = self._value_end(position, end)
             if key == self.streamed:
+                if self._span is not None:
+                    raise self.error(f"{self.what} names {key!r} twice")
+                stop = self._value_end(position, end, items=True)
                 self._span = (position, stop)
-                self.values.pop(key, None)
             else:
+                stop = self._value_end(position, end, MAX_PIECE_BYTES, repr(key))
                 self.values[key] = self._parse(position, stop)
             position = _SPACE.match(data, stop).end()
             mark = data[position:position + 1]
@@ -105,27 +125,40 @@ class Document:
                                  f" is not followed by , or }})")
             position = _SPACE.match(data, position + 1).end()
 
-    def _value_end(self, position: int, end: int) -> int:
+    def _value_end(self, position: int, end: int, cap: int | None = None, name: str = "",
+                   items: bool = False) -> int:
         """Where the value starting at `position` ends (brackets balanced, strings skipped);
-        a scalar ends at the next , ] } or space."""
+        a scalar ends at the next , ] } or space. Past `cap` bytes it is refused as `name`;
+        with `items`, the list's items are counted for check_items as the scan goes."""
         data = self.data
         first = data[position:position + 1]
         if first == b'"':
             match = _TOKEN.match(data, position)
             if match is None:
                 raise self.error(f"{self.what} does not hold valid JSON (a string never ends)")
-            return match.end()
+            return self._capped(position, match.end(), cap, name)
         if first not in (b"[", b"{"):
             match = _SCALAR.match(data, position)
             if match.end() == position:
                 raise self.error(f"{self.what} does not hold valid JSON (a value is missing)")
-            return match.end()
-        depth = 0
-        for match in _TOKEN.finditer(data, position, end):
-            token = data[match.start():match.start() + 1]
-            if match.end() - match.start() > 1 and token != b'"':  # a whole shallow value
+            return self._capped(position, match.end(), cap, name)
+        depth = counted = 0
+        check = self.check_items if items else None
+        scan_from = position
+        if items:  # step inside the list itself, so that its items are met one by one
+            depth, scan_from = 1, position + 1
+        for match in _TOKEN.finditer(data, scan_from, end):
+            start = match.start()
+            if cap is not None and start - position > cap:
+                self._capped(position, start, cap, name)
+            token = data[start:start + 1]
+            if depth == 1 and check is not None:  # an item of the streamed list begins
+                counted += 1
+                if counted % 1024 == 0:
+                    check(counted)
+            if match.end() - start > 1 and token != b'"':  # a whole shallow value
                 if depth == 0:
-                    return match.end()
+                    return self._capped(position, match.end(), cap, name)
             elif token in (b"[", b"{"):
                 depth += 1
                 if depth > MAX_DEPTH:
@@ -133,8 +166,14 @@ class Document:
             elif token in (b"]", b"}"):
                 depth -= 1
                 if depth == 0:
-                    return match.end()
+                    return self._capped(position, match.end(), cap, name)
         raise self.error(f"{self.what} does not hold valid JSON (it ends inside a value)")
+
+    def _capped(self, start: int, stop: int, cap: int | None, name: str) -> int:
+        if cap is not None and stop - start > cap:
+            raise self.error(f"{self.what}: {name} holds more than {cap // 1024} KiB, more than"
+                             f" an export's ever does")
+        return stop
 
     def _parse(self, start: int, stop: int):
         try:

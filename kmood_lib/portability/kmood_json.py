@@ -36,7 +36,8 @@ def read_export(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Ite
     (the same importer applies them); raises ExportFormatError for a file that is not one,
     DaylioFormatError past `limits`."""
     limits.check_bytes(len(data), "the file")
-    document = Document(data, "the file", "entries", ExportFormatError)
+    document = Document(data, "the file", "entries", ExportFormatError,
+                        check_items=limits.check_rows)
     values = document.values
     if values.get("format") != FORMAT:
         raise ExportFormatError("this JSON is not a k-mood export (no \"format\": \"k-mood\")")

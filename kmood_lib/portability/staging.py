@@ -26,15 +26,16 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from kmood_lib.core.db import transaction
-from kmood_lib.core.errors import Conflict
+from kmood_lib.core.errors import Busy, Conflict
 from kmood_lib.core.text import name_key
 from kmood_lib.journal import vocab, writes
 from kmood_lib.journal.entry_input import MAX_LABEL, EntryInput, Moment, Song
@@ -56,6 +57,14 @@ class ImportRunning(Conflict):
                          " try again.", {"file": "an import of yours is already running"})
 
 
+class RunLost(Busy):
+    """This process's lease on a run ran out and another took the run over: stop writing."""
+
+    def __init__(self):
+        super().__init__("The import was taken over after it stalled; it is being finished"
+                         " elsewhere. Nothing is lost or doubled.", max(1, LEASE_MS // 1000))
+
+
 @dataclass
 class Run:
     id: int
@@ -63,12 +72,22 @@ class Run:
     started: float  # time.monotonic() when this process took it
     start_ms: int
     lease_ms: int = LEASE_MS
+    owner: str = ""
 
     def now_ms(self) -> int:
         return self.start_ms + int((time.monotonic() - self.started) * 1000)
 
     def lease(self) -> int:
         return self.now_ms() + self.lease_ms
+
+    def renew(self, conn, sql: str = "", parameters: tuple = ()) -> None:
+        """Inside a write transaction: extend the lease (and make `sql`'s change) only while
+        this process still holds it; else RunLost, which rolls the transaction back."""
+        held = conn.execute("UPDATE import_runs SET lease_until = ?" + sql +
+                            " WHERE id = ? AND owner = ? RETURNING id",
+                            (self.lease(), *parameters, self.id, self.owner)).fetchall()
+        if not held:
+            raise RunLost()
 
 
 def pause_after(started: float) -> None:
@@ -77,35 +96,41 @@ def pause_after(started: float) -> None:
 
 
 def begin(conn: sqlite3.Connection, user_id: int, now_ms: int,
-          finish_expired: Callable[[int], None], lease_ms: int = LEASE_MS) -> Run:
-    """The user's import slot; raises ImportRunning while another run of theirs is alive."""
+          finish_expired: Callable[[int, int], None], lease_ms: int = LEASE_MS) -> Run:
+    """The user's import slot; raises ImportRunning while another run of theirs is alive. An
+    expired run of theirs is finished (publishing) or dropped (staging) first."""
+    started = time.monotonic()
     row = conn.execute("SELECT id, state, lease_until FROM import_runs WHERE user_id = ?",
                        (user_id,)).fetchone()
     if row is not None:
         if row["lease_until"] > now_ms:
             raise ImportRunning()
-        if not _claim(conn, row["id"], now_ms, lease_ms):
+        owner = _claim(conn, row["id"], now_ms, lease_ms)
+        if owner is None:
             raise ImportRunning()  # another request took it over just now
         if row["state"] == "publishing":
-            finish_expired(row["id"])
+            finish_expired(row["id"], owner)
         else:
             drop(conn, row["id"])
+    now_ms += int((time.monotonic() - started) * 1000)  # finishing the old one took time
+    owner = secrets.token_hex(8)
     try:
         with transaction(conn):
             run_id = conn.execute(
-                "INSERT INTO import_runs (user_id, state, lease_until, created_at)"
-                " VALUES (?, 'staging', ?, ?) RETURNING id",
-                (user_id, now_ms + lease_ms, now_ms)).fetchall()[0][0]
+                "INSERT INTO import_runs (user_id, state, owner, lease_until, created_at)"
+                " VALUES (?, 'staging', ?, ?, ?) RETURNING id",
+                (user_id, owner, now_ms + lease_ms, now_ms)).fetchall()[0][0]
     except sqlite3.IntegrityError:
         raise ImportRunning() from None
-    return Run(run_id, user_id, time.monotonic(), now_ms, lease_ms)
+    return Run(run_id, user_id, time.monotonic(), now_ms, lease_ms, owner)
 
 
-def _claim(conn, run_id: int, now_ms: int, lease_ms: int) -> bool:
-    """Take over an expired run (one statement: two takers cannot both win)."""
-    return bool(conn.execute("UPDATE import_runs SET lease_until = ? WHERE id = ?"
-                             " AND lease_until <= ? RETURNING id",
-                             (now_ms + lease_ms, run_id, now_ms)).fetchall())
+def _claim(conn, run_id: int, now_ms: int, lease_ms: int) -> str | None:
+    """Take over an expired run (one statement: two takers cannot both win); the new owner."""
+    owner = secrets.token_hex(8)
+    return owner if conn.execute(
+        "UPDATE import_runs SET lease_until = ?, owner = ? WHERE id = ? AND lease_until <= ?"
+        " RETURNING id", (now_ms + lease_ms, owner, run_id, now_ms)).fetchall() else None
 
 
 def stage(conn, run: Run, items: Iterable[tuple]) -> tuple[int, int]:
@@ -122,8 +147,7 @@ def stage(conn, run: Run, items: Iterable[tuple]) -> tuple[int, int]:
                 "INSERT OR IGNORE INTO import_rows (run_id, import_key, local_date, local_minute,"
                 " second, mood, note, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(run.id, *item) for item in batch]).rowcount
-            conn.execute("UPDATE import_runs SET staged = staged + ?, lease_until = ?"
-                         " WHERE id = ?", (written, run.lease(), run.id))
+            run.renew(conn, ", staged = staged + ?", (written,))
         staged += written
         duplicates += len(batch) - written
         batch.clear()
@@ -155,34 +179,38 @@ _BATCH_SQL = (
     "SELECT id, import_key, local_date, local_minute, second, mood, note, entry FROM import_rows"
     " WHERE run_id = ? AND (local_date, local_minute, second, id) > (?, ?, ?, ?)"
     " ORDER BY local_date, local_minute, second, id LIMIT ?")
+FIRST = ("", -1, -1, -1)
 
 
-def batches(conn, run_id: int, *, write: bool) -> Iterator[list[sqlite3.Row]]:
-    """The staged rows oldest first, a batch per transaction (a write transaction when the
-    caller writes in it): the caller's work on a batch happens inside its transaction."""
-    after = ("", -1, -1, -1)
-    while True:
-        started = time.monotonic()
-        with transaction(conn, immediate=write):
-            rows = conn.execute(_BATCH_SQL, (run_id, *after, PUBLISH_BATCH)).fetchall()
-            if not rows:
-                return
-            yield rows
-        last = rows[-1]
-        after = (last["local_date"], last["local_minute"], last["second"], last["id"])
-        if write:  # a read holds nobody up
-            pause_after(started)
+def next_batch(conn, run_id: int, after: tuple) -> list[sqlite3.Row]:
+    """The staged rows after `after` (date, minute, second, id), oldest first, a batch."""
+    return conn.execute(_BATCH_SQL, (run_id, *after, PUBLISH_BATCH)).fetchall()
+
+
+def position_of(rows: list[sqlite3.Row]) -> tuple:
+    last = rows[-1]
+    return last["local_date"], last["local_minute"], last["second"], last["id"]
 
 
 class Deduplicator:
     """Which staged rows are already in the journal: the same import key, or the same local
     minute, mood and note — counted as multisets, so two identical rows stay two entries and
     importing them again adds neither. Batches come oldest first; a minute cut in two by a
-    batch boundary keeps its counts, so the rows this import published there do not count."""
+    batch boundary keeps its counts (`carried`, kept with the run so that a run finished by
+    another process counts the same), so the rows this import published there do not count."""
 
-    def __init__(self, conn, user_id: int):
+    def __init__(self, conn, user_id: int, carried: str | None = None):
         self.conn, self.user_id = conn, user_id
         self.carried: tuple[tuple[str, int], Counter] | None = None
+        if carried:
+            minute, counts = json.loads(carried)
+            self.carried = (tuple(minute), Counter({tuple(s): n for s, n in counts}))
+
+    def carried_json(self) -> str | None:
+        if self.carried is None:
+            return None
+        minute, counts = self.carried
+        return json.dumps([minute, [[list(s), n] for s, n in counts.items() if n]])
 
     def new_rows(self, rows: list[sqlite3.Row]) -> list[bool]:
         keys = [r["import_key"] for r in rows]
@@ -202,7 +230,7 @@ class Deduplicator:
             minute, counts = self.carried
             for signature in [s for s in existing if s[:2] == minute]:
                 del existing[signature]
-            existing.update({s: n for s, n in counts.items()})
+            existing.update({s: n for s, n in counts.items() if s[:2] == minute})
         fresh = []
         for r in rows:
             signature = (r["local_date"], r["local_minute"], r["mood"], r["note"])
@@ -246,48 +274,72 @@ def wanted_metrics(plan_metrics: dict, row) -> None:
 
 def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
             done_before: int = 0, total: int = 0) -> tuple[int, int]:
-    """Publish every staged row of the run; returns (imported, duplicates)."""
+    """Publish every staged row of the run; returns (imported, duplicates). Raises RunLost
+    (the batch rolled back) if another process took the run over."""
     with transaction(conn):
-        conn.execute("UPDATE import_runs SET state = 'publishing', lease_until = ? WHERE id = ?",
-                     (run.lease(), run.id))
+        run.renew(conn, ", state = 'publishing'")
         defs = _metric_ids(conn, run.user_id, stored_plan.get("metrics") or {}, run.now_ms())
-    dedup = Deduplicator(conn, run.user_id)
+        carried = conn.execute("SELECT carried FROM import_runs WHERE id = ?",
+                               (run.id,)).fetchone()[0]
+    dedup = Deduplicator(conn, run.user_id, carried)
     imported = duplicates = 0
     done = done_before
-    for rows in batches(conn, run.id, write=True):
-        now_ms = run.now_ms()
-        fresh = dedup.new_rows(rows)
-        items = [(r, json.loads(r["entry"])) for r, new in zip(rows, fresh, strict=True) if new]
-        by_source: dict[str, list[EntryInput]] = {}
-        weather = []
-        for r, e in items:
+    after = FIRST
+    while True:
+        started = time.monotonic()
+        with transaction(conn):
+            rows = next_batch(conn, run.id, after)
+            if not rows:
+                break
+            fresh = dedup.new_rows(rows)
+            run.renew(conn, ", published = published + ?, carried = ?",
+                      (len(rows), dedup.carried_json()))
+            _publish(conn, run, rows, fresh, defs, warnings)
+        after = position_of(rows)
+        new = sum(fresh)
+        imported += new
+        duplicates += len(rows) - new
+        done += len(rows)
+        if progress is not None:
+            progress(done, max(total, done))  # outside the batch: whatever it does
+        pause_after(started)
+    return imported, duplicates
+
+
+def _publish(conn, run: Run, rows: list[sqlite3.Row], fresh: list[bool], defs: dict,
+             warnings: list) -> None:
+    """One batch into the journal (inside its transaction): the new rows as entries, with
+    the weather an export carried, and the whole batch out of the staging."""
+    now_ms = run.now_ms()
+    by_source: dict[str, list[EntryInput]] = {}
+    weather = []
+    for r, new in zip(rows, fresh, strict=True):
+        if new:
+            e = json.loads(r["entry"])
             by_source.setdefault(e["source"], []).append(_entry_input(r, e, defs, warnings))
             if e.get("weather"):
                 weather.append((r["import_key"], e["weather"]))
-        for source in sorted(by_source):
-            writes.insert_imported(conn, run.user_id, by_source[source], source, now_ms)
-        restore.weather(conn, run.user_id, weather, now_ms)
-        conn.execute("DELETE FROM import_rows WHERE id IN (SELECT value FROM json_each(?))",
-                     (json.dumps([r["id"] for r in rows]),))
-        conn.execute("UPDATE import_runs SET published = published + ?, lease_until = ?"
-                     " WHERE id = ?", (len(rows), run.lease(), run.id))
-        imported += len(items)
-        duplicates += len(rows) - len(items)
-        done += len(rows)
-        if progress is not None:
-            progress(done, max(total, done))
-    return imported, duplicates
+    for source in sorted(by_source):
+        writes.insert_imported(conn, run.user_id, by_source[source], source, now_ms)
+    restore.weather(conn, run.user_id, weather, now_ms)
+    conn.execute("DELETE FROM import_rows WHERE id IN (SELECT value FROM json_each(?))",
+                 (json.dumps([r["id"] for r in rows]),))
 
 
 def count_new(conn, run: Run) -> tuple[int, int]:
     """What publishing would import and skip, reading only (a dry run)."""
     dedup = Deduplicator(conn, run.user_id)
     imported = duplicates = 0
-    for rows in batches(conn, run.id, write=False):
-        fresh = dedup.new_rows(rows)
+    after = FIRST
+    while True:
+        with transaction(conn, immediate=False):  # a read holds nobody up: no pause
+            rows = next_batch(conn, run.id, after)
+            if not rows:
+                return imported, duplicates
+            fresh = dedup.new_rows(rows)
+        after = position_of(rows)
         imported += sum(fresh)
         duplicates += len(fresh) - sum(fresh)
-    return imported, duplicates
 
 
 def finish(conn, run: Run, stored_plan: dict, plan: Plan, allow_private_urls: bool
@@ -300,21 +352,25 @@ def finish(conn, run: Run, stored_plan: dict, plan: Plan, allow_private_urls: bo
             group_id = vocab.ensure_group(conn, run.user_id, group)
             conn.execute("UPDATE activities SET group_id = ? WHERE user_id = ? AND name_key = ?"
                          " AND group_id IS NULL", (group_id, run.user_id, name_key(activity)))
+        run.renew(conn)
         restored = restore.apply(conn, run.user_id, tz, plan, run.now_ms(), allow_private_urls)
         conn.execute("DELETE FROM import_runs WHERE id = ?", (run.id,))
     return restored
 
 
-def resume(conn, run_id: int, user_id: int, now_ms: int, allow_private_urls: bool,
+def resume(conn, run_id: int, user_id: int, owner: str, now_ms: int, allow_private_urls: bool,
            lease_ms: int = LEASE_MS) -> tuple[int, int]:
-    """Finish a run that died while publishing, from its staged rows and kept plan."""
+    """Finish a run that died while publishing, from its staged rows and kept plan; `owner`
+    is the lease this process claimed on it."""
     row = conn.execute("SELECT plan FROM import_runs WHERE id = ?", (run_id,)).fetchone()
     if row is None:
         return 0, 0
     stored = json.loads(row["plan"])
-    run = Run(run_id, user_id, time.monotonic(), now_ms, lease_ms)
-    plan = Plan(stored.get("format", ""), groups=stored.get("groups") or {},
-                extras=stored.get("extras") or {})
+    run = Run(run_id, user_id, time.monotonic(), now_ms, lease_ms, owner)
+    extras = dict(stored.get("extras") or {})
+    if isinstance(extras.get("moods"), dict):  # JSON made the levels text
+        extras["moods"] = {int(k): v for k, v in extras["moods"].items() if str(k).isdigit()}
+    plan = Plan(stored.get("format", ""), groups=stored.get("groups") or {}, extras=extras)
     counts = publish(conn, run, stored, plan.warnings)
     finish(conn, run, stored, plan, allow_private_urls)
     log.info("finished the import of user %d that stopped half-way: %d more entries, %d"
@@ -324,19 +380,28 @@ def resume(conn, run_id: int, user_id: int, now_ms: int, allow_private_urls: boo
 
 def recover(conn, now_ms: int, allow_private_urls: bool, lease_ms: int = LEASE_MS) -> int:
     """The worker's step: every run whose lease ran out, finished (publishing) or dropped
-    (staging). Returns how many runs it handled."""
+    (staging); one that fails is logged and left for the next round. Returns how many runs
+    it handled."""
+    started = time.monotonic()
     handled = 0
     for row in conn.execute("SELECT id, user_id, state FROM import_runs WHERE lease_until <= ?",
                             (now_ms,)).fetchall():
-        if not _claim(conn, row["id"], now_ms, lease_ms):
+        now = now_ms + int((time.monotonic() - started) * 1000)
+        owner = _claim(conn, row["id"], now, lease_ms)
+        if owner is None:
             continue
-        if row["state"] == "publishing":
-            resume(conn, row["id"], row["user_id"], now_ms, allow_private_urls, lease_ms)
-        else:
-            drop(conn, row["id"])
-            log.info("dropped the staged rows of an import of user %d that stopped before it"
-                     " was checked", row["user_id"])
-        handled += 1
+        try:
+            if row["state"] == "publishing":
+                resume(conn, row["id"], row["user_id"], owner, now, allow_private_urls,
+                       lease_ms)
+            else:
+                drop(conn, row["id"])
+                log.info("dropped the staged rows of an import of user %d that stopped before"
+                         " it was checked", row["user_id"])
+            handled += 1
+        except (sqlite3.Error, ValueError, KeyError, TypeError, Busy) as exc:
+            log.error("could not finish the stalled import of user %d (run %d): %s; trying"
+                      " again once its lease runs out", row["user_id"], row["id"], exc)
     return handled
 
 

@@ -44,8 +44,9 @@ def make_app(services) -> bottle.Bottle:
 
 
 def make_wsgi(services):
-    """The WSGI callable the server runs: the app wrapped in the security-header middleware."""
+    """The WSGI callable the server runs: the app wrapped in the security-header and the
+    compression middleware."""
     app = make_app(services)
-    wsgi = http.with_security_headers(app)
+    wsgi = http.with_compression(http.with_security_headers(app))
     wsgi.bottle = app
     return wsgi

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import html
 import json
 import logging
@@ -310,5 +311,52 @@ def with_security_headers(app):
             return start_response(status, headers + extra, exc_info)
 
         return app(environ, start)
+
+    return wrapped
+
+
+COMPRESS_MIN_BYTES = 1024
+COMPRESSIBLE = ("text/", "application/json", "application/javascript",
+                "application/manifest+json", "image/svg+xml")
+
+
+def accepts_gzip(environ) -> bool:
+    """Whether Accept-Encoding lists gzip (not with q=0)."""
+    for part in environ.get("HTTP_ACCEPT_ENCODING", "").split(","):
+        name, _, params = part.strip().partition(";")
+        if name.strip().lower() in ("gzip", "*"):
+            return params.replace(" ", "").lower() not in ("q=0", "q=0.0", "q=0.00", "q=0.000")
+    return False
+
+
+def with_compression(app):
+    """WSGI middleware: a text response over COMPRESS_MIN_BYTES is sent gzipped to a client
+    that accepts it (waitress compresses nothing); `Vary: Accept-Encoding` either way."""
+
+    def wrapped(environ, start_response):
+        captured = {}
+
+        def start(status, headers, exc_info=None):
+            captured.update(status=status, headers=headers, exc_info=exc_info)
+            return lambda data: None  # the old write(): not used by Bottle
+
+        chunks = app(environ, start)
+        try:
+            body = b"".join(chunks)
+        finally:
+            if hasattr(chunks, "close"):
+                chunks.close()
+        status, headers = captured["status"], list(captured["headers"])
+        names = {name.lower(): value for name, value in headers}
+        kind = names.get("content-type", "").lower()
+        if kind.startswith(COMPRESSIBLE):
+            headers.append(("Vary", "Accept-Encoding"))
+            if (len(body) > COMPRESS_MIN_BYTES and "content-encoding" not in names
+                    and accepts_gzip(environ) and environ.get("REQUEST_METHOD") != "HEAD"):
+                body = gzip.compress(body, compresslevel=6)
+                headers = [(n, v) for n, v in headers if n.lower() != "content-length"]
+                headers += [("Content-Encoding", "gzip"), ("Content-Length", str(len(body)))]
+        start_response(status, headers, captured["exc_info"])
+        return [body]
 
     return wrapped

@@ -3,8 +3,11 @@ emoji font needed), and how times and numbers are shown."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import html
 from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
 
 # Mouth curvature per level, from a frown (1) to a broad smile (5).
 _MOUTH = {1: -14, 2: -7, 3: 0, 4: 8, 5: 15}
@@ -86,3 +89,21 @@ def duration(seconds: float) -> str:
         hours, minutes = divmod(round(s / 60), 60)
         return f"{hours} h {minutes} min" if minutes else f"{hours} h"
     return f"{round(s / 86400)} days"
+
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+@functools.lru_cache(maxsize=64)
+def static_version(path: str) -> str:
+    """A short hash of a static file's bytes: the file's URL changes whenever it does, so a
+    browser may keep it for a year (read once per file and process)."""
+    try:
+        return hashlib.sha256((STATIC / path).read_bytes()).hexdigest()[:12]
+    except OSError:
+        return "0"
+
+
+def static(path: str) -> str:
+    """The versioned URL of a static file."""
+    return f"/static/{path}?v={static_version(path)}"

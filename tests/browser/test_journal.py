@@ -141,6 +141,9 @@ def test_hostile_text_renders_as_text(journal, browser):
     entry = http("POST", journal.url + "/api/entries", {
         "mood": 3, "note": HOSTILE_NOTE, "activities": [HOSTILE_ACTIVITY],
         "occurred_at": "2026-11-10T10:00:00"}, auth)[2]
+    more = [http("POST", journal.url + "/api/entries", {  # enough for the activity table
+        "mood": 4, "activities": [HOSTILE_ACTIVITY], "occurred_at": f"2026-11-1{day}T10:00:00"},
+        auth)[2] for day in range(1, 5)]
     driver = browser(DESKTOP)
     login(driver, journal.url, "bea")
     for path in ("/", "/entries?q=script", f"/entries/{entry['id']}/edit",
@@ -153,7 +156,8 @@ def test_hostile_text_renders_as_text(journal, browser):
             assert HOSTILE_ACTIVITY in main, path  # the activity table names it, as text
         elif "edit" not in path:
             assert HOSTILE_NOTE in main or HOSTILE_ACTIVITY in main, path
-    http("DELETE", journal.url + f"/api/entries/{entry['id']}", headers=auth)
+    for one in (entry, *more):
+        http("DELETE", journal.url + f"/api/entries/{one['id']}", headers=auth)
 
 
 PAGES = [("home", "/"), ("history", "/entries"), ("edit", "/entries/1/edit"),

@@ -106,7 +106,7 @@ def test_a_file_refused_half_way_through_leaves_nothing(conn, ann):
 
 def test_one_import_per_user_at_a_time(conn, ann, make_user, client_for):
     bob = client_for("bob")
-    run_ = staging.begin(conn, ann, NOW_MS, lambda run_id: None)
+    run_ = staging.begin(conn, ann, NOW_MS, lambda run_id, owner: None)
     with pytest.raises(staging.ImportRunning):
         importer.import_file(conn, ann, BERLIN, history(10), {}, NOW_MS)
     assert journal(conn, ann) == []
@@ -121,7 +121,7 @@ def test_one_import_per_user_at_a_time(conn, ann, make_user, client_for):
 def test_the_api_answers_409_while_an_import_of_yours_runs(conn, client_for):
     alice = client_for("alice")
     user_id = conn.execute("SELECT id FROM users WHERE username = 'alice'").fetchone()[0]
-    staging.begin(conn, user_id, NOW_MS, lambda run_id: None)
+    staging.begin(conn, user_id, NOW_MS, lambda run_id, owner: None)
     from tests.helpers import multipart
     body, content_type = multipart({}, {"file": history(10)})
     response = alice.request("POST", "/api/import/daylio", body=body, content_type=content_type)
@@ -160,7 +160,7 @@ def test_a_run_that_stopped_while_publishing_is_finished_by_the_next_import(conn
 
 
 def test_a_run_that_stopped_while_reading_is_dropped(conn, ann, clock, services):
-    run_ = staging.begin(conn, ann, NOW_MS, lambda run_id: None)
+    run_ = staging.begin(conn, ann, NOW_MS, lambda run_id, owner: None)
     staging.stage(conn, run_, [(f"k{i}", "2024-01-01", 540, 0, 4, "", "{}") for i in range(3000)])
     assert staged(conn) == (1, 3000)
     clock.advance(services.config.import_lease_s + 1)
@@ -208,3 +208,69 @@ def test_a_streamed_document_refuses_what_json_refuses(text, message):
     with pytest.raises(DaylioFormatError, match=message):
         document = Document(text, "the file", "items")
         list(document.items())
+
+
+def export_with_labels(entries: int) -> bytes:
+    return json.dumps({"format": "k-mood", "version": 1, "moods": {"4": "great"},
+                       "entries": [{"id": i, "occurred_at": f"2024-0{1 + i % 9}-{1 + i % 28:02d}"
+                                    f"T{i % 24:02d}:{i % 60:02d}:00+01:00", "mood": 4,
+                                    "note": f"n{i}", "activities": ["walk"]}
+                                   for i in range(entries)]}).encode()
+
+
+def test_a_stalled_export_import_is_finished_with_its_mood_labels(conn, ann, services, clock):
+    """The labels an export carries come back also when another process finishes the run
+    (they were keyed by level as text after the run's plan went through JSON)."""
+    with pytest.raises(Stop):
+        importer.import_file(conn, ann, BERLIN, export_with_labels(600), {}, NOW_MS,
+                             progress=stop_after(1))
+    clock.advance(services.config.import_lease_s + 1)
+    assert maintenance.recover_imports(services, conn, clock.now_ms())
+    assert len(journal(conn, ann)) == 600 and staged(conn) == (0, 0)
+    assert conn.execute("SELECT label FROM mood_labels WHERE user_id = ? AND level = 4",
+                        (ann,)).fetchone()[0] == "great"
+
+
+def test_a_minute_cut_by_a_batch_counts_the_same_when_another_process_finishes(conn, ann,
+                                                                              services, clock):
+    rows = ["2024-01-01,,,9:00,good,,,,"] * 400
+    with pytest.raises(Stop):
+        importer.import_file(conn, ann, BERLIN, csv_bytes(NEWEST, *rows), {}, NOW_MS,
+                             progress=stop_after(1))
+    assert len(journal(conn, ann)) == staging.PUBLISH_BATCH
+    clock.advance(services.config.import_lease_s + 1)
+    assert maintenance.recover_imports(services, conn, clock.now_ms())
+    assert len(journal(conn, ann)) == 400
+
+
+def test_a_publisher_whose_run_was_taken_over_stops_without_writing(conn, ann):
+    run_ = staging.begin(conn, ann, NOW_MS, lambda run_id, owner: None)
+    staging.stage(conn, run_, [(f"k{i}", "2024-01-01", 540 + i, 0, 4, "", json.dumps({
+        "where": f"line {i}", "at": 0, "offset": 0, "label": None, "activities": [],
+        "title": "", "time_known": True, "location": None, "song": None, "metrics": [],
+        "source": "daylio", "weather": None})) for i in range(300)])
+    conn.execute("UPDATE import_runs SET owner = 'someone else'")
+    with pytest.raises(staging.RunLost):
+        staging.publish(conn, run_, {"metrics": {}}, [])
+    assert journal(conn, ann) == [] and staged(conn) == (1, 300)
+
+
+def test_the_streamed_document_bounds_every_other_piece():
+    big = b'{"tags": [' + b",".join([b"[]"] * 400_000) + b'], "items": []}'
+    with pytest.raises(DaylioFormatError, match="'tags' holds more than 1024 KiB"):
+        Document(big, "the file", "items")
+    with pytest.raises(DaylioFormatError, match="not an object"):
+        Document(b"[" + b"[]," * 400_000 + b"[]]", "the file", "items")
+    with pytest.raises(DaylioFormatError, match="names 'items' twice"):
+        Document(b'{"items": [1, }, "items": [2]}', "the file", "items")
+    counted = []
+
+    def enough(n: int) -> None:
+        counted.append(n)
+        if n > 5000:
+            raise DaylioFormatError("too many")
+
+    with pytest.raises(DaylioFormatError, match="too many"):
+        Document(b'{"items": [' + b",".join([b'{"a": 1}'] * 100_000) + b"]}", "the file",
+                 "items", check_items=enough)
+    assert max(counted) < 10_000  # refused while counting, not after

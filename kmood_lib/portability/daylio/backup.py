@@ -35,7 +35,8 @@ def read_backup(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Ite
     raises DaylioFormatError for a file that is not one, or one past `limits`, and lists entry
     problems in the plan."""
     archive = _archive(data)
-    document = Document(_backup_json(read_member(archive, MEMBER, limits)), MEMBER, "dayEntries")
+    document = Document(_backup_json(read_member(archive, MEMBER, limits)), MEMBER, "dayEntries",
+                        check_items=limits.check_rows)
     values = document.values
     plan = Plan("backup")
     moods = _backup_moods(plan, values.get("customMoods"))

@@ -7,19 +7,19 @@ import json
 import re
 import secrets
 import urllib.parse
-from pathlib import Path
 
 import bottle
 
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.timezones import canonical_zones
+from kmood_lib.web import ui
 from kmood_lib.web.auth import Auth, clear_session_cookie, log_in, set_session_cookie
 from kmood_lib.web.http import Params, cookie, query_params
 from kmood_lib.web.routing import Routes
 from kmood_lib.web.views import form_fields, redirect, render
 
-STATIC = Path(__file__).resolve().parent.parent / "static"
+STATIC = ui.STATIC
 routes = Routes()
 
 FORM_COOKIE = "kmood_form"  # double-submit token for the forms used before a session exists
@@ -83,9 +83,12 @@ def manifest():
 
 @routes.get("/static/<path:path>", auth="public")
 def static(path):
+    """A static file; asked for by its versioned URL (ui.static), it is cached for a year."""
     response = bottle.static_file(path, root=str(STATIC))
     if response.status_code == 200:
-        response.set_header("Cache-Control", "public, max-age=3600")
+        current = query_params(bottle.request).get("v") == ui.static_version(path)
+        response.set_header("Cache-Control", "public, max-age=31536000, immutable" if current
+                            else "public, max-age=3600")
     return response
 
 

@@ -6,12 +6,12 @@
 <meta name="color-scheme" content="light dark">
 <meta name="theme-color" content="#3553d9">
 <title>{{title}} · k-mood</title>
-<link rel="stylesheet" href="/static/style.css">
-<link rel="icon" href="/static/icons/icon.svg" type="image/svg+xml">
-<link rel="apple-touch-icon" href="/static/icons/icon-192.png">
+<link rel="stylesheet" href="{{ui.static('style.css')}}">
+<link rel="icon" href="{{ui.static('icons/icon.svg')}}" type="image/svg+xml">
+<link rel="apple-touch-icon" href="{{ui.static('icons/icon-192.png')}}">
 <link rel="manifest" href="/manifest.webmanifest">
 % for script in get('scripts', ()):
-<script type="module" src="/static/js/{{script}}"></script>
+<script type="module" src="{{ui.static('js/' + script)}}"></script>
 % end
 </head>
 <body>
