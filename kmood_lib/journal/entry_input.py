@@ -128,7 +128,10 @@ def _activities(f: Fields, value) -> list[str]:
     names: dict[str, str] = {}
     for i, item in enumerate(value):
         if not isinstance(item, str) or not 1 <= len(item.strip()) <= MAX_ACTIVITY_NAME:
-            f.fail("activities", f"each activity must be a name of 1-{MAX_ACTIVITY_NAME} characters")
+            shown = f" ({item.strip()[:30]!r}{'…' if len(item.strip()) > 30 else ''} is"\
+                    f" {len(item.strip())})" if isinstance(item, str) else ""
+            f.fail("activities", f"each activity must be a name of 1-{MAX_ACTIVITY_NAME}"
+                                 f" characters{shown}")
             return []
         wrong = text_problem(item, name=True)
         if wrong:

@@ -326,3 +326,12 @@ def test_pagination_neither_repeats_nor_skips_while_entries_arrive(alice):
             break
     assert seen == ids[::-1]
     assert len(alice.get("/api/entries?limit=500").json["entries"]) == 12 + page
+
+
+def test_a_too_long_activity_is_named_in_the_refusal(client_for):
+    """#23.8: which of the names is too long, not only that one is."""
+    alice = client_for("alice")
+    response = alice.post("/api/entries", {"mood": 3, "activities": ["walk", "x" * 70]})
+    assert response.status == 422
+    assert "('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'… is 70)" in response.json["error"]["fields"][
+        "activities"]

@@ -17,7 +17,7 @@
   % unknown = report['unknown_moods']
   % problems = report['problems']
 <div class="card" id="import-report">
-  <h2>{{'A dry run found' if not problems and not unknown else 'Before importing'}}</h2>
+  <h2>{{'Ready to import' if not problems and not unknown else 'Before importing'}}</h2>
   % if report['rows']:
   <p><strong>{{report['rows']}}</strong> entr{{'y' if report['rows'] == 1 else 'ies'}} readable, from {{report['first_day']}} to {{report['last_day']}}{{' (a Daylio backup)' if report['format'] == 'daylio-backup' else ' (a Daylio CSV)'}}.</p>
   % end
