@@ -273,3 +273,15 @@ def test_a_name_that_resolves_to_a_private_address_is_refused_when_connecting(ch
     allowed = Notifier("k-mood/test", allow_private=True)
     assert allowed.send("webhook", f"http://localhost:{port}/hook", None, None, None,
                         reminder_id=1, local_date=None, timeout_s=5).status == 200
+
+
+def test_a_reminder_on_the_household_network_says_how_to_allow_it(client_for):
+    """#23.8: refused until a variable is set and both processes restart — say so."""
+    alice = client_for("alice")
+    response = alice.post("/api/reminders", {"time": "20:00", "weekdays": [0],
+                                             "timezone": "UTC", "channel": "webhook",
+                                             "url": "http://192.168.1.20/hook"})
+    assert response.status == 422
+    message = response.json["error"]["fields"]["url"]
+    assert "KMOOD_ALLOW_PRIVATE_NOTIFY_URLS=1 for both the server and the worker" in message
+    assert "restart" in message
