@@ -81,7 +81,8 @@ class EntryFilter:
     date_to: str | None = None
     moods: list[int] | None = None
     activities: list[str] | None = None
-    query: str | None = None
+    query: str | None = None  # the FTS5 form of `q` (fts_query)
+    query_text: str | None = None  # `q` as typed: also matched inside activity names
 
     def where(self, conn: sqlite3.Connection, user_id: int) -> tuple[str, list]:
         """SQL conditions over alias `e` (always AND-ed after `e.user_id = ?`).
@@ -109,7 +110,15 @@ class EntryFilter:
         if self.moods:
             sql.append("e.mood IN (SELECT value FROM json_each(?))")
             params.append(json.dumps(self.moods))
-        if self.query:
+        typed = name_key((self.query_text or "").strip())
+        if self.query and typed:  # the words in a note or title, or the text in an activity
+            sql.append("(e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)"
+                       " OR e.id IN (SELECT ea.entry_id FROM activities a JOIN entry_activities"
+                       " ea ON ea.activity_id = a.id WHERE a.user_id = ? AND a.name_key LIKE ?"
+                       " ESCAPE '\\'))")
+            like = re.sub(r"([\\%_])", r"\\\1", typed)
+            params += [self.query, user_id, f"%{like}%"]
+        elif self.query:
             sql.append("e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)")
             params.append(self.query)
         return "".join(f" AND {s}" for s in sql), params
@@ -146,6 +155,7 @@ def parse_filter(params) -> EntryFilter:
         if len(params["q"]) > 500:
             raise ValidationError({"q": "at most 500 characters"})
         out.query = fts_query(params["q"])
+        out.query_text = params["q"] if out.query else None
     return out
 
 

@@ -335,3 +335,18 @@ def test_a_too_long_activity_is_named_in_the_refusal(client_for):
     assert response.status == 422
     assert "('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'… is 70)" in response.json["error"]["fields"][
         "activities"]
+
+
+def test_search_finds_activity_names_too(client_for):
+    """#23.8: `q` matches the words of notes and titles, and text inside activity names."""
+    alice = client_for("alice")
+    swim = alice.post("/api/entries", {"mood": 4, "activities": ["Schwimmen"]}).json
+    noted = alice.post("/api/entries", {"mood": 3, "note": "schwimmen im See"}).json
+    alice.post("/api/entries", {"mood": 2, "activities": ["50%_off"], "note": "shopping"})
+    found = [e["id"] for e in alice.get("/api/entries?q=SCHWIMM").json["entries"]]
+    assert sorted(found) == sorted([swim["id"], noted["id"]])
+    assert [e["id"] for e in alice.get("/api/entries?q=wimm").json["entries"]] == [swim["id"]]
+    assert len(alice.get("/api/entries?q=%25").json["entries"]) == 1  # % is text, not a wildcard
+    assert alice.get("/api/entries?q=_").json["entries"][0]["activities"] == ["50%_off"]
+    bob = client_for("bob")
+    assert bob.get("/api/entries?q=schwimmen").json["entries"] == []

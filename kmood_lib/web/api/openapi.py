@@ -214,7 +214,8 @@ FILTER_PARAMS = [
     {"name": "mood", "in": "query", "schema": STR, "description": "levels, e.g. 4,5"},
     {"name": "activity", "in": "query", "schema": STR,
      "description": "activity names; entries having all of them"},
-    {"name": "q", "in": "query", "schema": STR, "description": "free-text search of notes"},
+    {"name": "q", "in": "query", "schema": STR,
+     "description": "free-text search: words of notes and titles, or text in an activity name"},
 ]
 PAGE_PARAMS = [
     {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500,

@@ -3,7 +3,7 @@
 <details class="card"{{' open' if filtered or errors else ''}}>
   <summary>Search and filter</summary>
   <form method="get" action="/entries" class="filters" role="search">
-    <label>Search notes <input type="search" name="q" value="{{wanted['q']}}" placeholder="a word from a note"></label>
+    <label>Search <input type="search" name="q" value="{{wanted['q']}}" placeholder="a word from a note, or an activity"></label>
     <div class="row">
       <label>From <input type="date" name="from" value="{{wanted['from']}}"></label>
       <label>To <input type="date" name="to" value="{{wanted['to']}}"></label>
