@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from kmood_lib.core.db import transaction
+from kmood_lib.core.db import storage_error, transaction
 from kmood_lib.core.errors import Busy, Conflict
 from kmood_lib.core.text import name_key
 from kmood_lib.journal import vocab, writes
@@ -90,6 +90,25 @@ class Run:
             raise RunLost()
 
 
+BUSY_RETRIES = 5  # a batch that waited a whole busy timeout tries again this often
+BUSY_PAUSE_S = 0.25
+
+
+def patiently(step: Callable[[], object]) -> object:
+    """Run one batch's transaction; one that waited the whole busy timeout for another writer
+    (a burst of saves, a backup) is tried again a few times before the import gives up."""
+    for attempt in range(BUSY_RETRIES + 1):
+        try:
+            return step()
+        except sqlite3.OperationalError as exc:
+            if attempt == BUSY_RETRIES or not isinstance(storage_error(exc), Busy) \
+                    or getattr(exc, "sqlite_errorcode", 0) & 0xFF not in (5, 6):
+                raise
+            log.info("an import batch waited out the busy timeout; trying again")
+            time.sleep(BUSY_PAUSE_S * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 def pause_after(started: float) -> None:
     """As long again as the batch took (at most MAX_PAUSE_S): others write in between."""
     time.sleep(min(max(time.monotonic() - started, 0.002), MAX_PAUSE_S))
@@ -139,15 +158,19 @@ def stage(conn, run: Run, items: Iterable[tuple]) -> tuple[int, int]:
     staged = duplicates = 0
     batch: list[tuple] = []
 
-    def flush() -> None:
-        nonlocal staged, duplicates
-        started = time.monotonic()
+    def write() -> int:
         with transaction(conn):
             written = conn.executemany(
                 "INSERT OR IGNORE INTO import_rows (run_id, import_key, local_date, local_minute,"
                 " second, mood, note, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(run.id, *item) for item in batch]).rowcount
             run.renew(conn, ", staged = staged + ?", (written,))
+        return written
+
+    def flush() -> None:
+        nonlocal staged, duplicates
+        started = time.monotonic()
+        written = patiently(write)
         staged += written
         duplicates += len(batch) - written
         batch.clear()
@@ -285,16 +308,28 @@ def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
     imported = duplicates = 0
     done = done_before
     after = FIRST
+
+    def one_batch():
+        carried = dedup.carried
+        try:
+            with transaction(conn):
+                rows = next_batch(conn, run.id, after)
+                if not rows:
+                    return None, None
+                fresh = dedup.new_rows(rows)
+                run.renew(conn, ", published = published + ?, carried = ?",
+                          (len(rows), dedup.carried_json()))
+                _publish(conn, run, rows, fresh, defs, warnings)
+            return rows, fresh
+        except BaseException:
+            dedup.carried = carried  # the batch rolled back: so do its counts
+            raise
+
     while True:
         started = time.monotonic()
-        with transaction(conn):
-            rows = next_batch(conn, run.id, after)
-            if not rows:
-                break
-            fresh = dedup.new_rows(rows)
-            run.renew(conn, ", published = published + ?, carried = ?",
-                      (len(rows), dedup.carried_json()))
-            _publish(conn, run, rows, fresh, defs, warnings)
+        rows, fresh = patiently(one_batch)
+        if rows is None:
+            break
         after = position_of(rows)
         new = sum(fresh)
         imported += new
