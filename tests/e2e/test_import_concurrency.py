@@ -6,7 +6,6 @@ is locked'); a kill -9 half-way through publishing is finished by the worker, ex
 from __future__ import annotations
 
 import sqlite3
-import time
 
 from tests.helpers import http, run, spawn, wait_until
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes
@@ -71,10 +70,14 @@ def test_an_import_killed_while_publishing_is_finished_by_the_worker(stack_facto
     importer.wait(30)
     part = count(db, "SELECT count(*) FROM entries")
     assert 0 < part < KILLED_ROWS and count(db, "SELECT count(*) FROM import_runs") == 1
-    time.sleep(1.5)  # the run's lease runs out
-    worker = run(["kmood_worker.py", "--once"], stack.env, timeout=300)
-    assert worker.returncode == 0, worker.stderr
-    assert count(db, "SELECT count(*) FROM entries") == KILLED_ROWS
+
+
+    def worker_finished_it() -> bool:  # once the run's lease (1 s) has run out
+        worker = run(["kmood_worker.py", "--once"], stack.env, timeout=300)
+        assert worker.returncode == 0, worker.stderr
+        return count(db, "SELECT count(*) FROM entries") == KILLED_ROWS
+
+    wait_until(worker_finished_it, 120, interval=0.2, what="the worker to finish the import")
     assert count(db, "SELECT count(*) FROM import_runs") == 0
     assert count(db, "SELECT count(*) FROM import_rows") == 0
     again = run(["kmood.py", "import-daylio", str(path), "--user", "ann"], stack.env)
