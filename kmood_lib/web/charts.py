@@ -139,6 +139,56 @@ def bars(items: list[dict], title: str, desc: str, *, max_value: float | None = 
     return _svg(title, desc, "".join(body))
 
 
+MIN_SCALE = 0.5  # the smallest difference that fills half a difference chart's height
+
+
+def difference_bars(items: list[dict], mean: float, title: str, desc: str, *,
+                    min_count: int = 3) -> str:
+    """Each item's average as a difference from the person's own mean: bars up (better) and
+    down (worse) from a line at the mean, on a scale where 0.3 is plainly visible; an item
+    with fewer than `min_count` entries is an empty slot (too few to say), not a bar."""
+    n = max(len(items), 1)
+    left = 34
+    plot_w = WIDTH - left - RIGHT
+    half = (HEIGHT - TOP - BOTTOM - 18) / 2
+    zero = TOP + 9 + half
+    slot = plot_w / n
+    shown = [i for i in items if i["value"] is not None and i["count"] >= min_count]
+    scale = max([MIN_SCALE] + [abs(i["value"] - mean) for i in shown])
+    body = [f'<line class="axis" x1="{left}" x2="{WIDTH - RIGHT}" y1="{zero:.1f}" '
+            f'y2="{zero:.1f}"/>',
+            f'<text x="{left - 4}" y="{zero + 4:.1f}" text-anchor="end">{mean:.1f}</text>',
+            f'<text x="{left - 4}" y="{zero - half + 4:.1f}" text-anchor="end">'
+            f'+{scale:.1f}</text>',
+            f'<text x="{left - 4}" y="{zero + half + 4:.1f}" text-anchor="end">'
+            f'−{scale:.1f}</text>']
+    for k, item in enumerate(items):
+        x = left + k * slot + slot * 0.15
+        w = slot * 0.7
+        label_x = x + w / 2
+        if item in shown:
+            diff = item["value"] - mean
+            h = half * abs(diff) / scale
+            y = zero - h if diff >= 0 else zero
+            words = (f'{escape(item["label"])}: {item["value"]:.2f}, {diff:+.2f} from your'
+                     f' average ({item["count"]} entries)')
+            body.append(f'<rect class="bar {"up" if diff >= 0 else "down"}" x="{x:.1f}" '
+                        f'y="{y:.1f}" width="{w:.1f}" height="{max(h, 1):.1f}" rx="2">'
+                        f'<title>{words}</title></rect>')
+            if n <= 12:
+                text_y = y - 4 if diff >= 0 else y + h + 13
+                body.append(f'<text class="value" x="{label_x:.1f}" y="{text_y:.1f}" '
+                            f'text-anchor="middle">{diff:+.1f}</text>')
+        else:
+            body.append(f'<line class="grid" x1="{x:.1f}" x2="{x + w:.1f}" y1="{zero:.1f}"'
+                        f' y2="{zero:.1f}"><title>{escape(item["label"])}: too few entries'
+                        f' ({item["count"]})</title></line>')
+        if n <= 12 or k % 3 == 0:
+            body.append(f'<text x="{label_x:.1f}" y="{HEIGHT - 6}" text-anchor="middle">'
+                        f'{escape(item["label"])}</text>')
+    return _svg(title, desc, "".join(body))
+
+
 ROW_H, LABEL_W = 26, 172
 
 

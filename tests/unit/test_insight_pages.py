@@ -119,3 +119,17 @@ def test_the_activity_table_leads_with_the_biggest_differences_and_pages(alice):
     rest = re.findall(r'<th scope="row">([^<]+)</th>', second.split('id="activities"')[1])
     assert len(rest) == 5 and not set(rest) & set(rows) and "once" not in rows + rest
     assert alice.get("/stats?range=90&activities_page=99").status == 200
+
+
+def test_weekday_and_hour_charts_show_differences_from_the_persons_mean(alice):
+    """#23.4: seven bars of 2.2-2.3 from zero looked identical; now each weekday is drawn
+    against the person's own average, with its entry count, and thin ones are left empty."""
+    for day, mood, n in (("2026-11-02", 5, 4), ("2026-11-03", 1, 4), ("2026-11-04", 3, 1)):
+        for i in range(n):  # 2 Nov 2026 is a Monday
+            alice.post("/api/entries", {"mood": mood, "occurred_at": f"{day}T{9 + i:02d}:00:00"})
+    page = alice.get("/stats?range=90").text
+    assert "Mood by weekday, against your average" in page
+    assert "Mon +2.00 (4 entries), Tue -2.00 (4 entries)." in page  # the mean is 3.00
+    assert "Wed: too few entries (1)" in page
+    assert '<text class="value"' in page and ">+2.0</text>" in page and ">-2.0</text>" in page
+    assert "weekly average" in page and "monthly average" in page  # the visible key

@@ -128,8 +128,8 @@ def stats_page(services, conn, auth: Auth):
                 over_time=charts.mood_over_time(weeks, months, first, end, labels)
                 if weeks else None, last_day=last_day,
                 distribution=distribution_chart(summary, labels),
-                weekday=weekday_chart(timing["weekdays"]),
-                hour=hour_chart(timing["hours"]), weather=weather,
+                weekday=weekday_chart(timing["weekdays"], summary["average"] or 3),
+                hour=hour_chart(timing["hours"], summary["average"] or 3), weather=weather,
                 by_temperature=temperature_chart(weather["temperature"])
                 if weather["entries_with_weather"] else None,
                 by_conditions=conditions_chart(weather["conditions"])
@@ -150,22 +150,31 @@ def distribution_chart(summary: dict, labels: dict[int, str]) -> str:
                        value_format=lambda v: str(int(v)))
 
 
-def weekday_chart(weekdays: list[dict]) -> str:
-    items = [{"label": WEEKDAYS[w["weekday"]], "value": w["average"],
-              "note": f" ({w['count']} entries)"} for w in weekdays]
-    words = ", ".join(f"{i['label']} {i['value']}" for i in items if i["value"] is not None)
-    return charts.bars(items, "Average mood by weekday", f"Average mood (1-5): {words or 'none'}.",
-                       max_value=5, value_format=lambda v: f"{v:.1f}")
+MIN_SLOT_ENTRIES = 3  # fewer entries on a weekday or in an hour say nothing about it
 
 
-def hour_chart(hours: list[dict]) -> str:
-    items = [{"label": f"{h['hour']:02d}", "value": h["average"],
-              "note": f" ({h['count']} entries)"} for h in hours]
-    logged = [i for i in items if i["value"] is not None]
-    words = ", ".join(f"{i['label']}h {i['value']}" for i in logged)
-    return charts.bars(items, "Average mood by hour of the day",
-                       f"Average mood (1-5) by local hour: {words or 'none'}.", max_value=5,
-                       value_format=lambda v: f"{v:.1f}")
+def weekday_chart(weekdays: list[dict], mean: float) -> str:
+    items = [{"label": WEEKDAYS[w["weekday"]], "value": w["average"], "count": w["count"]}
+             for w in weekdays]
+    return charts.difference_bars(
+        items, mean, "Mood by weekday, against your average",
+        f"Average mood per weekday as a difference from your average of {mean:.2f}: "
+        + (", ".join(f"{i['label']} {i['value'] - mean:+.2f} ({i['count']} entries)"
+                     for i in items if i["value"] is not None
+                     and i["count"] >= MIN_SLOT_ENTRIES) or "too few entries") + ".",
+        min_count=MIN_SLOT_ENTRIES)
+
+
+def hour_chart(hours: list[dict], mean: float) -> str:
+    items = [{"label": f"{h['hour']:02d}", "value": h["average"], "count": h["count"]}
+             for h in hours]
+    return charts.difference_bars(
+        items, mean, "Mood by hour of the day, against your average",
+        f"Average mood per local hour as a difference from your average of {mean:.2f}: "
+        + (", ".join(f"{i['label']}h {i['value'] - mean:+.2f} ({i['count']} entries)"
+                     for i in items if i["value"] is not None
+                     and i["count"] >= MIN_SLOT_ENTRIES) or "too few entries") + ".",
+        min_count=MIN_SLOT_ENTRIES)
 
 
 def temperature_chart(bands: list[dict]) -> str:

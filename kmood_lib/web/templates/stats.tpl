@@ -13,12 +13,15 @@
 <p>{{range_name}}: <strong>{{summary['count']}}</strong> entr{{'y' if summary['count'] == 1 else 'ies'}} on {{summary['days_logged']}} day{{'' if summary['days_logged'] == 1 else 's'}}, average mood <strong>{{'%.2f' % summary['average']}}</strong>. Current streak {{summary['current_streak']}} day{{'' if summary['current_streak'] == 1 else 's'}}, longest {{summary['longest_streak']}}.</p>
 <h2>Mood over time</h2>
 % if over_time:
-<div class="card">{{!over_time}}</div>
+<div class="card">{{!over_time}}
+<p class="chart-key"><span class="key week" aria-hidden="true"></span> weekly average <span class="key month" aria-hidden="true"></span> monthly average</p></div>
 % end
 <div class="chart-grid">
   <section><h2>Mood distribution</h2><div class="card">{{!distribution}}</div></section>
-  <section><h2>By weekday</h2><div class="card">{{!weekday}}</div></section>
-  <section><h2>By hour of the day</h2><div class="card">{{!hour}}</div></section>
+  <section><h2>By weekday</h2><div class="card">{{!weekday}}
+  <p class="chart-key">Above the line: better than your average ({{'%.1f' % summary['average']}}); below: worse. Days with fewer than 3 entries are left empty.</p></div></section>
+  <section><h2>By hour of the day</h2><div class="card">{{!hour}}
+  <p class="chart-key">Against your average, by local hour; hours with fewer than 3 entries are left empty.</p></div></section>
 </div>
 % if by_temperature:
 <h2>Weather</h2>
