@@ -7,11 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from selenium.webdriver.common.by import By
 
 from tests.browser.conftest import DESKTOP
 from tests.browser.test_journal import login
-from tests.browser.test_phone_fit import as_a_phone, pia  # noqa: F401 (the shared fixture)
+from tests.browser.test_phone_fit import as_a_phone, each_page, pia  # noqa: F401 (fixture)
 
 AXE = Path(__file__).parent / "vendor" / "axe-4.14.1.min.js"
 
@@ -39,9 +38,7 @@ def test_axe_finds_nothing_on_any_page(pia, browser, variant):  # noqa: F811
         as_a_phone(driver, 390, 844)
     login(driver, pia.url, "pia")
     found = {}
-    for path in pia.pages:
-        driver.get(pia.url + path)
-        assert driver.find_elements(By.TAG_NAME, "h1"), path
+    for path in each_page(driver, pia):
         problems = violations(driver)
         if problems:
             found[path] = problems

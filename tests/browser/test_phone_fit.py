@@ -70,6 +70,15 @@ def as_a_phone(driver, width: int, height: int = 800) -> None:
     driver.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": PHONE_AGENT})
 
 
+def each_page(driver, stack):
+    """Open every page of `stack.pages` in turn (each must have its heading), yielding its
+    path while it is open."""
+    for path in stack.pages:
+        driver.get(stack.url + path)
+        assert driver.find_elements(By.TAG_NAME, "h1"), path
+        yield path
+
+
 def overflowing(driver) -> list[str]:
     """The elements reaching past the right edge, widest first (empty when the page fits).
     The edge is the layout viewport (clientWidth), the phone's width: a phone zooms out to
@@ -98,9 +107,7 @@ def test_no_page_scrolls_sideways_on_a_phone(pia, browser, width):
     as_a_phone(driver, width)
     login(driver, pia.url, "pia")
     problems = {}
-    for path in pia.pages:
-        driver.get(pia.url + path)
-        assert driver.find_elements(By.TAG_NAME, "h1"), path
+    for path in each_page(driver, pia):
         found = overflowing(driver)
         if found:
             problems[path] = found

@@ -153,28 +153,28 @@ def distribution_chart(summary: dict, labels: dict[int, str]) -> str:
 MIN_SLOT_ENTRIES = 3  # fewer entries on a weekday or in an hour say nothing about it
 
 
-def weekday_chart(weekdays: list[dict], mean: float) -> str:
-    items = [{"label": WEEKDAYS[w["weekday"]], "value": w["average"], "count": w["count"]}
-             for w in weekdays]
+def against_mean(items: list[dict], mean: float, title: str, per: str, suffix: str = ""
+                 ) -> str:
+    """Averages per weekday or hour drawn as differences from the person's own mean, with
+    the same words in the chart's description."""
+    words = ", ".join(f"{i['label']}{suffix} {i['value'] - mean:+.2f} ({i['count']} entries)"
+                      for i in items if i["value"] is not None
+                      and i["count"] >= MIN_SLOT_ENTRIES)
     return charts.difference_bars(
-        items, mean, "Mood by weekday, against your average",
-        f"Average mood per weekday as a difference from your average of {mean:.2f}: "
-        + (", ".join(f"{i['label']} {i['value'] - mean:+.2f} ({i['count']} entries)"
-                     for i in items if i["value"] is not None
-                     and i["count"] >= MIN_SLOT_ENTRIES) or "too few entries") + ".",
-        min_count=MIN_SLOT_ENTRIES)
+        items, mean, title, f"Average mood per {per} as a difference from your average of"
+        f" {mean:.2f}: {words or 'too few entries'}.", min_count=MIN_SLOT_ENTRIES)
+
+
+def weekday_chart(weekdays: list[dict], mean: float) -> str:
+    return against_mean([{"label": WEEKDAYS[w["weekday"]], "value": w["average"],
+                          "count": w["count"]} for w in weekdays], mean,
+                        "Mood by weekday, against your average", "weekday")
 
 
 def hour_chart(hours: list[dict], mean: float) -> str:
-    items = [{"label": f"{h['hour']:02d}", "value": h["average"], "count": h["count"]}
-             for h in hours]
-    return charts.difference_bars(
-        items, mean, "Mood by hour of the day, against your average",
-        f"Average mood per local hour as a difference from your average of {mean:.2f}: "
-        + (", ".join(f"{i['label']}h {i['value'] - mean:+.2f} ({i['count']} entries)"
-                     for i in items if i["value"] is not None
-                     and i["count"] >= MIN_SLOT_ENTRIES) or "too few entries") + ".",
-        min_count=MIN_SLOT_ENTRIES)
+    return against_mean([{"label": f"{h['hour']:02d}", "value": h["average"],
+                          "count": h["count"]} for h in hours], mean,
+                        "Mood by hour of the day, against your average", "local hour", "h")
 
 
 def temperature_chart(bands: list[dict]) -> str:
