@@ -154,6 +154,71 @@ def delete_activity(conn, user_id: int, activity_id: int) -> None:
         raise NotFound("activity")
 
 
+# Several activities at once: regroup, archive, restore or delete the ones selected.
+BULK_ACTIONS = ("group", "archive", "restore", "delete")
+MAX_BULK = 1000
+
+
+def check_bulk(body: dict) -> tuple[list[int], str, str | None]:
+    f = Fields()
+    f.reject_fields(body, {"ids", "action", "group"}, set())
+    ids = body.get("ids")
+    if not isinstance(ids, list) or not ids:
+        f.fail("ids", "select at least one activity")
+    elif len(ids) > MAX_BULK:
+        f.fail("ids", f"at most {MAX_BULK} at once")
+    elif not all(type(i) is int and 0 < i < 2 ** 63 for i in ids):
+        f.fail("ids", "must be activity ids")
+    action = body.get("action")
+    if action not in BULK_ACTIONS:
+        f.fail("action", "must be one of " + ", ".join(BULK_ACTIONS))
+    group = None
+    if action == "group" and body.get("group") is not None:
+        group = f.text(body, "group", MAX_NAME, min_len=1, is_name=True)
+    elif action != "group" and "group" in body and body["group"] is not None:
+        f.fail("group", "only with the action group")
+    f.raise_if_any()
+    return sorted(set(ids)), action, group
+
+
+def activities_reach(conn, user_id: int, ids: list[int]) -> dict:
+    """What a change to these activities touches: how many there are and on how many
+    entries they are (an entry with several of them counts once). Any id that is not one of
+    the user's activities is a 404."""
+    encoded = json.dumps(ids)
+    row = conn.execute(
+        "SELECT (SELECT count(*) FROM activities WHERE user_id = ? AND id IN"
+        "   (SELECT value FROM json_each(?))) AS activities,"
+        " (SELECT count(DISTINCT ea.entry_id) FROM entry_activities ea"
+        "   JOIN activities a ON a.id = ea.activity_id WHERE a.user_id = ? AND a.id IN"
+        "   (SELECT value FROM json_each(?))) AS entries",
+        (user_id, encoded, user_id, encoded)).fetchone()
+    if row["activities"] != len(set(ids)):
+        raise NotFound("activity")
+    return {"activities": row["activities"], "entries": row["entries"]}
+
+
+def change_activities(conn, user_id: int, body: dict, now_ms: int) -> dict:
+    """`{"ids": [...], "action": "group" | "archive" | "restore" | "delete", "group": name}`:
+    all of them or none (an id that is not the user's changes nothing). Returns what it
+    touched: the action, the count of activities and of their entries, the group."""
+    ids, action, group = check_bulk(body)
+    reach = activities_reach(conn, user_id, ids)
+    encoded = json.dumps(ids)
+    where = " WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))"
+    if action == "group":
+        conn.execute("UPDATE activities SET group_id = ?" + where,
+                     (ensure_group(conn, user_id, group), user_id, encoded))
+    elif action == "archive":
+        conn.execute("UPDATE activities SET archived_at = coalesce(archived_at, ?)" + where,
+                     (now_ms, user_id, encoded))
+    elif action == "restore":
+        conn.execute("UPDATE activities SET archived_at = NULL" + where, (user_id, encoded))
+    else:
+        conn.execute("DELETE FROM activities" + where, (user_id, encoded))
+    return {"action": action, "group": group, **reach}
+
+
 def list_groups(conn, user_id: int) -> list[dict]:
     rows = conn.execute(
         "SELECT g.id, g.name, (SELECT count(*) FROM activities a WHERE a.group_id = g.id)"

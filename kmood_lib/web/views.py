@@ -30,7 +30,30 @@ NOTICES = {
     "retried": "Queued to run again.",
     "switched_on": "Switched on.",
     "switched_off": "Switched off.",
+    "activities_grouped": "Moved {n} to the group.",
+    "activities_ungrouped": "Took {n} out of their groups.",
+    "activities_archived": "Archived {n}: hidden from the log form, kept on their entries.",
+    "activities_restored": "Restored {n} to the log form.",
+    "activities_deleted": "Deleted {n}; their entries stay.",
 }
+# What `{n}` counts in a notice (`?done=activities_archived&n=3`: "Archived 3 activities").
+COUNTED = {"activities": ("activity", "activities")}
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def notice(params: Params) -> str | None:
+    """The fixed text a redirect asked for; a count in it is a number read back, never text."""
+    text = NOTICES.get(params.get("done") or "")
+    if text is None or "{n}" not in text:
+        return text
+    raw = params.get("n") or ""
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 6):
+        return None
+    one, many = COUNTED[(params.get("done") or "").split("_")[0]]
+    return text.format(n=plural(int(raw), one, many))
 
 
 SECTIONS = [("profile", "/settings", "Profile"), ("moods", "/settings/moods", "Mood labels"),
@@ -67,14 +90,17 @@ def page(name: str, auth, *, active: str | None = None, status: int = 200, **val
          ) -> bottle.HTTPResponse:
     """A page for a logged-in user: the layout gets the user, the CSRF token for its forms,
     the active tab and the notice a redirect asked for."""
-    done = query_params(bottle.request).get("done")
     return render(name, status, user=auth.user, csrf_token=auth.csrf_token or "", active=active,
-                  notice=NOTICES.get(done or ""), worker_missing=auth.worker_missing, **values)
+                  notice=notice(query_params(bottle.request)),
+                  worker_missing=auth.worker_missing, **values)
 
 
-def redirect(location: str, done: str | None = None) -> bottle.HTTPResponse:
+def redirect(location: str, done: str | None = None, n: int | None = None
+             ) -> bottle.HTTPResponse:
+    """303 to `location`, with the notice `done` (and the count `n` it shows) to say there."""
     if done:
-        location += ("&" if "?" in location else "?") + urllib.parse.urlencode({"done": done})
+        asked = {"done": done} if n is None else {"done": done, "n": n}
+        location += ("&" if "?" in location else "?") + urllib.parse.urlencode(asked)
     return bottle.HTTPResponse(status=303, headers={"Location": location})
 
 

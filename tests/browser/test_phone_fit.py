@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+import re
 from datetime import date, timedelta
 
 import pytest
@@ -56,7 +57,11 @@ def pia(app_stack, tmp_path_factory):
         "channel": "ntfy", "url": "https://ntfy.sh/a-rather-long-topic-name-for-reminders"},
         auth)
     entry = http("GET", app_stack.url + "/api/entries?limit=1", headers=auth)[2]["entries"][0]
-    app_stack.pages = PAGES + [f"/entries/{entry['id']}/edit", f"/entries/{entry['id']}/delete"]
+    activities = http("GET", app_stack.url + "/api/activities", headers=auth)[2]["activities"]
+    several = "&".join(f"ids={a['id']}" for a in activities[:40])
+    app_stack.pages = PAGES + [f"/entries/{entry['id']}/edit", f"/entries/{entry['id']}/delete",
+                               f"/settings/activities/{activities[0]['id']}",
+                               f"/settings/activities/delete?{several}"]
     return app_stack
 
 
@@ -112,10 +117,9 @@ def test_no_page_scrolls_sideways_on_a_phone(pia, browser, width):
         if found:
             problems[path] = found
         if width in (320, 390):
-            name = path.strip("/").split("?")[0].replace("/", "-") or "home"
-            if not name[-1].isdigit() and "edit" not in name and "delete" not in name:
-                screenshot(driver, f"history3y-{name}-{width}-{'dark' if dark else 'light'}")
-                as_a_phone(driver, width)  # the shot resets the emulation
+            name = re.sub(r"/\d+", "/one", path.split("?")[0]).strip("/").replace("/", "-")
+            screenshot(driver, f"history3y-{name or 'home'}-{width}-{'dark' if dark else 'light'}")
+            as_a_phone(driver, width)  # the shot resets the emulation
     assert problems == {}
     assert console_errors(driver) == []
 
@@ -173,3 +177,38 @@ def test_the_folded_activities_narrow_to_what_is_typed(pia, browser):
     box.send_keys(Keys.BACKSPACE)
     assert len([label for label in more.find_elements(By.CSS_SELECTOR, ".chips label")
                 if label.is_displayed()]) > 100
+
+
+def test_ten_of_150_activities_move_to_a_group_in_one_go(pia, browser):
+    """Issue #23.5: select several, then one action for all of them, in reach of the thumb
+    (the action bar stays on screen however long the list)."""
+    driver = browser((390, 844))
+    as_a_phone(driver, 390, 844)
+    login(driver, pia.url, "pia")
+    driver.get(pia.url + "/settings/activities")
+    apply = driver.find_element(By.CSS_SELECTOR, "#bulk button[type=submit]")
+    action = driver.find_element(By.ID, "bulk-action")
+    assert tappable(driver, action) and not apply.is_enabled()
+    assert not driver.find_element(By.ID, "to-group").is_displayed() or action.get_attribute(
+        "value") == "group"
+    driver.find_element(By.CSS_SELECTOR, ".list-filter").send_keys("activity 01")
+    shown = [li for li in driver.find_elements(By.CSS_SELECTOR, ".picks li") if li.is_displayed()]
+    assert len(shown) == 10
+    pick_all = next(b for b in driver.find_elements(By.CSS_SELECTOR, ".pick-all")
+                    if b.is_displayed())
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", pick_all)
+    pick_all.click()
+    assert driver.find_element(By.ID, "picked").text == "10 selected"
+    assert tappable(driver, apply)
+    driver.find_element(By.CSS_SELECTOR, "#to-group input").send_keys("Evenings")
+    screenshot(driver, "settings-activities-bulk-phone-light")
+    as_a_phone(driver, 390, 844)
+    page = driver.find_element(By.TAG_NAME, "html")
+    apply.click()
+    WebDriverWait(driver, 10).until(lambda d: replaced(page))
+    assert "Moved 10 activities to the group." in driver.page_source
+    grouped = [a["name"] for a in http("GET", pia.url + "/api/activities",
+                                       headers=api_session(pia.url, "pia"))[2]["activities"]
+               if a["group"] == "Evenings"]
+    assert grouped == [f"activity {i:03d}" for i in range(10, 20)]
+    assert console_errors(driver) == []

@@ -30,6 +30,7 @@ BASE_BODIES = {
                    "song": {"artist": "a", "title": "t", "album": "b", "source": "manual"},
                    "metrics": {"sleep": 7}},
     "ActivityWrite": {"name": "walk2", "group": "outside"},
+    "ActivitiesChange": {"ids": [1], "action": "group", "group": "outside"},
     "MetricWrite": {"name": "energy", "unit": "pts"},
     "moods": {"label": "fine"},
     "ReminderWrite": {"time": "20:30", "weekdays": [0, 1], "timezone": "Europe/Berlin",

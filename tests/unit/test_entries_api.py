@@ -350,3 +350,43 @@ def test_search_finds_activity_names_too(client_for):
     assert alice.get("/api/entries?q=_").json["entries"][0]["activities"] == ["50%_off"]
     bob = client_for("bob")
     assert bob.get("/api/entries?q=schwimmen").json["entries"] == []
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"ids": [], "action": "archive"}, "ids"),
+    ({"ids": "1", "action": "archive"}, "ids"),
+    ({"ids": [True], "action": "archive"}, "ids"),
+    ({"ids": [1.0], "action": "archive"}, "ids"),
+    ({"ids": [0], "action": "archive"}, "ids"),
+    ({"ids": list(range(1, 1002)), "action": "archive"}, "ids"),
+    ({"ids": [1], "action": "melt"}, "action"),
+    ({"ids": [1]}, "action"),
+    ({"ids": [1], "action": "archive", "group": "x"}, "group"),
+    ({"ids": [1], "action": "group", "group": ""}, "group"),
+    ({"ids": [1], "action": "group", "group": "x" * 65}, "group"),
+    ({"ids": [1], "action": "group", "colour": "red"}, "colour"),
+])
+def test_a_bulk_activity_change_refuses_what_it_cannot_do_by_field(alice, body, field):
+    alice.post("/api/activities", {"name": "walk"})
+    before = alice.get("/api/activities").json
+    response = alice.post("/api/activities/bulk", body)
+    assert response.status == 422 and field in response.json["error"]["fields"], response.json
+    assert alice.get("/api/activities").json == before
+
+
+def test_a_bulk_activity_change_answers_what_it_touched_counting_entries_once(alice):
+    for activities in (["walk", "tea"], ["tea"], ["chess"]):
+        alice.post("/api/entries", {"mood": 3, "activities": activities})
+    ids = {a["name"]: a["id"] for a in alice.get("/api/activities").json["activities"]}
+    both = [ids["walk"], ids["tea"], ids["tea"]]
+    assert alice.post("/api/activities/bulk", {"ids": both, "action": "group", "group": "Out"}
+                      ).json == {"action": "group", "group": "Out", "activities": 2, "entries": 2}
+    assert alice.post("/api/activities/bulk", {"ids": both, "action": "archive"}).json[
+        "activities"] == 2
+    listed = {a["name"]: (a["group"], a["archived"])
+              for a in alice.get("/api/activities").json["activities"]}
+    assert listed == {"walk": ("Out", True), "tea": ("Out", True), "chess": (None, False)}
+    assert alice.post("/api/activities/bulk", {"ids": both, "action": "delete"}).json[
+        "entries"] == 2
+    assert [a["name"] for a in alice.get("/api/activities").json["activities"]] == ["chess"]
+    assert alice.get("/api/stats/summary").json["count"] == 3

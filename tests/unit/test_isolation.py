@@ -70,6 +70,18 @@ def test_lists_show_only_the_users_own_objects(world, path, key):
     assert bob.get(path).json[key] == []
 
 
+@pytest.mark.parametrize("action", ["group", "archive", "restore", "delete"])
+def test_another_users_activities_in_a_bulk_change_are_a_404_and_change_nothing(world, action):
+    """All or none: one foreign id among the person's own stops the whole change."""
+    alice, bob, a = world
+    own = bob.post("/api/activities", {"name": "bobs"}).json
+    before, bobs_before = snapshot(alice, a), bob.get("/api/activities").json
+    for ids in ([a["activity"]], [own["id"], a["activity"]]):
+        body = {"ids": ids, "action": action} | ({"group": "stolen"} if action == "group" else {})
+        assert bob.post("/api/activities/bulk", body).status == 404, ids
+    assert snapshot(alice, a) == before and bob.get("/api/activities").json == bobs_before
+
+
 def test_search_and_stats_see_only_the_users_own_entries(world):
     alice, bob, _ = world
     assert bob.get("/api/entries?q=private").json["entries"] == []
@@ -120,7 +132,11 @@ FOREIGN_PAGE_ROUTES = [
     ("POST", "/entries/{entry}/edit", {"mood": "5", "note": "stolen"}),
     ("GET", "/entries/{entry}/delete", {}),
     ("POST", "/entries/{entry}/delete", {}),
+    ("GET", "/settings/activities/{activity}", {}),
     ("POST", "/settings/activities/{activity}", {"name": "stolen"}),
+    ("GET", "/settings/activities/delete?ids={activity}", {}),
+    ("POST", "/settings/activities/delete", {"ids": "{activity}"}),
+    ("POST", "/settings/activities/bulk", {"ids": "{activity}", "action": "archive"}),
     ("POST", "/settings/activities/{activity}/archive", {"archived": "1"}),
     ("GET", "/settings/activities/{activity}/delete", {}),
     ("POST", "/settings/activities/{activity}/delete", {}),
@@ -156,6 +172,7 @@ def test_another_users_object_is_a_404_page_and_stays_unchanged(page_world, conn
                                                                 template, form):
     alice, bob, a = page_world
     before = page_snapshot(conn)
+    form = {name: value.format(**a) for name, value in form.items()}
     response = bob.request(method, template.format(**a), form=form if method == "POST" else None)
     assert response.status == 404, (method, template, response.status)
     assert "secret" not in response.text and "alice" not in response.text

@@ -273,3 +273,86 @@ def current_links(html: str) -> list[str]:
 ])
 def test_the_page_a_person_is_on_is_marked_current_in_its_menus(admin, path, expected):
     assert current_links(admin.get(path).text) == expected
+
+
+def names_and_groups(client) -> dict:
+    return {a["name"]: (a["group"], a["archived"], a["entries"])
+            for a in client.get("/api/activities").json["activities"]}
+
+
+def test_several_activities_are_moved_archived_restored_and_deleted_at_once(admin):
+    for activities in (["run", "swim"], ["swim"], ["chess"], ["run", "swim", "chess"]):
+        admin.post("/api/entries", {"mood": 4, "activities": activities})
+    ids = {a["name"]: a["id"] for a in admin.get("/api/activities").json["activities"]}
+    page = admin.get("/settings/activities").text
+    assert f'name="ids" value="{ids["run"]}" id="pick-{ids["run"]}" form="bulk"' in page
+    token = csrf(admin, "/settings/activities")
+    both = [("ids", ids["run"]), ("ids", ids["swim"])]
+
+    moved = post_form(admin, "/settings/activities/bulk",
+                      both + [("action", "group"), ("to_group", "Sport")], token)
+    assert moved.status == 303
+    assert moved.headers["Location"] == "/settings/activities?done=activities_grouped&n=2"
+    assert "Moved 2 activities to the group." in admin.get(moved.headers["Location"]).text
+    assert names_and_groups(admin) == {"run": ("Sport", False, 2), "swim": ("Sport", False, 3),
+                                       "chess": (None, False, 2)}
+
+    archived = post_form(admin, "/settings/activities/bulk", both + [("action", "archive")],
+                         token)
+    assert archived.headers["Location"].endswith("done=activities_archived&n=2")
+    log_form = admin.get("/").text
+    assert ">run</label>" not in log_form and ">swim</label>" not in log_form
+    assert ">chess</label>" in log_form
+    post_form(admin, "/settings/activities/bulk", [("ids", ids["run"]), ("action", "restore")],
+              token)
+    assert names_and_groups(admin)["run"] == ("Sport", False, 2)
+    assert names_and_groups(admin)["swim"] == ("Sport", True, 3)
+
+    ungrouped = post_form(admin, "/settings/activities/bulk",
+                          both + [("action", "group"), ("to_group", " ")], token)
+    assert ungrouped.headers["Location"].endswith("done=activities_ungrouped&n=2")
+    assert names_and_groups(admin)["run"][0] is None
+
+    asked = post_form(admin, "/settings/activities/bulk", both + [("action", "delete")], token)
+    assert asked.status == 303 and len(names_and_groups(admin)) == 3  # nothing deleted yet
+    confirm = admin.get(asked.headers["Location"]).text
+    assert "Delete 2 activities?" in confirm
+    assert "removed from 3 entries (an entry with several of them counts once)" in confirm
+    assert ">run</span>" in confirm and ">chess</span>" not in confirm
+    done = post_form(admin, "/settings/activities/delete", both, token)
+    assert done.headers["Location"].endswith("done=activities_deleted&n=2")
+    assert names_and_groups(admin) == {"chess": (None, False, 2)}
+    entries = admin.get("/api/entries").json["entries"]
+    assert sorted(e["activities"] for e in entries) == [[], [], ["chess"], ["chess"]]
+
+
+def test_a_bulk_action_without_a_choice_changes_nothing_and_keeps_the_ticks(admin):
+    for name in ("tea", "coffee"):
+        admin.post("/api/activities", {"name": name})
+    tea = next(a for a in admin.get("/api/activities").json["activities"] if a["name"] == "tea")
+    token = csrf(admin, "/settings/activities")
+    before = names_and_groups(admin)
+    nothing = post_form(admin, "/settings/activities/bulk", [("action", "archive")], token)
+    assert nothing.status == 422 and "select at least one activity" in nothing.text
+    unknown = post_form(admin, "/settings/activities/bulk",
+                        [("ids", tea["id"]), ("action", "melt")], token)
+    assert unknown.status == 422 and "must be one of group, archive" in unknown.text
+    assert f'value="{tea["id"]}" id="pick-{tea["id"]}" form="bulk" checked' in unknown.text
+    for ids in ([("ids", "x")], [("ids", "99999999999999999999")], []):
+        assert post_form(admin, "/settings/activities/delete", ids, token).status == 422
+        assert admin.get("/settings/activities/delete?" + "&".join(
+            f"{k}={v}" for k, v in ids)).status == 422
+    assert names_and_groups(admin) == before
+
+
+def test_one_activity_has_its_own_page_to_rename_regroup_archive_or_delete(admin):
+    admin.post("/api/entries", {"mood": 4, "activities": ["yoga"]})
+    yoga = admin.get("/api/activities").json["activities"][0]
+    page = admin.get(f"/settings/activities/{yoga['id']}").text
+    assert "Used in 1 entry." in page and 'value="yoga"' in page
+    token = csrf_of(page)
+    refused = post_form(admin, f"/settings/activities/{yoga['id']}",
+                        {"name": "x" * 65, "group": "body"}, token)
+    assert refused.status == 422 and "Used in 1 entry." in refused.text
+    assert 'value="body"' in refused.text  # what was typed is kept, on the same page
+    assert admin.get("/settings/activities/999999").status == 404

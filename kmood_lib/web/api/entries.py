@@ -129,6 +129,14 @@ for words in (ACTIVITIES, METRICS):
                   name=f"delete_{words.plural}")(functools.partial(delete_item, words))
 
 
+@routes.post("/api/activities/bulk")
+def change_activities(services, conn, auth: Auth):
+    data = json_body(bottle.request, services.config)
+    with transaction(conn):
+        changed = vocab.change_activities(conn, auth.user.id, data, services.clock.now_ms())
+    return json_response(changed)
+
+
 # --- now playing --------------------------------------------------------------------------
 
 @routes.get("/api/now-playing")

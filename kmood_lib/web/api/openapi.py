@@ -151,6 +151,18 @@ SCHEMAS = {
         "name": _name(64), "group": {"anyOf": [_name(64), {"type": "null"}]},
         "archived": {"type": "boolean", "description": "PATCH only: hide it from the log form "
                                                        "(kept on its entries), or restore it"}}},
+    "ActivitiesChange": {"type": "object", "additionalProperties": False,
+                         "required": ["ids", "action"], "properties": {
+        "ids": {"type": "array", "minItems": 1, "maxItems": 1000,
+                "items": {"type": "integer", "minimum": 1}},
+        "action": {"enum": ["group", "archive", "restore", "delete"]},
+        "group": {"anyOf": [_name(64), {"type": "null"}],
+                  "description": "with the action group: the group to move them to (created "
+                                 "if new); null or absent takes them out of their groups"}}},
+    "ActivitiesChanged": {"type": "object", "properties": {
+        "action": STR, "group": {"type": ["string", "null"]},
+        "activities": {**INT, "description": "how many activities changed"},
+        "entries": {**INT, "description": "how many entries carry one of them (once each)"}}},
     "Metric": {"type": "object", "properties": {
         "id": INT, "name": STR, "unit": STR, "min": {"type": ["number", "null"]},
         "max": {"type": ["number", "null"]}}},
@@ -321,6 +333,11 @@ PATHS = {
         body=None, errors=(401, 404, 422))},
     **_vocabulary("activities", "Activity", "ActivityWrite"),
     **_vocabulary("metrics", "Metric", "MetricWrite"),
+    "/api/activities/bulk": {"post": _op(
+        "Move several activities to a group, archive, restore or delete them: all or none "
+        "(an id that is not one of mine is a 404 and changes nothing)", "ActivitiesChanged",
+        body="ActivitiesChange", errors=(400, 401, 404, 415, 422))},
+
     "/api/now-playing": {"get": _op("What I am listening to right now", "NowPlaying",
                                     errors=(401,))},
     "/api/stats/summary": {"get": _op("Count, average, distribution, streaks", "Summary",

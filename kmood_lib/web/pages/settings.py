@@ -4,6 +4,8 @@ tokens — plain forms over the same domain functions as the JSON API."""
 from __future__ import annotations
 
 import functools
+import itertools
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -16,9 +18,9 @@ from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.journal import vocab
 from kmood_lib.web.auth import Auth
-from kmood_lib.web.http import Params
+from kmood_lib.web.http import Params, query_params
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.views import FormError, form_fields, redirect, settings_page
+from kmood_lib.web.views import FormError, form_fields, plural, redirect, settings_page
 
 routes = Routes()
 
@@ -103,10 +105,26 @@ def save_moods(services, conn, auth: Auth):
 # --- activities and metrics: one set of pages over each vocabulary --------------------------
 
 def activities_page(conn, auth: Auth, fields=None, errors=None, status=200):
-    return settings_page("activities", auth, status,
-                         activities=vocab.list_activities(conn, auth.user.id),
+    """Every activity under its group, each with a box to select it for the actions at the
+    bottom (move to a group, archive, restore, delete) and a link to its own page."""
+    activities = vocab.list_activities(conn, auth.user.id)
+    by_group = [(group, list(members)) for group, members
+                in itertools.groupby(activities, key=lambda a: a["group"])]
+    selected = set(fields.getall("ids")) if isinstance(fields, Params) else set()
+    return settings_page("activities", auth, status, activities=activities, by_group=by_group,
+                         groups=vocab.list_groups(conn, auth.user.id), selected=selected,
+                         fields=fields or {}, errors=errors or {},
+                         scripts=("activities.js",) if activities else ())
+
+
+def activity_page(conn, auth: Auth, item_id: int, fields=None, errors=None, status=200):
+    """One activity: rename it, move it to a group, archive or restore it, delete it."""
+    activity = vocab.get_activity(conn, auth.user.id, item_id)
+    return settings_page("activity", auth, status, section="activities", activity=activity,
                          groups=vocab.list_groups(conn, auth.user.id),
-                         fields=fields or {}, errors=errors or {})
+                         fields=fields or {"name": activity["name"],
+                                           "group": activity["group"] or ""},
+                         errors=errors or {})
 
 
 def metrics_page(conn, auth: Auth, fields=None, errors=None, status=200):
@@ -151,6 +169,7 @@ class VocabularyPages:
     get: Callable
     delete: Callable
     consequences: Callable[..., list[str]]  # what deleting one takes with it, in words
+    item_page: Callable | None = None  # one item's own page, when the list has no forms
 
     @property
     def base(self) -> str:
@@ -159,7 +178,7 @@ class VocabularyPages:
 
 ACTIVITIES = VocabularyPages("activities", "activity", activities_page, activity_body,
                              vocab.create_activity, vocab.update_activity, vocab.get_activity,
-                             vocab.delete_activity, activity_consequences)
+                             vocab.delete_activity, activity_consequences, activity_page)
 METRICS = VocabularyPages("metrics", "metric", metrics_page, metric_body, vocab.create_metric,
                           vocab.update_metric, vocab.get_metric, vocab.delete_metric,
                           metric_consequences)
@@ -202,8 +221,10 @@ def declare(words: VocabularyPages) -> None:
 
     routes.get(words.base, name=f"{words.plural}_page")(bind(list_page))
     routes.post(words.base, name=f"{words.plural}_add", form=words.page)(bind(add_item))
+    if words.item_page is not None:
+        routes.get(f"{words.base}/<item_id:id>", name=f"{words.plural}_item")(words.item_page)
     routes.post(f"{words.base}/<item_id:id>", name=f"{words.plural}_change",
-                form=words.page)(bind(change_item))
+                form=words.item_page or words.page)(bind(change_item))
     routes.get(f"{words.base}/<item_id:id>/delete",
                name=f"{words.plural}_confirm")(bind(confirm_delete))
     routes.post(f"{words.base}/<item_id:id>/delete",
@@ -212,6 +233,69 @@ def declare(words: VocabularyPages) -> None:
 
 declare(ACTIVITIES)
 declare(METRICS)
+
+
+def chosen_activities(fields: Params) -> list[int]:
+    """The activity ids a form selected (anything else is not an id: refused by the domain)."""
+    return [int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 19 else raw
+            for raw in fields.getall("ids")]
+
+
+BULK_NOTICES = {"archive": "activities_archived", "restore": "activities_restored",
+                "delete": "activities_deleted"}
+
+
+@routes.post("/settings/activities/bulk", form=activities_page)
+def change_activities(services, conn, auth: Auth):
+    """The actions under the list: a move, archive or restore happens at once; a delete
+    first asks, on a page that counts what it takes with it."""
+    fields = form_fields(bottle.request, services.config)
+    action = fields.get("action", "")
+    body = {"ids": chosen_activities(fields), "action": action}
+    if action == "group":
+        body["group"] = fields.get("to_group", "").strip() or None
+    if action == "delete":
+        ids, _, _ = vocab.check_bulk(body)
+        vocab.activities_reach(conn, auth.user.id, ids)
+        query = urllib.parse.urlencode([("ids", i) for i in ids])
+        return redirect(f"/settings/activities/delete?{query}")
+    with transaction(conn):
+        changed = vocab.change_activities(conn, auth.user.id, body, services.clock.now_ms())
+    done = BULK_NOTICES.get(action) or ("activities_grouped" if changed["group"]
+                                        else "activities_ungrouped")
+    return redirect("/settings/activities", done, changed["activities"])
+
+
+def bulk_ids(params: Params) -> list[int]:
+    ids, _, _ = vocab.check_bulk({"ids": chosen_activities(params), "action": "delete"})
+    return ids
+
+
+@routes.get("/settings/activities/delete")
+def confirm_delete_activities(conn, auth: Auth):
+    ids = bulk_ids(query_params(bottle.request))
+    reach = vocab.activities_reach(conn, auth.user.id, ids)
+    names = [a["name"] for a in vocab.list_activities(conn, auth.user.id) if a["id"] in ids]
+    n, entries = reach["activities"], reach["entries"]
+    return settings_page(
+        "confirm", auth, section="activities", what=plural(n, "activity", "activities"),
+        subject=None, names=names, action="/settings/activities/delete",
+        back="/settings/activities", hidden=[("ids", i) for i in ids],
+        consequences=[
+            f"They are removed from {plural(entries, 'entry', 'entries')} (an entry with"
+            " several of them counts once); the entries themselves stay, with their mood,"
+            " notes and other activities.",
+            "To stop seeing them on the log form but keep them on those entries, archive"
+            " them instead."])
+
+
+@routes.post("/settings/activities/delete")
+def delete_activities(services, conn, auth: Auth):
+    fields = form_fields(bottle.request, services.config)
+    with transaction(conn):
+        changed = vocab.change_activities(conn, auth.user.id, {
+            "ids": bulk_ids(fields), "action": "delete"}, services.clock.now_ms())
+    return redirect("/settings/activities", "activities_deleted", changed["activities"])
 
 
 @routes.post("/settings/activities/<item_id:id>/archive", form=activities_page)

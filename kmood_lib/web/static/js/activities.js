@@ -1,0 +1,54 @@
+// Settings → Activities: a box that narrows the list, "Select all" per group, the count of
+// what is selected, and the group field shown only for a move. The page works without it.
+const form = document.getElementById("bulk");
+const picks = Array.from(document.querySelectorAll("input[name=ids][form=bulk]"));
+const picked = document.getElementById("picked");
+const action = document.getElementById("bulk-action");
+const toGroup = document.getElementById("to-group");
+const toGroupHint = document.getElementById("to-group-hint");
+const filter = document.querySelector(".list-filter");
+
+function count() {
+  const n = picks.filter((box) => box.checked).length;
+  picked.hidden = false;
+  picked.textContent = n === 0 ? "Tick the activities to change."
+    : `${n} selected`;
+  form.querySelector("button[type=submit]").disabled = n === 0;
+}
+
+function showGroupField() {
+  toGroup.hidden = toGroupHint.hidden = action.value !== "group";
+}
+
+function narrow() {
+  const wanted = filter.value.trim().toLocaleLowerCase();
+  for (const section of document.querySelectorAll(".pick-group")) {
+    let shown = 0;
+    for (const item of section.querySelectorAll(".picks li")) {
+      const match = !wanted || item.querySelector("label").textContent
+        .toLocaleLowerCase().includes(wanted);
+      item.hidden = !match;
+      shown += match ? 1 : 0;
+    }
+    section.hidden = shown === 0;
+  }
+}
+
+if (form) {
+  for (const box of picks) box.addEventListener("change", count);
+  for (const button of document.querySelectorAll(".pick-all")) {
+    button.hidden = false;
+    button.addEventListener("click", () => {
+      const shown = Array.from(button.closest(".pick-group").querySelectorAll(
+        ".picks li:not([hidden]) input[name=ids]"));
+      const all = shown.every((box) => box.checked);
+      for (const box of shown) box.checked = !all;
+      count();
+    });
+  }
+  action.addEventListener("change", showGroupField);
+  filter.hidden = false;
+  filter.addEventListener("input", narrow);
+  count();
+  showGroupField();
+}
