@@ -43,7 +43,7 @@ from kmood_lib.journal.entry_input import (
 from kmood_lib.portability import kmood_json, restore, staging
 from kmood_lib.portability.daylio.backup import read_backup
 from kmood_lib.portability.daylio.csv_export import read_csv
-from kmood_lib.portability.daylio.moods import MoodNames
+from kmood_lib.portability.daylio.moods import MoodNames, suggest_level
 from kmood_lib.portability.daylio.plan import DEFAULT_LIMITS, Limits, Plan, Row
 
 log = logging.getLogger(__name__)
@@ -80,7 +80,8 @@ def base_report(plan: Plan, format_name: str) -> dict:
         "moods": [{"name": name, "level": level, "rows": n}
                   for (name, level), n in sorted(plan.moods.items(),
                                                  key=lambda item: (-item[0][1], item[0][0]))],
-        "unknown_moods": [{"name": name, "rows": found["count"], "first": found["first"]}
+        "unknown_moods": [{"name": name, "rows": found["count"], "first": found["first"],
+                           "suggested": suggest_level(name)}
                           for name, found in sorted(plan.unknown_moods.items())],
         "problems": list(plan.problems),
         "more_problems": plan.problems.count - len(plan.problems),

@@ -12,7 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.browser.conftest import console_errors, create_user, replaced, screenshot
+from tests.browser.conftest import click, console_errors, create_user, replaced, screenshot
 from tests.browser.test_journal import api_session, login
 from tests.helpers import http, run
 
@@ -196,8 +196,7 @@ def test_ten_of_150_activities_move_to_a_group_in_one_go(pia, browser):
     assert len(shown) == 10
     pick_all = next(b for b in driver.find_elements(By.CSS_SELECTOR, ".pick-all")
                     if b.is_displayed())
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", pick_all)
-    pick_all.click()
+    click(driver, pick_all)
     assert driver.find_element(By.ID, "picked").text == "10 selected"
     assert tappable(driver, apply)
     driver.find_element(By.CSS_SELECTOR, "#to-group input").send_keys("Evenings")

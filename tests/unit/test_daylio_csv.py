@@ -9,7 +9,7 @@ import pytest
 
 from kmood_lib.portability import importer
 from kmood_lib.portability.daylio.dates import localised_day, parse_time
-from kmood_lib.portability.daylio.moods import parse_mood_map
+from kmood_lib.portability.daylio.moods import parse_mood_map, suggest_level
 from kmood_lib.portability.daylio.notes import html_to_text
 from kmood_lib.portability.daylio.plan import DaylioFormatError
 from tests.fakes import NOW_MS
@@ -149,8 +149,8 @@ def test_unknown_mood_names_stop_the_import_listing_each_with_count_and_lines(co
         run(conn, ann, csv_bytes(NEWEST, *rows))
     report = refused.value.report
     assert report["unknown_moods"] == [
-        {"name": "Sad", "rows": 2, "first": ["line 2", "line 4"]},
-        {"name": "ok-ish", "rows": 1, "first": ["line 3"]}]
+        {"name": "Sad", "rows": 2, "first": ["line 2", "line 4"], "suggested": None},
+        {"name": "ok-ish", "rows": 1, "first": ["line 3"], "suggested": None}]
     assert "Nothing was imported" in report["message"] and "'Sad' (2 rows" in report["message"]
     assert journal(conn, ann) == []
     report = run(conn, ann, csv_bytes(NEWEST, *rows),
@@ -353,3 +353,13 @@ def test_a_row_cut_short_before_optional_cells_reads_them_as_empty(conn, ann):
         run(conn, ann, csv_bytes(header, "2023,18 października,środa,9:00"))
     with pytest.raises(importer.ImportRefused, match="line 2: 8 cells where the header has 7"):
         run(conn, ann, csv_bytes(header, "2023,18 października,środa,9:00,good,,x,y"))
+
+
+@pytest.mark.parametrize("name,level", [
+    ("pretty good", 4), ("RAD!!", 5), ("meh-ish", 3), ("Mauvais jour", 2), ("tak sobie, ok", 3),
+    ("źle bardzo", 2), ("good good", 4),
+    ("super bad", None),  # two defaults: French "super" (5) and "bad" (2)
+    ("not bad", None), ("pas bien", None), ("Happy", None), ("goodish", None), ("", None),
+])
+def test_a_custom_mood_name_is_offered_the_level_of_the_one_default_name_inside_it(name, level):
+    assert suggest_level(name) == level

@@ -29,7 +29,7 @@ def test_the_api_imports_with_a_mood_map_and_reports(client_for):
     refused = upload(ann, "/api/import/daylio", {}, {"file": csv_bytes(NEWEST, *ROWS)})
     assert refused.status == 422
     assert refused.json["report"]["unknown_moods"] == [
-        {"name": "Sad", "rows": 2, "first": ["line 2", "line 4"]}]
+        {"name": "Sad", "rows": 2, "first": ["line 2", "line 4"], "suggested": None}]
     assert count(ann) == 0
     dry = upload(ann, "/api/import/daylio", {"mood_map": '{"sad": 2}', "dry_run": "1"},
                  {"file": csv_bytes(NEWEST, *ROWS)})

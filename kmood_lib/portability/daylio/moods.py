@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from kmood_lib.core.text import name_key
 
@@ -16,6 +17,25 @@ DEFAULT_MOODS = {
     **{name: level for level, name in enumerate(
         ("okropnie", "źle", "tak sobie", "dobrze", "wspaniale"), 1)},
 }
+
+
+# Words that turn a mood word around ("not bad"): a name holding one gets no suggestion.
+NEGATIONS = frozenset({"not", "no", "never", "nicht", "kein", "keine", "pas", "ne", "nie",
+                       "non", "ni", "niet", "nem", "não", "nao", "nope"})
+
+
+def suggest_level(name: str) -> int | None:
+    """A level to offer for a custom mood name, from the default names inside it: "pretty
+    good" -> 4, "rad!!" -> 5, "meh-ish" -> 3. None when no default name is in it, when two
+    different levels are ("super bad"), or when a negation is ("not bad"). A suggestion is
+    only ever preselected on the mapping form for the person to check, never applied."""
+    words = re.findall(r"\w+", name_key(name))
+    if not words or NEGATIONS.intersection(words):
+        return None
+    text = " " + " ".join(words) + " "
+    levels = {level for known, level in DEFAULT_MOODS.items()
+              if " " + " ".join(re.findall(r"\w+", name_key(known))) + " " in text}
+    return levels.pop() if len(levels) == 1 else None
 
 
 PREDEFINED = {1: "rad", 2: "good", 3: "meh", 4: "bad", 5: "awful"}  # backup predefined_name_id

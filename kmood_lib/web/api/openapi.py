@@ -386,7 +386,10 @@ _REPORT = {"type": "object", "properties": {
     "moods": {"type": "array", "items": {"type": "object", "properties": {
         "name": STR, "level": INT, "rows": INT}}},
     "unknown_moods": {"type": "array", "items": {"type": "object", "properties": {
-        "name": STR, "rows": INT, "first": {"type": "array", "items": STR}}}},
+        "name": STR, "rows": INT, "first": {"type": "array", "items": STR},
+        "suggested": {"type": ["integer", "null"], "description": "a level guessed from a "
+                      "default mood name inside this one (\"pretty good\": 4), to offer, "
+                      "never applied"}}}},
     "problems": {"type": "array", "items": STR}, "more_problems": INT,
     "warnings": {"type": "array", "items": STR}, "ignored": {"type": "array", "items": STR},
     "imported": INT, "duplicates": INT, "dry_run": BOOL, "message": STR,

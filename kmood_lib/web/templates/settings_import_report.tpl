@@ -51,17 +51,21 @@
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
     % if unknown:
   <h3>Mood names to map</h3>
-  <p class="muted">These names are not one of Daylio's defaults or your own labels. Choose the level each one means.</p>
-      % for i, mood in enumerate(unknown):
-  <input type="hidden" name="map_name_{{i}}" value="{{mood['name']}}">
-  <label>“{{mood['name']}}” <span class="muted">({{mood['rows']}} entr{{'y' if mood['rows'] == 1 else 'ies'}}, first {{', '.join(mood['first'])}})</span>
-    <select name="map_level_{{i}}" required>
-      <option value="">Choose a level…</option>
-      % for level in (5, 4, 3, 2, 1):
-      <option value="{{level}}">{{level}} · {{labels[level]}}</option>
+  <p class="muted">Daylio puts every mood in one of five groups, from rad to awful. These names are not Daylio's defaults or your own labels: tap the level each one means.</p>
+      % if any(mood['suggested'] for mood in unknown):
+  <p class="muted">A level is already picked where the name holds a default mood (“pretty good” is good); check those too.</p>
       % end
-    </select>
-  </label>
+      % for i, mood in enumerate(unknown):
+  <fieldset class="map-mood">
+    <legend><bdi>“{{mood['name']}}”</bdi> <span class="muted">{{mood['rows']}} entr{{'y' if mood['rows'] == 1 else 'ies'}}, first {{', '.join(mood['first'])}}{{' · suggested' if mood['suggested'] else ''}}</span></legend>
+    <input type="hidden" name="map_name_{{i}}" value="{{mood['name']}}">
+    <div class="moods compact">
+        % for level in (1, 2, 3, 4, 5):
+      <input type="radio" name="map_level_{{i}}" value="{{level}}" id="map-{{i}}-{{level}}" required{{' checked' if mood['suggested'] == level else ''}}>
+      <label for="map-{{i}}-{{level}}" class="lv{{level}}">{{!ui.face(level, 20)}}<span>{{labels[level]}}</span></label>
+        % end
+    </div>
+  </fieldset>
       % end
     % end
   <div class="actions">
