@@ -52,3 +52,61 @@ def test_static_files_have_versioned_urls_cached_for_a_year(alice):
     stale = alice.get("/static/style.css?v=000000000000")
     assert stale.headers["Cache-Control"] == "public, max-age=3600"
     assert alice.get("/static/style.css").headers["Cache-Control"] == "public, max-age=3600"
+
+
+def png_pixels(data: bytes) -> tuple[int, int, list[list[tuple[int, ...]]]]:
+    """Width, height and rows of pixels of an 8-bit RGB or RGBA PNG (no interlacing)."""
+    import struct
+    import zlib
+
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    width, height, depth, colour, _, _, interlace = header
+    assert depth == 8 and colour in (2, 6) and interlace == 0
+    step = 3 if colour == 2 else 4
+    raw, stride, rows, previous = zlib.decompress(idat), width * step, [], bytearray(width * step)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            left = line[i - step] if i >= step else 0
+            up, corner = previous[i], previous[i - step] if i >= step else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                guess = left + up - corner
+                near = min((abs(guess - left), left), (abs(guess - up), up),
+                           (abs(guess - corner), corner), key=lambda pair: pair[0])[1]
+                line[i] = (line[i] + near) & 255
+        rows.append([tuple(line[x:x + step]) for x in range(0, stride, step)])
+        previous = line
+    return width, height, rows
+
+
+def test_the_manifest_has_maskable_icons_full_bleed_with_the_face_in_the_safe_circle(alice):
+    """A launcher cuts its own shape out of a maskable icon: no corners baked in (every pixel
+    opaque, the corners the theme colour) and nothing but background outside the central
+    circle of radius 40%."""
+    manifest = alice.get("/manifest.webmanifest").json
+    maskable = [icon for icon in manifest["icons"] if icon.get("purpose") == "maskable"]
+    assert {icon["sizes"] for icon in maskable} == {"192x192", "512x512"}
+    for icon in maskable:
+        width, height, rows = png_pixels(alice.get(icon["src"]).body)
+        assert f"{width}x{height}" == icon["sizes"]
+        background = rows[0][0][:3]
+        assert background == (0x35, 0x53, 0xd9)
+        outside = [(x, y) for y, row in enumerate(rows) for x, pixel in enumerate(row)
+                   if (x + .5 - width / 2) ** 2 + (y + .5 - height / 2) ** 2 > (.4 * width) ** 2
+                   and (pixel[:3] != background or pixel[3:] not in ((), (255,)))]
+        assert outside == [], (icon["src"], outside[:5])

@@ -29,7 +29,13 @@ MANIFEST = {
     "theme_color": "#3553d9",
     "icons": [{"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},
               {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png"},
-              {"src": "/static/icons/icon.svg", "sizes": "any", "type": "image/svg+xml"}],
+              {"src": "/static/icons/icon.svg", "sizes": "any", "type": "image/svg+xml"},
+              # The launcher cuts its own shape from these: full-bleed, the face in the
+              # safe circle (tools/render_icons.sh).
+              {"src": "/static/icons/icon-maskable-192.png", "sizes": "192x192",
+               "type": "image/png", "purpose": "maskable"},
+              {"src": "/static/icons/icon-maskable-512.png", "sizes": "512x512",
+               "type": "image/png", "purpose": "maskable"}],
 }
 
 
