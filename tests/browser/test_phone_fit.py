@@ -211,3 +211,37 @@ def test_ten_of_150_activities_move_to_a_group_in_one_go(pia, browser):
                if a["group"] == "Evenings"]
     assert grouped == [f"activity {i:03d}" for i in range(10, 20)]
     assert console_errors(driver) == []
+
+
+def test_activity_groups_fold_and_stay_folded_on_this_device(app_stack, browser):
+    """SPEC §10: groups collapsible, remembered; a group holding a ticked activity opens."""
+    create_user(app_stack, "gus")
+    auth = api_session(app_stack.url, "gus")
+    for name, group in (("run", "Sport"), ("swim", "Sport"), ("friends", "Social"),
+                        ("family", "Social")):
+        http("POST", app_stack.url + "/api/activities", {"name": name, "group": group}, auth)
+    entry = http("POST", app_stack.url + "/api/entries", {"mood": 4, "activities": ["swim"]},
+                 auth)[2]
+    driver = browser((390, 844))
+    as_a_phone(driver, 390, 844)
+    login(driver, app_stack.url, "gus")
+
+    def groups() -> dict:
+        return {g.find_element(By.TAG_NAME, "summary").text.split()[0]: g.get_attribute("open")
+                is not None for g in driver.find_elements(By.CSS_SELECTOR, "details.activity-group")}
+
+    assert groups() == {"Social": True, "Sport": True}
+    sport = driver.find_element(By.CSS_SELECTOR,
+                                "details.activity-group[data-remember='group:Sport'] summary")
+    click(driver, sport)
+    assert groups() == {"Social": True, "Sport": False}
+    driver.get(app_stack.url + "/")
+    assert groups() == {"Social": True, "Sport": False}
+    shown = [label.text for label in driver.find_elements(By.CSS_SELECTOR, ".chips label")
+             if label.is_displayed()]
+    assert shown == ["family", "friends"]
+    driver.get(app_stack.url + f"/entries/{entry['id']}/edit")  # swim is ticked: Sport opens
+    assert groups() == {"Social": True, "Sport": True}
+    driver.get(app_stack.url + "/")
+    assert groups() == {"Social": True, "Sport": False}
+    assert console_errors(driver) == []

@@ -21,15 +21,19 @@
     % include('_chips.tpl', members=favourites)
     % chosen = values.get('activities', ())
     % hidden_checked = any(a['name'] in chosen for _, members in groups for a in members)
-    <details class="more-activities"{{' open' if hidden_checked else ''}}>
+    <details class="more-activities" data-remember="more"{{' open' if hidden_checked else ''}}>
       <summary>{{sum(len(m) for _, m in groups)}} more activities</summary>
       <input type="search" class="js-only chip-filter" hidden placeholder="Find an activity" aria-label="Find an activity" autocomplete="off">
     % end
     % for group, members in groups:
       % if group or len(groups) > 1:
-      <p class="group-name">{{group or 'Other'}}</p>
-      % end
+      <details class="activity-group" data-remember="group:{{group or ''}}" open>
+        <summary class="group-name"><span dir="auto">{{group or 'Other'}}</span> <span class="count">{{len(members)}}</span></summary>
+        % include('_chips.tpl', members=members)
+      </details>
+      % else:
       % include('_chips.tpl', members=members)
+      % end
     % end
     % if favourites:
     </details>

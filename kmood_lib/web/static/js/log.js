@@ -5,6 +5,7 @@ const extras = document.getElementById("extras");
 
 function setup() {
   setupFilter();
+  setupGroups();
   if (!form || !extras) return;
   extras.hidden = false;
   setupLocation();
@@ -60,7 +61,8 @@ async function suggestSong() {
   });
 }
 
-// With many activities: a box that narrows the folded list to the names containing its text.
+// With many activities: a box that narrows the folded list to the names containing its text
+// (opening the groups that hold a match while it has text).
 function setupFilter() {
   const box = document.querySelector(".chip-filter");
   if (!box) return;
@@ -72,11 +74,54 @@ function setupFilter() {
       const match = !wanted || label.textContent.toLocaleLowerCase().includes(wanted);
       label.hidden = !match;
     }
-    for (const name of more.querySelectorAll(".group-name")) {
-      const chips = name.nextElementSibling;
-      name.hidden = chips && !chips.querySelector("label:not([hidden])");
+    for (const group of more.querySelectorAll("details.activity-group")) {
+      const any = group.querySelector(".chips label:not([hidden])");
+      group.hidden = !any;
+      if (wanted && any) group.open = true;
+      else if (!wanted) group.open = remembered()[group.dataset.remember] !== false;
     }
   });
+}
+
+// Groups and the folded list stay as the person left them, on this device (a group holding a
+// ticked activity is shown open whatever was remembered).
+const REMEMBERED = "kmood.open-groups";
+
+function remembered() {
+  try {
+    const value = JSON.parse(localStorage.getItem(REMEMBERED) || "{}");
+    return value && typeof value === "object" ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+function remember(key, isOpen) {
+  const state = remembered();
+  delete state[key];
+  state[key] = isOpen;
+  const keys = Object.keys(state);
+  for (const old of keys.slice(0, Math.max(0, keys.length - 200))) delete state[old];
+  try {
+    localStorage.setItem(REMEMBERED, JSON.stringify(state));
+  } catch {
+    // storage full or refused: groups still open and close, they are just not remembered
+  }
+}
+
+function setupGroups() {
+  const state = remembered();
+  const filter = document.querySelector(".chip-filter");
+  for (const group of document.querySelectorAll("#entry-form details[data-remember]")) {
+    const key = group.dataset.remember;
+    if (typeof state[key] === "boolean" && !group.querySelector("input:checked")) {
+      group.open = state[key];
+    }
+    group.addEventListener("toggle", () => {
+      if (filter && filter.value.trim()) return;  // opened by the filter, not by the person
+      remember(key, group.open);
+    });
+  }
 }
 
 setup();
