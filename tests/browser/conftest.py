@@ -69,13 +69,15 @@ def console_errors(driver) -> list[str]:
             if entry["level"] in ("SEVERE", "ERROR")]
 
 
-def screenshot(driver, name: str) -> Path:
+def screenshot(driver, name: str, whole_page: bool = True) -> Path:
     """Save the whole page into artifacts/screenshots/ (git-ignored): the viewport is grown to
-    the page's height for the shot, so the tab bar sits at the bottom as on a phone."""
+    the page's height for the shot, so the tab bar sits at the bottom as on a phone; or only
+    the first screen, as the person sees it (`whole_page=False`). One CSS pixel per pixel."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     width = driver.execute_script("return window.innerWidth")
-    height = driver.execute_script("return document.documentElement.scrollHeight")
+    height = driver.execute_script("return document.documentElement.scrollHeight"
+                                   if whole_page else "return window.innerHeight")
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": width, "height": min(height, 6000), "deviceScaleFactor": 1, "mobile": False})
     try:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import DESKTOP
+from tests.browser.conftest import DESKTOP, screenshot
 from tests.browser.test_journal import login
-from tests.browser.test_phone_fit import as_a_phone, each_page, pia  # noqa: F401 (fixture)
+from tests.browser.test_phone_fit import as_a_phone, each_page, pia, shot_name  # noqa: F401
 
 AXE = Path(__file__).parent / "vendor" / "axe-4.14.1.min.js"
 
@@ -42,4 +42,6 @@ def test_axe_finds_nothing_on_any_page(pia, browser, variant):  # noqa: F811
         problems = violations(driver)
         if problems:
             found[path] = problems
+        if not phone:  # the phone's pages are shot by test_phone_fit, at 320 and 390 px
+            screenshot(driver, f"history3y-{shot_name(path)}-{variant}")
     assert found == {}

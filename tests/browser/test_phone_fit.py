@@ -75,6 +75,12 @@ def as_a_phone(driver, width: int, height: int = 800) -> None:
     driver.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": PHONE_AGENT})
 
 
+def shot_name(path: str) -> str:
+    """A page's path as a screenshot's name: /settings/activities/12 -> settings-activities-one."""
+    name = re.sub(r"/\d+", "/one", path.split("?")[0]).strip("/").replace("/", "-")
+    return name or "home"
+
+
 def each_page(driver, stack):
     """Open every page of `stack.pages` in turn (each must have its heading), yielding its
     path while it is open."""
@@ -117,8 +123,7 @@ def test_no_page_scrolls_sideways_on_a_phone(pia, browser, width):
         if found:
             problems[path] = found
         if width in (320, 390):
-            name = re.sub(r"/\d+", "/one", path.split("?")[0]).strip("/").replace("/", "-")
-            screenshot(driver, f"history3y-{name or 'home'}-{width}-{'dark' if dark else 'light'}")
+            screenshot(driver, f"history3y-{shot_name(path)}-{width}-{'dark' if dark else 'light'}")
             as_a_phone(driver, width)  # the shot resets the emulation
     assert problems == {}
     assert console_errors(driver) == []
@@ -152,6 +157,8 @@ def test_good_and_two_usual_activities_take_four_taps_and_no_scrolling(pia, brow
     for tap in (good, *usual):
         tap.click()
         assert driver.execute_script("return window.scrollY") == 0
+    screenshot(driver, "log-150-activities-phone-first-screen", whole_page=False)
+    as_a_phone(driver, 390, 844)
     save.click()  # the fourth tap
     WebDriverWait(driver, 10).until(lambda d: replaced(page))
     newest = http("GET", pia.url + "/api/entries?limit=1",
