@@ -9,7 +9,7 @@ from datetime import date
 from kmood_lib.web.ui import escape
 
 WIDTH, HEIGHT = 440, 230
-LEFT, RIGHT, TOP, BOTTOM = 62, 10, 16, 34
+LEFT, RIGHT, TOP, BOTTOM = 72, 10, 16, 34
 
 
 def _svg(title: str, desc: str, body: str, height: int = HEIGHT) -> str:
@@ -148,7 +148,7 @@ def difference_bars(items: list[dict], mean: float, title: str, desc: str, *,
     down (worse) from a line at the mean, on a scale where 0.3 is plainly visible; an item
     with fewer than `min_count` entries is an empty slot (too few to say), not a bar."""
     n = max(len(items), 1)
-    left = 34
+    left = 50  # room for "+0.5" in the larger text of a narrow phone
     plot_w = WIDTH - left - RIGHT
     half = (HEIGHT - TOP - BOTTOM - 18) / 2
     zero = TOP + 9 + half

@@ -14,26 +14,26 @@
 <h2>Mood over time</h2>
 % if over_time:
 <div class="card">{{!over_time}}
-<p class="chart-key"><span class="key week" aria-hidden="true"></span> weekly average <span class="key month" aria-hidden="true"></span> monthly average</p></div>
+<p class="chart-key"><span class="key-item"><span class="key week" aria-hidden="true"></span> weekly average</span> <span class="key-item"><span class="key month" aria-hidden="true"></span> monthly average</span></p></div>
 % end
 <div class="chart-grid">
   <section><h2>Mood distribution</h2><div class="card">{{!distribution}}</div></section>
   <section><h2>By weekday</h2><div class="card">{{!weekday}}
   <p class="chart-key">Above the line: better than your average ({{'%.1f' % summary['average']}}); below: worse. Days with fewer than 3 entries are left empty.</p></div></section>
-  <section><h2>By hour of the day</h2><div class="card">{{!hour}}
-  <p class="chart-key">Against your average, by local hour; hours with fewer than 3 entries are left empty.</p></div></section>
 </div>
+<section><h2>By hour of the day</h2><div class="card">{{!hour}}
+<p class="chart-key">Against your average, by local hour; hours with fewer than 3 entries are left empty.</p></div></section>
 % if by_temperature:
 <h2>Weather</h2>
 % known = weather['entries_with_weather']
 <p class="muted">From the {{known}} entr{{'y' if known == 1 else 'ies'}} in this range whose weather is known.</p>
-<div class="chart-grid two">
+<div class="chart-grid">
   <section><h3>By temperature</h3><div class="card">{{!by_temperature}}</div></section>
   <section><h3>By conditions</h3><div class="card">{{!by_conditions}}</div></section>
 </div>
 % end
 % if by_place or by_artist:
-<div class="chart-grid two">
+<div class="chart-grid">
   % if by_place:
   <section><h2>Places</h2>
   <p class="muted">Where you logged most, from the {{places['entries_with_place']}} entr{{'y' if places['entries_with_place'] == 1 else 'ies'}} with a named place.</p>
