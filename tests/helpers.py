@@ -51,9 +51,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def spawn(args: list[str], env: dict[str, str], log_path: Path, stdin=None) -> subprocess.Popen:
+def spawn(args: list[str], env: dict[str, str], log_path: Path, stdin=None,
+          cwd: Path = ROOT) -> subprocess.Popen:
     log = open(log_path, "ab")
-    proc = subprocess.Popen([PYTHON, *args], cwd=ROOT, env=env, stdout=log,
+    proc = subprocess.Popen([PYTHON, *args], cwd=cwd, env=env, stdout=log,
                             stderr=subprocess.STDOUT, stdin=stdin or subprocess.DEVNULL)
     SPAWNED.append(proc)
     return proc

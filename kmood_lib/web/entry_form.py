@@ -46,7 +46,11 @@ def entry_body(fields: Params, metrics: list[dict], *, creating: bool) -> dict:
     body["note"] = _prose(fields.get("note", ""))
     day, time = fields.get("date", "").strip(), fields.get("time", "").strip()
     if day:
-        body["occurred_at"] = f"{day}T{time or '12:00'}"
+        # With JavaScript, the log form says the device's offset ("+01:00"): the date and time
+        # are then read as that device's, not in the profile's zone. Anything else there is
+        # passed on for the entry checks to refuse.
+        offset = fields.get("utc_offset", "").strip() if creating else ""
+        body["occurred_at"] = f"{day}T{time or '12:00'}{offset}"
     values = {}
     for metric in metrics:
         raw = fields.get(f"metric_{metric['id']}", "")

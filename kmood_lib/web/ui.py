@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import html
+import json
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -102,6 +103,11 @@ def static_version(path: str) -> str:
         return hashlib.sha256((STATIC / path).read_bytes()).hexdigest()[:12]
     except OSError:
         return "0"
+
+
+def json_attr(value) -> str:
+    """A value as JSON for an attribute (the template escapes it)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def static(path: str) -> str:

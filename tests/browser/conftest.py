@@ -27,8 +27,10 @@ def _require_browser() -> None:
                     "--no-install-recommends chromium chromium-driver", pytrace=False)
 
 
-def new_driver(size: tuple[int, int], dark: bool = False, javascript: bool = True):
-    """A fresh headless Chromium with its own profile, offline as the spec requires."""
+def new_driver(size: tuple[int, int], dark: bool = False, javascript: bool = True,
+               profile: str | None = None):
+    """A headless Chromium with a fresh profile of its own (or `profile`, kept: the same
+    browser opened again), offline as the spec requires."""
     _require_browser()
     os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never reach the network
     os.environ["SE_AVOID_STATS"] = "true"
@@ -37,7 +39,8 @@ def new_driver(size: tuple[int, int], dark: bool = False, javascript: bool = Tru
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="kmood-chromium-")
+    keep = profile is not None
+    profile = profile or tempfile.mkdtemp(prefix="kmood-chromium-")
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
@@ -52,7 +55,7 @@ def new_driver(size: tuple[int, int], dark: bool = False, javascript: bool = Tru
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
-    driver.kmood_profile = profile
+    driver.kmood_profile = None if keep else profile
     if dark:
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
             "features": [{"name": "prefers-color-scheme", "value": "dark"}]})
@@ -61,7 +64,8 @@ def new_driver(size: tuple[int, int], dark: bool = False, javascript: bool = Tru
 
 def quit_driver(driver) -> None:
     driver.quit()
-    shutil.rmtree(driver.kmood_profile, ignore_errors=True)
+    if driver.kmood_profile:
+        shutil.rmtree(driver.kmood_profile, ignore_errors=True)
 
 
 def console_errors(driver) -> list[str]:
@@ -144,8 +148,8 @@ def browser():
     """Open drivers on demand; all of them are closed after the test."""
     drivers = []
 
-    def make(size=PHONE, dark=False, javascript=True):
-        driver = new_driver(size, dark, javascript)
+    def make(size=PHONE, dark=False, javascript=True, profile=None):
+        driver = new_driver(size, dark, javascript, profile)
         drivers.append(driver)
         return driver
 

@@ -17,6 +17,7 @@ PUBLIC = {
     ("GET", "/static/<path:path>"),
     ("GET", "/api/openapi.json"),
     ("GET", "/manifest.webmanifest"),  # browsers fetch it without cookies; it holds no data
+    ("GET", "/sw.js"),  # the service worker's script: code and versioned URLs, no data
 }
 
 

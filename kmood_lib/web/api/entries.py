@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+import logging
+import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -12,6 +15,7 @@ import bottle
 
 from kmood_lib.accounts import users
 from kmood_lib.core.db import transaction
+from kmood_lib.core.errors import ValidationError
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
 from kmood_lib.journal import queries, saving, stats, vocab, writes
 from kmood_lib.journal.entry_json import dumps
@@ -21,6 +25,7 @@ from kmood_lib.web.http import json_body, json_response, json_text_response, que
 from kmood_lib.web.routing import Routes
 
 routes = Routes()
+log = logging.getLogger(__name__)
 
 
 # --- entries ------------------------------------------------------------------------------
@@ -34,11 +39,51 @@ def list_entries(conn, auth: Auth):
                                                         query.get("cursor") or None))
 
 
+class OutboxBatches:
+    """A device sending its offline outbox marks each request `X-Kmood-Outbox: <batch> i/n`;
+    the server writes one line per batch when its last item arrives: how many were new, were
+    already here (a replay) or refused. At most MAX batches are followed at once (in memory:
+    a restart loses only the count of a batch under way)."""
+
+    MAX = 256
+    HEADER = re.compile(r"([0-9a-f-]{8,36}) ([0-9]{1,6})/([0-9]{1,6})")
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.batches: dict[tuple[int, str], dict[str, int]] = {}
+
+    def count(self, user, header: str | None, outcome: str) -> None:
+        found = self.HEADER.fullmatch(header or "")
+        if not found:
+            return
+        key, (i, n) = (user.id, found.group(1)), (int(found.group(2)), int(found.group(3)))
+        with self.lock:
+            tally = self.batches.pop(key, {"new": 0, "replayed": 0, "refused": 0})
+            tally[outcome] += 1
+            if i < n:
+                self.batches[key] = tally
+                while len(self.batches) > self.MAX:
+                    del self.batches[next(iter(self.batches))]
+                return
+        log.info("outbox sync for %s: %d of %d entries sent (%d new, %d already here), "
+                 "%d refused", user.username, tally["new"] + tally["replayed"], n, tally["new"],
+                 tally["replayed"], tally["refused"])
+
+
+OUTBOX = OutboxBatches()
+
+
 @routes.post("/api/entries")
 def create_entry(services, conn, auth: Auth):
     source = "web" if auth.via == "session" else "api"
-    saved = saving.create(services, conn, auth.user, json_body(bottle.request, services.config),
-                          source)
+    batch = bottle.request.headers.get("X-Kmood-Outbox")
+    try:
+        saved = saving.create(services, conn, auth.user,
+                              json_body(bottle.request, services.config), source)
+    except ValidationError:
+        OUTBOX.count(auth.user, batch, "refused")
+        raise
+    OUTBOX.count(auth.user, batch, "new" if saved.created else "replayed")
     text = (dumps(saved.entry) if saved.entry is not None  # created: no second read
             else queries.get_entry_json(conn, auth.user.id, saved.entry_id))
     return json_text_response(text, 201 if saved.created else 200,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import hmac
 import json
 import re
 import secrets
 import urllib.parse
+from pathlib import Path
 
 import bottle
 
@@ -84,6 +87,31 @@ def manifest():
     response = bottle.HTTPResponse(json.dumps(MANIFEST))
     response.content_type = "application/manifest+json"
     response.set_header("Cache-Control", "public, max-age=3600")
+    return response
+
+
+# The service worker's shell: what the log page needs to open with no network (SPEC §12).
+SHELL_FILES = ("style.css", "js/outbox.js", "js/offline.js", "js/log.js", "icons/icon.svg",
+               "icons/icon-192.png")
+SERVICE_WORKER = Path(__file__).resolve().parent.parent / "sw.js"
+
+
+@functools.lru_cache(maxsize=1)
+def service_worker() -> bytes:
+    """sw.js with this release's version (a hash of its own text and of the shell's files) and
+    the shell's versioned URLs filled in: any change to either is a new version."""
+    shell = [ui.static(path) for path in SHELL_FILES]
+    text = SERVICE_WORKER.read_text(encoding="utf-8")
+    version = hashlib.sha256("\n".join([text, *shell]).encode()).hexdigest()[:12]
+    return text.replace('"__VERSION__"', json.dumps(version)).replace(
+        "__SHELL__", json.dumps(shell)).encode()
+
+
+@routes.get("/sw.js", auth="public")
+def sw():
+    response = bottle.HTTPResponse(service_worker())
+    response.content_type = "text/javascript; charset=utf-8"
+    response.set_header("Cache-Control", "no-cache")
     return response
 
 

@@ -10,6 +10,10 @@
 <link rel="icon" href="{{ui.static('icons/icon.svg')}}" type="image/svg+xml">
 <link rel="apple-touch-icon" href="{{ui.static('icons/icon-192.png')}}">
 <link rel="manifest" href="/manifest.webmanifest">
+% if get('user'):
+<script defer src="{{ui.static('js/outbox.js')}}"></script>
+<script type="module" src="{{ui.static('js/offline.js')}}"></script>
+% end
 % for script in get('scripts', ()):
 <script type="module" src="{{ui.static('js/' + script)}}"></script>
 % end

@@ -36,6 +36,7 @@ function setupLocation() {
 }
 
 async function suggestSong() {
+  if (!navigator.onLine) return;  // offline: the entry's song is what is known now, nothing
   let answer;
   try {
     const response = await fetch("/api/now-playing", { credentials: "same-origin" });

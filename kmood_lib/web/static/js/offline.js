@@ -1,0 +1,268 @@
+// Offline logging in the pages (SPEC §12): registers the service worker; offers a reload when
+// a new version is ready (never reloads by itself); on the log page, keeps an entry in this
+// device's outbox when the server cannot be reached, shows what waits and sends it when it
+// can; on the log-out page, asks what to do with what still waits.
+const outbox = self.kmoodOutbox;
+const form = document.querySelector("#entry-form[data-outbox]");
+const panel = document.getElementById("outbox");
+let reloadAsked = false;
+
+async function register() {
+  if (!("serviceWorker" in navigator)) return;
+  let registration;
+  try {
+    registration = await navigator.serviceWorker.register("/sw.js", { scope: "/" });
+  } catch {
+    return;  // not a secure context, or refused: the pages work as before
+  }
+  const offer = () => {
+    if (registration.waiting && navigator.serviceWorker.controller) banner(registration.waiting);
+  };
+  offer();
+  registration.addEventListener("updatefound", () => {
+    const fresh = registration.installing;
+    if (fresh) fresh.addEventListener("statechange", () => { if (fresh.state === "installed") offer(); });
+  });
+  navigator.serviceWorker.addEventListener("controllerchange", () => {
+    if (reloadAsked) location.reload();
+  });
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    if (event.data && event.data.kind === "outbox") show(event.data.report);
+  });
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") registration.update().catch(() => {});
+  });
+}
+
+function banner(waiting) {
+  if (document.getElementById("update-banner")) return;
+  const box = document.createElement("div");
+  box.id = "update-banner";
+  box.className = "notice update-banner";
+  box.setAttribute("role", "status");
+  const text = document.createElement("span");
+  text.textContent = "A new version of k-mood is ready.";
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = "Reload";
+  button.addEventListener("click", () => {
+    reloadAsked = true;
+    waiting.postMessage("skip-waiting");
+  });
+  box.append(text, " ", button);
+  document.querySelector("main").prepend(box);
+}
+
+// --- the log page --------------------------------------------------------------------------
+
+const when = (ms) => new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+
+function moodLabel(level) {
+  const label = document.querySelector(`label[for=mood-${level}] span`);
+  return label ? label.textContent : String(level);
+}
+
+let lastReport = null;
+
+async function show(report) {
+  if (report) lastReport = report;
+  if (!panel) return;
+  const items = await outbox.all();
+  panel.hidden = items.length === 0;
+  document.getElementById("outbox-count").textContent = String(items.length);
+  const list = document.getElementById("outbox-items");
+  list.replaceChildren(...items.map(item));
+  const status = document.getElementById("outbox-status");
+  const outcome = lastReport && lastReport.outcome;
+  const login = document.getElementById("outbox-login");
+  login.hidden = outcome !== "login";
+  status.textContent = !items.length ? ""
+    : outcome === "login" ? "Your session has ended: log in again and they are sent."
+    : outcome === "stop" || !navigator.onLine ? "k-mood is not reachable; they are sent when it is."
+    : "";
+  markOnlineOnly(outcome === "stop" || !navigator.onLine);
+}
+
+function item(entry) {
+  const li = document.createElement("li");
+  li.className = entry.status === "refused" ? "entry refused" : "entry";
+  const head = document.createElement("p");
+  const strong = document.createElement("strong");
+  strong.textContent = moodLabel(entry.body.mood);
+  const at = entry.body.occurred_at;
+  const moment = at ? `${at.slice(0, 10)} ${at.slice(11, 16)}` : when(entry.created);
+  head.append(strong, ` · ${moment}`);
+  const saved = document.createElement("small");
+  saved.className = "muted";
+  saved.textContent = ` (kept here ${when(entry.created)})`;
+  head.append(saved);
+  li.append(head);
+  const what = [entry.body.note_title, (entry.body.activities || []).join(", ")]
+    .filter(Boolean).join(" — ");
+  if (what) {
+    const p = document.createElement("p");
+    p.dir = "auto";
+    p.textContent = what;
+    li.append(p);
+  }
+  if (entry.status === "refused") {
+    const why = document.createElement("p");
+    why.className = "refusal";
+    why.textContent = `Refused by the server: ${entry.message}`;
+    const edit = button("Edit", () => editItem(entry));
+    const discard = button("Discard", async () => {
+      await outbox.remove(entry.client_id);
+      show();
+    });
+    discard.classList.add("link");
+    const actions = document.createElement("p");
+    actions.className = "actions";
+    actions.append(edit, discard);
+    li.append(why, actions);
+  }
+  return li;
+}
+
+function button(text, onClick) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "secondary";
+  b.textContent = text;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// A refused entry back into the form, to be fixed and saved again (it leaves the outbox).
+async function editItem(entry) {
+  const body = entry.body;
+  const mood = form.querySelector(`input[name=mood][value="${body.mood}"]`);
+  if (mood) mood.checked = true;
+  const known = new Set();
+  for (const box of form.querySelectorAll("input[name=activity]")) {
+    box.checked = (body.activities || []).includes(box.value);
+    if (box.checked) known.add(box.value);
+  }
+  form.elements.new_activities.value = (body.activities || []).filter((a) => !known.has(a)).join(", ");
+  form.elements.note_title.value = body.note_title || "";
+  form.elements.note.value = body.note || "";
+  if (body.occurred_at) {
+    form.elements.date.value = body.occurred_at.slice(0, 10);
+    form.elements.time.value = body.occurred_at.slice(11, 16);
+  }
+  await outbox.remove(entry.client_id);
+  show();
+  form.scrollIntoView({ block: "start" });
+}
+
+function markOnlineOnly(offline) {
+  for (const link of document.querySelectorAll(".entries a[href$='/edit'], .entries a[href$='/delete']")) {
+    link.classList.toggle("online-only", offline);
+    if (offline) link.setAttribute("aria-disabled", "true");
+    else link.removeAttribute("aria-disabled");
+  }
+}
+
+// The date and time the form opened with: left as they are, they mean "now".
+let opened = ["", ""];
+
+function deviceNow() {
+  const now = new Date();
+  const pad = (n) => String(n).padStart(2, "0");
+  return [`${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`,
+          `${pad(now.getHours())}:${pad(now.getMinutes())}`];
+}
+
+// Date and time left as they were mean "now": the moment Save is pressed on this device, with
+// this device's offset (the server is told it, so it reads them the same way).
+function stampTime() {
+  if (form.elements.date.value === opened[0] && form.elements.time.value === opened[1]) {
+    [form.elements.date.value, form.elements.time.value] = deviceNow();
+  }
+  const offset = -new Date(`${form.elements.date.value}T${form.elements.time.value || "12:00"}`)
+    .getTimezoneOffset();
+  const pad = (n) => String(Math.trunc(Math.abs(n))).padStart(2, "0");
+  form.elements.utc_offset.value = `${offset < 0 ? "-" : "+"}${pad(offset / 60)}:${pad(offset % 60)}`;
+}
+
+async function keep(event) {
+  event.preventDefault();
+  const item = outbox.fromForm(Array.from(new FormData(form)));
+  if (!item.body.mood) {
+    form.reportValidity();
+    return;
+  }
+  await outbox.put(item);
+  form.reset();
+  form.elements.client_id.value = outbox.uuid();  // the next entry is another entry
+  opened = [form.elements.date.value, form.elements.time.value] = deviceNow();
+  try {
+    const registration = await navigator.serviceWorker.ready;
+    await registration.sync.register("kmood-outbox");
+  } catch {
+    // no Background Sync here: the page sends it on load, when online, when shown
+  }
+  await show({ outcome: "stop" });
+  const notice = document.getElementById("outbox-notice");
+  notice.hidden = false;
+}
+
+async function sync() {
+  if (!navigator.onLine) return show();
+  let report;
+  try {
+    report = await outbox.sync();
+  } catch {
+    report = { outcome: "stop" };
+  }
+  await show(report);
+  if (report.sent && form) {
+    document.getElementById("outbox-sent").hidden = false;
+  }
+}
+
+function setupLogPage() {
+  // One id per page view and entry: a copy of this page kept for offline use must not hand
+  // the same id to every entry logged from it.
+  form.elements.client_id.value = outbox.uuid();
+  // A blank form says "now": this device's now (a copy kept for offline use was made earlier).
+  if ("now" in form.dataset) [form.elements.date.value, form.elements.time.value] = deviceNow();
+  opened = [form.elements.date.value, form.elements.time.value];
+  form.addEventListener("submit", (event) => {
+    stampTime();
+    if (!navigator.onLine) keep(event);  // else the post goes out; the worker catches a failure
+  });
+  if (new URLSearchParams(location.search).get("done") === "queued") {
+    document.getElementById("outbox-notice").hidden = false;
+  }
+  addEventListener("online", sync);
+  addEventListener("offline", () => show());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") sync();
+  });
+}
+
+// --- the log-out page ----------------------------------------------------------------------
+
+async function setupLogout() {
+  const logout = document.getElementById("logout-form");
+  if (!logout) return;
+  const waiting = (await outbox.all()).length;
+  if (!waiting) return;
+  const choice = document.getElementById("outbox-choice");
+  document.getElementById("outbox-waiting").textContent =
+    `${waiting} entr${waiting === 1 ? "y is" : "ies are"} waiting on this device to be sent.`;
+  choice.hidden = false;
+  logout.addEventListener("submit", async (event) => {
+    if (!document.getElementById("discard-outbox").checked) return;
+    event.preventDefault();
+    await outbox.clear();
+    logout.submit();
+  });
+}
+
+if (outbox) {
+  register();
+  if (form && panel) setupLogPage();
+  setupLogout();
+  sync();
+}

@@ -1,0 +1,214 @@
+// The offline outbox: entries logged while the server could not be reached, kept in this
+// browser's IndexedDB until they are sent. One file for the service worker (importScripts)
+// and the pages (a classic script before the modules), so both decide alike.
+//
+// An item: {client_id, created (ms), body (the JSON for POST /api/entries, the composed
+// local time and the device's offset in occurred_at), status: "waiting" | "refused",
+// message (the server's, for a refused one)}. Sync sends each item as one request with its
+// client_id, oldest first; the server answers a replay with the entry it already has, so an
+// item sent twice (a sync cut off, two tabs) is still one entry.
+(function (scope) {
+  "use strict";
+
+  const DB_NAME = "kmood";
+  const STORE = "outbox";
+  const LOCK = "kmood-outbox-sync";
+
+  function request(req) {
+    return new Promise((resolve, reject) => {
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+  }
+
+  function open() {
+    const req = indexedDB.open(DB_NAME, 1);
+    req.onupgradeneeded = () => {
+      req.result.createObjectStore(STORE, { keyPath: "client_id" }).createIndex("created", "created");
+    };
+    return request(req);
+  }
+
+  async function run(mode, work) {
+    const db = await open();
+    try {
+      const tx = db.transaction(STORE, mode);
+      const result = await work(tx.objectStore(STORE));
+      await new Promise((resolve, reject) => {
+        tx.oncomplete = resolve;
+        tx.onerror = () => reject(tx.error);
+        tx.onabort = () => reject(tx.error || new Error("the outbox write was aborted"));
+      });
+      return result;
+    } finally {
+      db.close();
+    }
+  }
+
+  function all() {
+    return run("readonly", (store) => request(store.index("created").getAll()));
+  }
+
+  function put(item) {
+    return run("readwrite", (store) => request(store.put(item)));
+  }
+
+  function remove(clientId) {
+    return run("readwrite", (store) => request(store.delete(clientId)));
+  }
+
+  function clear() {
+    return run("readwrite", (store) => request(store.clear()));
+  }
+
+  // A version 4 UUID, also where crypto.randomUUID is missing (it needs a secure context).
+  function uuid() {
+    if (scope.crypto && crypto.randomUUID) return crypto.randomUUID();
+    const b = crypto.getRandomValues(new Uint8Array(16));
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  const pad = (n) => String(Math.abs(Math.trunc(n))).padStart(2, "0");
+
+  // "2026-12-04" + "21:05" read on this device's clock -> "2026-12-04T21:05:00+01:00": the
+  // time the person meant, with the offset this device had for that moment.
+  function occurredAt(day, time, given) {
+    const [y, m, d] = day.split("-").map(Number);
+    const [hh, mm] = (time || "12:00").split(":").map(Number);
+    if (/^[+-]\d{2}:\d{2}$/.test(given || "")) return `${day}T${pad(hh)}:${pad(mm)}:00${given}`;
+    const offset = -new Date(y, m - 1, d, hh, mm).getTimezoneOffset();
+    const sign = offset < 0 ? "-" : "+";
+    return `${day}T${pad(hh)}:${pad(mm)}:00${sign}${pad(offset / 60)}:${pad(offset % 60)}`;
+  }
+
+  function number(raw) {
+    const text = raw.trim().replace(/^(-?\d+),(\d+)$/, "$1.$2");
+    return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;  // text: the server names it
+  }
+
+  // The log form's fields (FormData or a list of [name, value]) -> an outbox item, the same
+  // body the server makes of them (web/entry_form.py), with a fresh client_id and the time
+  // read on this device. The form names each metric field's metric (names_of_metrics:
+  // {"3": "sleep"} for the field metric_3).
+  function fromForm(pairs, now) {
+    const fields = new Map();
+    const activities = [];
+    for (const [name, value] of pairs) {
+      if (name === "activity") activities.push(String(value));
+      else fields.set(name, String(value));
+    }
+    const get = (name) => (fields.get(name) || "").trim();
+    // The form's own id: the same attempt, if the server did get it before the line dropped,
+    // is then the same entry. The page gives each entry it keeps a fresh one.
+    const given = get("client_id").toLowerCase();
+    const body = { client_id: /^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/.test(given) ? given : uuid() };
+    if (/^[1-5]$/.test(get("mood"))) body.mood = Number(get("mood"));
+    const typed = (fields.get("new_activities") || "").split(/[,\n]/).map((n) => n.trim());
+    body.activities = activities.concat(typed.filter(Boolean));
+    body.note_title = get("note_title");
+    body.note = (fields.get("note") || "").replace(/\r\n?/g, "\n");
+    if (get("date")) body.occurred_at = occurredAt(get("date"), get("time"), get("utc_offset"));
+    body.metrics = {};
+    let names = {};
+    try {
+      names = JSON.parse(fields.get("names_of_metrics") || "{}");
+    } catch {
+      // a form without them: no metrics
+    }
+    for (const [id, name] of Object.entries(names)) {
+      if (get(`metric_${id}`)) body.metrics[name] = number(get(`metric_${id}`));
+    }
+    if (get("lat") && get("lon")) body.location = { lat: number(get("lat")), lon: number(get("lon")) };
+    if (get("song_artist") && get("song_title")) {
+      body.song = { artist: get("song_artist"), title: get("song_title"),
+                    album: get("song_album") || null, source: get("song_source") || "manual" };
+    }
+    return { client_id: body.client_id, created: now || Date.now(), body, status: "waiting",
+             message: null };
+  }
+
+  // What one answer means for its item and for the rest of the run.
+  //   sent: the server has the entry (201 new, 200 a replay) -> drop the item, go on
+  //   refused: 422 -> keep it with the server's message, go on with the next
+  //   login: 401 -> keep everything, ask the person to log in
+  //   stop: anything else (busy, down, no network) -> keep everything, try again later
+  function decide(status) {
+    if (status === 200 || status === 201) return "sent";
+    if (status === 422 || status === 400) return "refused";
+    if (status === 401 || status === 403) return "login";
+    return "stop";
+  }
+
+  function refusal(answer) {
+    const error = answer && answer.error;
+    if (!error) return "The server refused this entry.";
+    const fields = Object.entries(error.fields || {}).map(([name, text]) => `${name}: ${text}`);
+    return fields.length ? fields.join("; ") : error.message;
+  }
+
+  async function csrfToken(fetcher) {
+    const response = await fetcher("/api/me", { credentials: "same-origin",
+                                                headers: { Accept: "application/json" } });
+    if (response.status === 401) return { login: true };
+    if (!response.ok) return { stop: true };
+    return { token: (await response.json()).csrf_token };
+  }
+
+  // Send what waits, oldest first; one run at a time across this browser's tabs and its
+  // service worker (a Web Lock where there is one; the client_id makes a double harmless
+  // where there is none). Returns {sent, refused, waiting, outcome}.
+  async function sync(fetcher) {
+    fetcher = fetcher || fetch.bind(scope);
+    const body = async () => {
+      const items = (await all()).filter((item) => item.status === "waiting");
+      const report = { sent: 0, refused: 0, waiting: items.length, outcome: "done" };
+      if (!items.length) return report;
+      let session;
+      try {
+        session = await csrfToken(fetcher);
+      } catch {
+        return { ...report, outcome: "stop" };
+      }
+      if (session.login || session.stop) return { ...report, outcome: session.login ? "login" : "stop" };
+      const batch = uuid();
+      for (const [i, item] of items.entries()) {
+        let response;
+        try {
+          response = await fetcher("/api/entries", {
+            method: "POST", credentials: "same-origin",
+            headers: { "Content-Type": "application/json", Accept: "application/json",
+                       "X-CSRF-Token": session.token,
+                       "X-Kmood-Outbox": `${batch} ${i + 1}/${items.length}` },
+            body: JSON.stringify(item.body),
+          });
+        } catch {
+          return { ...report, outcome: "stop" };
+        }
+        const verdict = decide(response.status);
+        if (verdict === "sent") {
+          await remove(item.client_id);
+          report.sent += 1;
+          report.waiting -= 1;
+        } else if (verdict === "refused") {
+          let answer = null;
+          try { answer = await response.json(); } catch { /* not JSON: the generic words */ }
+          await put({ ...item, status: "refused", message: refusal(answer) });
+          report.refused += 1;
+          report.waiting -= 1;
+        } else {
+          return { ...report, outcome: verdict };
+        }
+      }
+      return report;
+    };
+    if (scope.navigator && navigator.locks) {
+      return navigator.locks.request(LOCK, body);
+    }
+    return body();
+  }
+
+  scope.kmoodOutbox = { all, put, remove, clear, fromForm, occurredAt, decide, sync, uuid };
+})(self);

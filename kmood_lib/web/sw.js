@@ -1,0 +1,124 @@
+// k-mood's service worker, served as /sw.js (never cached by the browser's HTTP cache, so an
+// upgrade is seen at the next visit). The server fills in VERSION and SHELL: the hash of this
+// release's static files and their versioned URLs.
+//
+// - The shell (CSS, scripts, icons) is cached per version; a new version installs beside the
+//   old one and waits until the person reloads from the banner; then the old caches go.
+// - Pages: network first. A good answer for the log page is kept (labels and activities as
+//   of that visit); with no network, any page falls back to that copy.
+// - The log form's post: sent as it is; if the server cannot be reached, the entry goes
+//   into the outbox (IndexedDB, shared with the pages) and the person lands on the log page,
+//   where it shows under "Waiting to sync".
+"use strict";
+
+const VERSION = "__VERSION__";
+const SHELL = __SHELL__;
+const SHELL_CACHE = `kmood-shell-${VERSION}`;
+const PAGES_CACHE = "kmood-pages";  // outlives versions: the last log page seen
+const LOG_PAGE = "/";
+
+importScripts(SHELL.find((url) => url.startsWith("/static/js/outbox.js")));
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(Promise.all([
+    caches.open(SHELL_CACHE).then((cache) => cache.addAll(SHELL)),
+    keepLogPage(fetch(LOG_PAGE, { credentials: "same-origin" })).catch(() => {}),
+  ]));
+});
+
+// The log page as this person last saw it, for the next time there is no network.
+async function keepLogPage(answer) {
+  const response = await answer;
+  if (response.ok && !response.redirected &&
+      (response.headers.get("Content-Type") || "").startsWith("text/html")) {
+    const cache = await caches.open(PAGES_CACHE);
+    await cache.put(LOG_PAGE, response.clone());
+  }
+  return response;
+}
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) {
+      if (name.startsWith("kmood-shell-") && name !== SHELL_CACHE) await caches.delete(name);
+    }
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener("message", (event) => {
+  if (event.data === "skip-waiting") self.skipWaiting();
+  if (event.data === "sync") event.waitUntil(syncAndTell());
+});
+
+self.addEventListener("sync", (event) => {
+  if (event.tag === "kmood-outbox") event.waitUntil(syncAndTell());
+});
+
+async function syncAndTell() {
+  const report = await self.kmoodOutbox.sync();
+  for (const client of await self.clients.matchAll({ type: "window" })) {
+    client.postMessage({ kind: "outbox", report });
+  }
+  if (report.outcome === "stop") throw new Error("not reachable yet");  // Background Sync retries
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (request.mode === "navigate" && request.method === "GET") {
+    event.respondWith(page(request, url));
+  } else if (request.mode === "navigate" && request.method === "POST" && url.pathname === "/entries") {
+    event.respondWith(logEntry(request));
+  } else if (request.method === "GET" && url.pathname.startsWith("/static/")) {
+    event.respondWith(shellFile(request));
+  }
+});
+
+async function page(request, url) {
+  try {
+    const answer = fetch(request);
+    return await (url.pathname === LOG_PAGE ? keepLogPage(answer) : answer);
+  } catch {
+    const copy = await caches.match(LOG_PAGE, { cacheName: PAGES_CACHE });
+    return copy || offlinePage();
+  }
+}
+
+function offlinePage() {
+  return new Response(
+    "<!doctype html><html lang=en><meta charset=utf-8>" +
+    "<meta name=viewport content='width=device-width, initial-scale=1'>" +
+    "<title>Offline · k-mood</title><body style='font:16px/1.5 system-ui;margin:2rem'>" +
+    "<h1>k-mood is not reachable</h1><p>This device has no copy of the log page yet: open " +
+    "it once while the server is reachable, and logging works offline from then on.</p>",
+    { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
+}
+
+async function logEntry(request) {
+  const copy = request.clone();
+  try {
+    return await fetch(request);
+  } catch {
+    const fields = Array.from(await copy.formData());
+    await self.kmoodOutbox.put(self.kmoodOutbox.fromForm(fields));
+    try {
+      await self.registration.sync.register("kmood-outbox");
+    } catch {
+      // no Background Sync (Firefox, Safari): the page syncs on load, online and when shown
+    }
+    return Response.redirect("/?done=queued", 303);
+  }
+}
+
+async function shellFile(request) {
+  const cached = await caches.match(request, { cacheName: SHELL_CACHE });
+  if (cached) return cached;
+  const response = await fetch(request);
+  if (response.ok && new URL(request.url).searchParams.has("v")) {
+    const cache = await caches.open(SHELL_CACHE);
+    await cache.put(request, response.clone());
+  }
+  return response;
+}

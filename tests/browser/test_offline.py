@@ -1,0 +1,458 @@
+"""Offline logging (issue #24, SPEC §12): the real service worker and IndexedDB outbox in
+headless Chromium, against real server processes that go away and come back.
+
+"Offline" is Chromium's own network emulation (DevTools protocol): the page's requests fail and
+`navigator.onLine` is false. "Unreachable" is the server process stopped: the browser believes
+it is online and the service worker has to catch the failed post."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.browser.conftest import (
+    PASSWORD,
+    click,
+    console_errors,
+    create_user,
+    replaced,
+    screenshot,
+)
+from tests.browser.test_journal import api_session, login
+from tests.e2e.conftest import Stack
+from tests.helpers import ROOT, healthy, http, spawn, wait_until
+
+INDIA = "Asia/Kolkata"  # +05:30 all year: a device offset no server default could produce
+
+
+def network(driver, online: bool, latency_ms: int = 0) -> None:
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": not online, "latency": latency_ms, "downloadThroughput": -1,
+        "uploadThroughput": -1})
+
+
+def installed(driver, url: str) -> None:
+    """The service worker controls the page (it claims its pages when it activates)."""
+    driver.get(url + "/")
+    try:  # a page that opened while the worker was still activating is not claimed: reload
+        for _ in range(5):
+            try:
+                WebDriverWait(driver, 3).until(lambda d: d.execute_script(
+                    "return !!navigator.serviceWorker.controller"))
+                return
+            except Exception:
+                driver.get(url + "/")
+        raise TimeoutError
+    except Exception:
+        raise AssertionError(driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            navigator.serviceWorker.getRegistrations().then((r) => done(r.map((x) => [
+              x.scope, x.active && x.active.state, x.waiting && x.waiting.state,
+              x.installing && x.installing.state])), (e) => done(String(e)));
+        """), driver.current_url, console_errors(driver)) from None
+
+
+def outbox(driver) -> list[dict]:
+    """What waits in this browser's outbox, read from IndexedDB directly (any page)."""
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const req = indexedDB.open("kmood", 1);
+        req.onupgradeneeded = () => req.result.createObjectStore("outbox", {keyPath: "client_id"})
+          .createIndex("created", "created");
+        req.onerror = () => done([{error: String(req.error)}]);
+        req.onsuccess = () => {
+          const all = req.result.transaction("outbox").objectStore("outbox").index("created").getAll();
+          all.onsuccess = () => { req.result.close(); done(all.result); };
+        };
+    """)
+
+
+def waiting(driver, n: int, timeout: float = 15) -> list[dict]:
+    try:
+        WebDriverWait(driver, timeout).until(lambda d: len(outbox(d)) == n)
+    except Exception:
+        raise AssertionError((outbox(driver), driver.current_url, console_errors(driver))) from None
+    return outbox(driver)
+
+
+def entries(stack, name: str) -> list[dict]:
+    return http("GET", stack.url + "/api/entries?limit=500",
+                headers=api_session(stack.url, name))[2]["entries"]
+
+
+def log_entry(driver, mood: int, *, tick=(), new: str = "", title: str = "",
+              when: tuple[str, str] | None = None) -> None:
+    """Fill the log form as a thumb would and press Save."""
+    click(driver, driver.find_element(By.CSS_SELECTOR, f"label[for=mood-{mood}]"))
+    for name in tick:
+        click(driver, driver.find_element(By.XPATH, f"//form[@id='entry-form']//label[.='{name}']"))
+    if new:
+        driver.find_element(By.NAME, "new_activities").send_keys(new)
+    if title:
+        driver.find_element(By.NAME, "note_title").send_keys(title)
+    if when:  # typed into the native pickers: set as the picker would, with its input event
+        driver.execute_script("""
+            for (const [name, value] of [["date", arguments[0]], ["time", arguments[1]]]) {
+              const field = document.querySelector(`#entry-form [name=${name}]`);
+              field.value = value;
+              field.dispatchEvent(new Event("input", {bubbles: true}));
+            }""", *when)
+    click(driver, driver.find_element(By.CSS_SELECTOR, "#entry-form .save-bar button[type=submit]"))
+
+
+def test_three_entries_logged_offline_survive_a_reload_and_a_restart_and_sync_once(
+        browser, tmp_path):
+    stack = Stack(tmp_path).start(worker=False)
+    try:
+        three_offline_entries(stack, browser, str(tmp_path / "profile"))
+    finally:
+        stack.stop()
+
+
+def gone(driver, stack) -> None:
+    """Offline: the page's network off (navigator.onLine false) and the server away too (the
+    DevTools emulation does not reach the service worker, a phone's lost signal does)."""
+    network(driver, online=False)
+    stack.stop()
+
+
+def back(driver, stack) -> None:
+    stack.start(worker=False)
+    network(driver, online=True)
+
+
+def three_offline_entries(stack, browser, profile: str) -> None:
+    create_user(stack, "ola")
+    http("POST", stack.url + "/api/activities", {"name": "walk"}, api_session(stack.url, "ola"))
+    driver = browser(profile=profile)
+    driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": INDIA})
+    login(driver, stack.url, "ola")
+    installed(driver, stack.url)
+    log_entry(driver, 3, title="at home")  # online: saved at once, listed under Today
+    WebDriverWait(driver, 10).until(lambda d: "done=logged" in d.current_url)
+
+    gone(driver, stack)
+    driver.get(stack.url + "/")  # the copy the worker kept
+    assert driver.execute_script("return navigator.onLine") is False
+    assert driver.find_elements(By.ID, "entry-form"), driver.page_source[:500]
+    edit = driver.find_element(By.CSS_SELECTOR, ".entries a[href$='/edit']")
+    WebDriverWait(driver, 10).until(lambda d: "online-only" in edit.get_attribute("class"))
+    assert edit.get_attribute("aria-disabled") == "true"  # edits need the server
+    log_entry(driver, 4, tick=["walk"], title="on the train")
+    waiting(driver, 1)
+    assert "Saved on this device" in driver.find_element(By.ID, "outbox-notice").text
+    log_entry(driver, 2, new="tunnel")
+    log_entry(driver, 5, when=("2026-11-30", "08:15"))
+    kept = waiting(driver, 3)
+    assert len({item["client_id"] for item in kept}) == 3
+    assert [item["body"]["mood"] for item in kept] == [4, 2, 5]
+
+    driver.get(stack.url + "/")  # still offline: the page and what waits are there
+    panel = driver.find_element(By.ID, "outbox")
+    WebDriverWait(driver, 10).until(lambda d: "Waiting to sync (3)" in panel.text)
+    assert "not reachable" in panel.text
+    screenshot(driver, "offline-outbox-phone-light")
+    driver.quit()  # the browser closes; its profile stays
+
+    stack.start(worker=False)
+    assert [e["note_title"] for e in entries(stack, "ola")] == ["at home"]
+    again = browser(profile=profile)  # opened again, online
+    again.get(stack.url + "/")
+    if "/login" in again.current_url:
+        login(again, stack.url, "ola")
+    wait_until(lambda: len(entries(stack, "ola")) == 4, 20, what="3 entries synced")
+    waiting(again, 0)
+    saved = sorted(entries(stack, "ola"), key=lambda e: e["id"])[1:]
+    assert [(e["mood"], e["activities"], e["note_title"]) for e in saved] == [
+        (4, ["walk"], "on the train"), (2, ["tunnel"], ""), (5, [], "")]
+    assert all(e["occurred_at"].endswith("+05:30") for e in saved), saved
+    assert saved[2]["occurred_at"] == "2026-11-30T08:15:00+05:30"
+    assert [e["client_id"] for e in saved] == [item["client_id"] for item in kept]
+    time.sleep(1)  # another sync trigger (a page load, visibility) must add nothing
+    again.get(stack.url + "/")
+    assert len(entries(stack, "ola")) == 4
+    assert "outbox sync for ola: 3 of 3 entries sent (3 new, 0 already here), 0 refused" in \
+        stack.server_log.read_text()
+    assert console_errors(again) == []
+
+
+def put_items(driver, n: int, note: str) -> None:
+    driver.execute_async_script("""
+        const [n, note, done] = arguments;
+        (async () => {
+          for (let i = 0; i < n; i++) {
+            await self.kmoodOutbox.put(self.kmoodOutbox.fromForm(
+              [["mood", String(i % 5 + 1)], ["note", `${note} ${i}`], ["date", "2026-12-01"],
+               ["time", `10:${String(i).padStart(2, "0")}`]], Date.now() + i));
+          }
+        })().then(() => done(), (e) => done(String(e)));
+    """, n, note)
+
+
+def test_a_sync_cut_by_a_killed_server_finishes_after_the_restart_with_each_entry_once(
+        browser, tmp_path):
+    stack = Stack(tmp_path).start(worker=False)
+    try:
+        create_user(stack, "kai")
+        driver = browser()
+        login(driver, stack.url, "kai")
+        installed(driver, stack.url)
+
+        # Unreachable while the browser thinks it is online: the worker catches the post.
+        stack.stop()
+        log_entry(driver, 3, title="server away")
+        WebDriverWait(driver, 15).until(lambda d: "done=queued" in d.current_url)
+        assert "Waiting to sync (1)" in driver.find_element(By.ID, "outbox").text
+        put_items(driver, 19, "batch")
+        waiting(driver, 20)
+
+        stack.start(worker=False)
+        network(driver, online=True, latency_ms=150)  # slow enough to be cut halfway
+        driver.execute_script("self.kmoodOutbox.sync()")
+        wait_until(lambda: len(entries(stack, "kai")) >= 5, 30, what="a few synced")
+        stack.server.kill()  # kill -9 in the middle of the run
+        stack.server.wait(10)
+        assert 5 <= len(entries_in(stack)) < 20
+
+        stack.server = spawn(["kmood.py"], stack.env, stack.server_log)
+        wait_until(lambda: healthy(stack.url), 30, what="the server back")
+        network(driver, online=True)
+        driver.get(stack.url + "/")  # a page load syncs again
+        waiting(driver, 0, timeout=30)
+        saved = entries(stack, "kai")
+        assert len(saved) == 20 and len({e["client_id"] for e in saved}) == 20
+        assert sorted(e["note"] for e in saved) == sorted(
+            [""] + [f"batch {i}" for i in range(19)])
+        assert console_errors(driver) == [] or all(
+            "Failed to load resource" in m or "ERR_" in m for m in console_errors(driver))
+    finally:
+        stack.stop()
+
+
+def entries_in(stack) -> list:
+    with sqlite3.connect(stack.env["KMOOD_DB"]) as conn:
+        return conn.execute("SELECT client_id FROM entries").fetchall()
+
+
+def put_form(driver, pairs: list[tuple[str, str]]) -> None:
+    driver.execute_async_script("""
+        const [pairs, done] = arguments;
+        self.kmoodOutbox.put(self.kmoodOutbox.fromForm(pairs)).then(() => done(), (e) => done(String(e)));
+    """, pairs)
+
+
+def sync(driver) -> dict:
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        self.kmoodOutbox.sync().then(done, (e) => done({error: String(e)}));
+    """)
+
+
+def test_an_entry_the_server_refuses_stays_with_its_message_and_the_others_sync(
+        app_stack, browser):
+    create_user(app_stack, "rae")
+    driver = browser()
+    login(driver, app_stack.url, "rae")
+    installed(driver, app_stack.url)
+    long_name = "a" * 70
+    for pairs in ([("mood", "4"), ("note", "first")],
+                  [("mood", "2"), ("new_activities", f"ok, {long_name}"), ("note", "second")],
+                  [("mood", "5"), ("note", "third")]):
+        put_form(driver, pairs)
+    report = sync(driver)
+    assert report == {"sent": 2, "refused": 1, "waiting": 0, "outcome": "done"}
+    assert sorted(e["note"] for e in entries(app_stack, "rae")) == ["first", "third"]
+    [refused] = outbox(driver)
+    assert refused["status"] == "refused" and "activities" in refused["message"]
+    assert "1-64 characters" in refused["message"] and long_name[:30] in refused["message"]
+
+    driver.get(app_stack.url + "/")
+    panel = driver.find_element(By.ID, "outbox")
+    WebDriverWait(driver, 10).until(lambda d: "Waiting to sync (1)" in panel.text)
+    assert "Refused by the server" in panel.text
+    screenshot(driver, "offline-refused-phone-light")
+    assert sync(driver)["sent"] == 0  # a refused one is not sent again by itself
+    click(driver, panel.find_element(By.XPATH, ".//button[.='Edit']"))
+    waiting(driver, 0)
+    form = driver.find_element(By.ID, "entry-form")
+    assert form.find_element(By.NAME, "note").get_attribute("value") == "second"
+    assert form.find_element(By.ID, "mood-2").is_selected()
+    typed = form.find_element(By.NAME, "new_activities")
+    assert typed.get_attribute("value") == f"ok, {long_name}"
+    typed.clear()
+    typed.send_keys("ok, a shorter name")
+    click(driver, form.find_element(By.CSS_SELECTOR, ".save-bar button[type=submit]"))
+    WebDriverWait(driver, 10).until(lambda d: "done=logged" in d.current_url)
+    assert sorted(e["note"] for e in entries(app_stack, "rae")) == ["first", "second", "third"]
+    assert [m for m in console_errors(driver) if "/api/entries" not in m or "422" not in m] == []
+
+
+def test_two_tabs_sending_the_same_ten_entries_at_once_make_ten(app_stack, browser):
+    create_user(app_stack, "tia")
+    driver = browser()
+    login(driver, app_stack.url, "tia")
+    installed(driver, app_stack.url)
+    network(driver, online=True, latency_ms=100)
+    first = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get(app_stack.url + "/entries")
+    network(driver, online=True, latency_ms=100)
+    tabs = [first, driver.current_window_handle]
+    put_items(driver, 10, "tab")  # kept while both tabs are open; nothing sends them yet
+    for tab in tabs:  # both start sending (as does showing a tab) before either has finished
+        driver.switch_to.window(tab)
+        driver.execute_script("self.kmoodOutbox.sync().then((r) => { window.kmoodReport = r; })")
+    for tab in tabs:
+        driver.switch_to.window(tab)
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return window.kmoodReport"))
+    saved = entries(app_stack, "tia")
+    assert len(saved) == 10 and len({e["client_id"] for e in saved}) == 10
+    waiting(driver, 0)
+
+
+def test_a_session_that_ended_offline_keeps_the_entries_until_the_next_login(
+        app_stack, browser):
+    create_user(app_stack, "sam")
+    driver = browser()
+    login(driver, app_stack.url, "sam")
+    installed(driver, app_stack.url)
+    put_items(driver, 2, "while away")
+    with sqlite3.connect(app_stack.env["KMOOD_DB"]) as conn:  # the session ends meanwhile
+        conn.execute("DELETE FROM sessions WHERE user_id = (SELECT id FROM users"
+                     " WHERE username = 'sam')")
+    driver.execute_script("dispatchEvent(new Event('online'))")  # the signal comes back
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "outbox-login").is_displayed())
+    assert "log in again" in driver.find_element(By.ID, "outbox").text
+    assert len(outbox(driver)) == 2 and entries(app_stack, "sam") == []
+    click(driver, driver.find_element(By.CSS_SELECTOR, "#outbox-login a"))
+    driver.find_element(By.NAME, "username").send_keys("sam")
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+    click(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    wait_until(lambda: len(entries(app_stack, "sam")) == 2, 20, what="synced after login")
+    waiting(driver, 0)
+
+
+def test_logging_out_with_entries_waiting_offers_to_keep_or_discard_them(app_stack, browser):
+    create_user(app_stack, "lou")
+    driver = browser()
+    login(driver, app_stack.url, "lou")
+    installed(driver, app_stack.url)
+    put_form(driver, [("mood", "3"), ("new_activities", "b" * 70)])
+    sync(driver)  # refused: it waits for the person
+    driver.get(app_stack.url + "/logout")
+    choice = WebDriverWait(driver, 10).until(
+        lambda d: d.find_element(By.ID, "outbox-choice") if d.find_element(
+            By.ID, "outbox-choice").is_displayed() else None)
+    assert "1 entry is waiting on this device" in choice.text
+    screenshot(driver, "offline-logout-phone-light")
+    click(driver, driver.find_element(By.CSS_SELECTOR, "#logout-form button[type=submit]"))
+    WebDriverWait(driver, 10).until(lambda d: "/login" in d.current_url)
+    assert len(outbox(driver)) == 1  # kept: the default
+    login(driver, app_stack.url, "lou")
+    driver.get(app_stack.url + "/logout")
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "outbox-choice").is_displayed())
+    click(driver, driver.find_element(By.ID, "discard-outbox"))
+    click(driver, driver.find_element(By.CSS_SELECTOR, "#logout-form button[type=submit]"))
+    WebDriverWait(driver, 10).until(lambda d: "/login" in d.current_url)
+    assert outbox(driver) == []
+
+
+def new_release(tmp_path) -> Path:
+    """A copy of k-mood whose stylesheet changed: the next release, deployed."""
+    release = tmp_path / "release-2"
+    release.mkdir()
+    for name in ("kmood.py", "kmood_worker.py"):
+        shutil.copy(ROOT / name, release / name)
+    for name in ("kmood_lib", "migrations"):
+        shutil.copytree(ROOT / name, release / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    css = release / "kmood_lib" / "web" / "static" / "style.css"
+    css.write_text(css.read_text() + "\n/* release 2 */\n")
+    return release
+
+
+def test_a_new_release_offers_a_reload_and_the_outbox_outlives_it(browser, tmp_path):
+    stack = Stack(tmp_path).start(worker=False)
+    try:
+        create_user(stack, "uma")
+        driver = browser()
+        login(driver, stack.url, "uma")
+        installed(driver, stack.url)
+        put_form(driver, [("mood", "3"), ("new_activities", "c" * 70)])
+        sync(driver)  # refused: it stays until the person decides
+        driver.get(stack.url + "/")
+        old_css = driver.find_element(By.CSS_SELECTOR, "link[rel=stylesheet]").get_attribute("href")
+        note = driver.find_element(By.NAME, "note")
+        note.send_keys("half-typed")
+
+        stack.stop()  # the upgrade: the next release on the same port and database
+        stack.server = spawn(["kmood.py"], stack.env, stack.server_log, cwd=new_release(tmp_path))
+        wait_until(lambda: healthy(stack.url), 30, what="release 2")
+        driver.execute_script("document.dispatchEvent(new Event('visibilitychange'))")
+        banner = WebDriverWait(driver, 20).until(
+            lambda d: d.find_elements(By.ID, "update-banner"))[0]
+        assert "A new version of k-mood is ready" in banner.text
+        assert note.get_attribute("value") == "half-typed"  # nothing reloaded by itself
+        screenshot(driver, "offline-new-version-phone-light")
+
+        page = driver.find_element(By.TAG_NAME, "html")
+        click(driver, banner.find_element(By.TAG_NAME, "button"))
+        WebDriverWait(driver, 15).until(lambda d: replaced(page))
+        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "link[rel=stylesheet]"))
+        new_css = driver.find_element(By.CSS_SELECTOR, "link[rel=stylesheet]").get_attribute("href")
+        assert new_css != old_css
+        shells = driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            caches.keys().then((keys) => done(keys.filter((k) => k.startsWith("kmood-shell-"))));
+        """)
+        assert len(shells) == 1  # the old release's files are gone
+        assert [item["status"] for item in outbox(driver)] == ["refused"]
+        assert not driver.find_elements(By.ID, "update-banner")
+    finally:
+        stack.stop()
+
+
+def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_stack, browser):
+    """The sync's decisions, one by one, in the browser that runs them."""
+    create_user(app_stack, "dee")
+    driver = browser()
+    driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": INDIA})
+    login(driver, app_stack.url, "dee")
+    given = "0f8fad5b-d9cb-469f-a165-70867728950e"
+    seen = driver.execute_script("""
+        const o = self.kmoodOutbox;
+        const form = (extra) => o.fromForm([
+          ["mood", "4"], ["activity", "walk"], ["activity", "tea"],
+          ["new_activities", " new one, \\nanother ,"], ["note_title", " Title "],
+          ["note", "a\\r\\nb\\rc"], ["metric_7", "7,5"], ["metric_8", "lots"], ["metric_9", ""],
+          ["names_of_metrics", '{"7": "sleep", "8": "energy", "9": "empty"}'],
+          ["lat", "52.5"], ["lon", "13.4"], ["song_artist", "A"],
+          ["song_title", "T"], ["date", "2026-11-30"], ["time", "08:15"], ...extra], 1000);
+        return {
+          decide: [200, 201, 400, 422, 401, 403, 404, 409, 500, 503].map(o.decide),
+          plain: form([["client_id", arguments[0]]]),
+          offset: form([["utc_offset", "-03:00"], ["client_id", "not-a-uuid"]]),
+          noon: o.occurredAt("2026-11-30", ""),
+        };
+    """, given)
+    assert seen["decide"] == ["sent", "sent", "refused", "refused", "login", "login", "stop",
+                              "stop", "stop", "stop"]
+    assert seen["plain"] == {
+        "client_id": given, "created": 1000, "status": "waiting", "message": None,
+        "body": {"client_id": given, "mood": 4, "activities": ["walk", "tea", "new one",
+                                                               "another"],
+                 "note_title": "Title", "note": "a\nb\nc",
+                 "occurred_at": "2026-11-30T08:15:00+05:30",
+                 "metrics": {"sleep": 7.5, "energy": "lots"},
+                 "location": {"lat": 52.5, "lon": 13.4},
+                 "song": {"artist": "A", "title": "T", "album": None, "source": "manual"}}}
+    other = seen["offset"]["body"]
+    assert other["occurred_at"] == "2026-11-30T08:15:00-03:00"
+    assert other["client_id"] != "not-a-uuid" and len(other["client_id"]) == 36
+    assert seen["noon"] == "2026-11-30T12:00:00+05:30"

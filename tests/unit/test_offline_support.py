@@ -1,0 +1,90 @@
+"""What the server does for offline logging (issue #24): the service worker's script, the log
+form's device offset, and one log line per synced outbox batch."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import uuid
+
+import pytest
+
+from tests.unit.test_journal_pages import csrf_of, log_form, post_form
+
+
+@pytest.fixture
+def alice(client_for):
+    """Someone in Berlin with a metric and an activity, as the journal page tests have her."""
+    client = client_for("alice", timezone="Europe/Berlin")
+    client.post("/api/metrics", {"name": "sleep", "unit": "h", "min": 0, "max": 24})
+    client.post("/api/activities", {"name": "running", "group": "sport"})
+    return client
+
+
+def test_the_service_worker_is_served_with_its_version_and_shell_and_never_cached(alice, wsgi):
+    from tests.wsgi import Client
+
+    stranger = Client(wsgi)  # the browser fetches it like a script, cookies or not
+    response = stranger.get("/sw.js")
+    assert response.status == 200
+    assert response.headers["Content-Type"].startswith("text/javascript")
+    assert response.headers["Cache-Control"] == "no-cache"
+    version = re.search(r'const VERSION = "([0-9a-f]{12})";', response.text).group(1)
+    shell = json.loads(re.search(r"const SHELL = (\[.*?\]);", response.text).group(1))
+    page = alice.get("/").text
+    assert f'href="{shell[0]}"' in page  # the stylesheet the pages use, at its version
+    for url in shell:
+        assert re.fullmatch(r"/static/[a-z0-9/._-]+\?v=[0-9a-f]{12}", url), url
+        assert stranger.get(url).status == 200, url
+    assert "__VERSION__" not in response.text and "__SHELL__" not in response.text
+    assert stranger.get("/sw.js").text == response.text and version
+
+
+def test_pages_of_a_logged_in_person_carry_the_outbox_and_the_log_form_its_pieces(alice, wsgi):
+    from tests.wsgi import Client
+
+    page = alice.get("/").text
+    assert re.search(r'<script defer src="/static/js/outbox\.js\?v=\w+"></script>', page)
+    assert re.search(r'<script type="module" src="/static/js/offline\.js\?v=\w+"></script>',
+                     page)
+    assert 'id="entry-form" data-outbox data-now' in page
+    assert 'name="utc_offset" value=""' in page and 'id="outbox"' in page
+    metric = alice.get("/api/metrics").json["metrics"][0]
+    assert f'name="names_of_metrics" value="{{&quot;{metric["id"]}&quot;:&quot;sleep&quot;}}"' \
+        in page
+    assert "offline.js" not in Client(wsgi).get("/login").text
+
+
+def test_the_log_form_reads_its_date_and_time_with_the_device_offset_it_sends(alice):
+    page, fields = log_form(alice, utc_offset="+05:30")
+    assert post_form(alice, "/entries", fields, csrf_of(page)).status == 303
+    assert alice.get("/api/entries").json["entries"][0]["occurred_at"] == \
+        "2026-11-29T18:30:00+05:30"
+
+
+@pytest.mark.parametrize("offset", ["+99:00", "junk", "+05:30:00x"])
+def test_a_device_offset_that_is_not_one_is_refused_and_saves_nothing(alice, offset):
+    page, fields = log_form(alice, utc_offset=offset)
+    refused = post_form(alice, "/entries", fields, csrf_of(page))
+    assert refused.status == 422 and "Date and time" in refused.text
+    assert alice.get("/api/entries").json["entries"] == []
+
+
+def test_a_synced_outbox_batch_is_one_log_line_with_what_became_of_it(alice, caplog):
+    batch = str(uuid.uuid4())
+    bodies = [{"mood": 4, "client_id": str(uuid.uuid4())},
+              {"mood": 9, "client_id": str(uuid.uuid4())},  # refused
+              {"mood": 2, "client_id": str(uuid.uuid4())}]
+    bodies.append(dict(bodies[0]))  # a replay of the first
+    caplog.set_level(logging.INFO, logger="kmood_lib.web.api.entries")
+    for i, body in enumerate(bodies, start=1):
+        alice.request("POST", "/api/entries", json_body=body,
+                      headers={"X-Kmood-Outbox": f"{batch} {i}/{len(bodies)}"})
+        lines = [r.getMessage() for r in caplog.records if "outbox sync" in r.getMessage()]
+        assert len(lines) == (1 if i == len(bodies) else 0)
+    assert lines == ["outbox sync for alice: 3 of 4 entries sent (2 new, 1 already here), "
+                     "1 refused"]
+    alice.request("POST", "/api/entries", json_body={"mood": 3},
+                  headers={"X-Kmood-Outbox": "not a batch"})
+    assert len([r for r in caplog.records if "outbox sync" in r.getMessage()]) == 1
