@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint bench migrate clean test-tools
+.PHONY: run test test-fast lint bench migrate clean test-tools audit
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-nats.txt
 	$(PYTHON) -c 'import sys; sys.exit("k-mood needs Python 3.11+") if sys.version_info < (3, 11) else None'
@@ -63,6 +63,21 @@ lint: $(STAMP)
 bench: $(STAMP) test-tools
 	$(PY) -m pip install --quiet --disable-pip-version-check -r bench/requirements.txt
 	$(PY) bench/run.py
+
+# Lighthouse on the main pages as a phone and a desktop (issue #23): accessibility 100, best
+# practices 100, performance >= 95. Audit tooling only: npm packages pinned in tools/audit,
+# never served and not part of `make test`; reports go to artifacts/audit/.
+AUDIT := tools/audit
+
+$(AUDIT)/node_modules/.package-lock.json: $(AUDIT)/package-lock.json
+	@command -v npm >/dev/null || { echo "make audit needs node 18.16+ and npm:" \
+	  "apt-get install -y --no-install-recommends nodejs npm" >&2; exit 1; }
+	cd $(AUDIT) && npm ci --ignore-scripts --no-audit --no-fund
+
+audit: $(STAMP) test-tools $(AUDIT)/node_modules/.package-lock.json
+	@command -v node >/dev/null || { echo "make audit needs node 18.16+:" \
+	  "apt-get install -y --no-install-recommends nodejs npm" >&2; exit 1; }
+	$(PY) $(AUDIT)/run.py $(AUDIT_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
