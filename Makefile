@@ -69,7 +69,7 @@ bench: $(STAMP) test-tools
 # never served and not part of `make test`; reports go to artifacts/audit/.
 AUDIT := tools/audit
 
-$(AUDIT)/node_modules/.package-lock.json: $(AUDIT)/package-lock.json
+$(AUDIT)/node_modules/.package-lock.json: $(AUDIT)/package.json $(AUDIT)/package-lock.json
 	@command -v npm >/dev/null || { echo "make audit needs node 18.16+ and npm:" \
 	  "apt-get install -y --no-install-recommends nodejs npm" >&2; exit 1; }
 	cd $(AUDIT) && npm ci --ignore-scripts --no-audit --no-fund
