@@ -20,6 +20,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -127,21 +128,41 @@ def lighthouse_once(url: str, cookie: str, form_factor: str, out: Path,
             "--output=json", "--output=html", f"--output-path={out}"]
     if form_factor == "desktop":
         args.append("--preset=desktop")
-    env = dict(os.environ, CHROME_PATH=CHROMIUM, CI="1")
+    env = dict(os.environ, CHROME_PATH=CHROMIUM, CI="1", TMPDIR=str(workdir))  # its temp dirs too
+    # Its own process group: a run that hangs is stopped with the Chromium it started.
+    node = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
     try:
-        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return f"no report after {RUN_TIMEOUT_S} s", None
+        _, stderr = node.communicate(timeout=RUN_TIMEOUT_S)
+    except BaseException as exc:
+        os.killpg(node.pid, signal.SIGKILL)
+        node.communicate()
+        stop_chromium(profile)
+        if isinstance(exc, subprocess.TimeoutExpired):
+            return f"no report after {RUN_TIMEOUT_S} s", None
+        raise
     finally:
         shutil.rmtree(profile, ignore_errors=True)
-    if done.returncode != 0:
-        return f"exit status {done.returncode}: {done.stderr.strip()[-1000:]}", None
+    if node.returncode != 0:
+        return f"exit status {node.returncode}: {stderr.strip()[-1000:]}", None
     report = json.loads(Path(f"{out}.report.json").read_text())
     if report.get("runtimeError"):
         return str(report["runtimeError"]), None
     if report["finalDisplayedUrl"] != url:
         raise SystemExit(f"audit: {url} ended on {report['finalDisplayedUrl']} (not logged in?)")
     return "", report
+
+
+def stop_chromium(profile: Path) -> None:
+    """Kill the Chromium a killed Lighthouse left behind (chrome-launcher starts it in a session
+    of its own): the processes whose command line names this run's fresh profile."""
+    flag = f"--user-data-dir={profile}".encode()
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and flag in (entry / "cmdline").read_bytes().split(b"\0"):
+                os.kill(int(entry.name), signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            continue
 
 
 def scores(report: dict) -> dict[str, float]:
