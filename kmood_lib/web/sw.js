@@ -79,7 +79,8 @@ self.addEventListener("fetch", (event) => {
 async function page(request, url) {
   try {
     const answer = fetch(request);
-    return await (url.pathname === LOG_PAGE ? keepLogPage(answer) : answer);
+    // Kept only as it opens plain: a copy of "/?done=logged" would say "Entry logged." offline.
+    return await (url.pathname === LOG_PAGE && !url.search ? keepLogPage(answer) : answer);
   } catch {
     const copy = await caches.match(LOG_PAGE, { cacheName: PAGES_CACHE });
     return copy || offlinePage();

@@ -136,6 +136,7 @@ def three_offline_entries(stack, browser, profile: str) -> None:
     installed(driver, stack.url)
     log_entry(driver, 3, title="at home")  # online: saved at once, listed under Today
     WebDriverWait(driver, 10).until(lambda d: "done=logged" in d.current_url)
+    driver.get(stack.url + "/")  # the log page as it opens plain: the copy kept for offline
 
     gone(driver, stack)
     driver.get(stack.url + "/")  # the copy the worker kept

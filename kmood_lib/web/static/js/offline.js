@@ -57,6 +57,13 @@ function banner(waiting) {
 
 const when = (ms) => new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
 
+function localMinute(ms) {
+  const d = new Date(ms);
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+         `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
 function moodLabel(level) {
   const label = document.querySelector(`label[for=mood-${level}] span`);
   return label ? label.textContent : String(level);
@@ -90,12 +97,14 @@ function item(entry) {
   const strong = document.createElement("strong");
   strong.textContent = moodLabel(entry.body.mood);
   const at = entry.body.occurred_at;
-  const moment = at ? `${at.slice(0, 10)} ${at.slice(11, 16)}` : when(entry.created);
+  const moment = at ? `${at.slice(0, 10)} ${at.slice(11, 16)}` : localMinute(entry.created);
   head.append(strong, ` · ${moment}`);
-  const saved = document.createElement("small");
-  saved.className = "muted";
-  saved.textContent = ` (kept here ${when(entry.created)})`;
-  head.append(saved);
+  if (moment !== localMinute(entry.created)) {  // back-dated: say when it was kept too
+    const saved = document.createElement("small");
+    saved.className = "muted";
+    saved.textContent = ` (kept here ${when(entry.created)})`;
+    head.append(saved);
+  }
   li.append(head);
   const what = [entry.body.note_title, (entry.body.activities || []).join(", ")]
     .filter(Boolean).join(" — ");
