@@ -108,7 +108,7 @@ def log_entry(driver, mood: int, *, tick=(), new: str = "", title: str = "",
 
 def test_three_entries_logged_offline_survive_a_reload_and_a_restart_and_sync_once(
         browser, tmp_path):
-    stack = Stack(tmp_path).start(worker=False)
+    stack = Stack(tmp_path).start(worker=True)
     try:
         three_offline_entries(stack, browser, str(tmp_path / "profile"))
     finally:
@@ -120,11 +120,6 @@ def gone(driver, stack) -> None:
     DevTools emulation does not reach the service worker, a phone's lost signal does)."""
     network(driver, online=False)
     stack.stop()
-
-
-def back(driver, stack) -> None:
-    stack.start(worker=False)
-    network(driver, online=True)
 
 
 def three_offline_entries(stack, browser, profile: str) -> None:
@@ -161,7 +156,7 @@ def three_offline_entries(stack, browser, profile: str) -> None:
     screenshot(driver, "offline-outbox-phone-light")
     driver.quit()  # the browser closes; its profile stays
 
-    stack.start(worker=False)
+    stack.start(worker=True)
     assert [e["note_title"] for e in entries(stack, "ola")] == ["at home"]
     again = browser(profile=profile)  # opened again, online
     again.get(stack.url + "/")
