@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -13,6 +14,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from datetime import date, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,3 +194,25 @@ def multipart(fields: dict[str, str | bytes], files: dict[str, bytes]) -> tuple[
                      .encode() + data + b"\r\n")
     return b"".join(parts) + f"--{boundary}--\r\n".encode(), \
         f"multipart/form-data; boundary={boundary}"
+
+
+HISTORY_WORDS = ["walk", "tea", "rain", "long", "Donaudampfschifffahrtsgesellschaftskapitän",
+                 "שלום עולם, מה שלומך?", "مرحبا بالعالم", "https://example.org/a/really/long/path/x"]
+
+
+def three_years_of_daylio(last: date, activities: int = 150) -> bytes:
+    """A Daylio CSV of one or two entries a day for three years up to `last`: notes of mixed
+    scripts and lengths (RTL, a very long word, a URL), up to five of `activities` names each,
+    a sleep scale. The history the phone-fit tests and `make audit` open every page with."""
+    rng = random.Random(23)
+    names = [f"activity {i:03d}" for i in range(activities)]
+    lines = ["full_date,date,weekday,time,mood,activities,scales,note_title,note"]
+    for offset in range(3 * 365):
+        day = last - timedelta(days=offset)
+        for slot in range(rng.randrange(1, 3)):
+            note = " ".join(rng.choice(HISTORY_WORDS) for _ in range(rng.randrange(0, 30)))
+            lines.append(f'{day.isoformat()},,,{9 + slot * 8}:{rng.randrange(60):02d},'
+                         f'{rng.choice(["awful", "bad", "meh", "good", "rad"])},'
+                         f'{" | ".join(rng.sample(names, rng.randrange(0, 6)))},'
+                         f'Sleep: {rng.randrange(4, 10)}:00,,"{note}"')
+    return ("\n".join(lines) + "\n").encode()

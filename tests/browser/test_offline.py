@@ -58,6 +58,15 @@ def installed(driver, url: str) -> None:
         """), driver.current_url, console_errors(driver)) from None
 
 
+def signed_in(browser, stack, name: str, **options):
+    """A new person's browser, logged in, its pages under the service worker."""
+    create_user(stack, name)
+    driver = browser(**options)
+    login(driver, stack.url, name)
+    installed(driver, stack.url)
+    return driver
+
+
 def outbox(driver) -> list[dict]:
     """What waits in this browser's outbox, read from IndexedDB directly (any page)."""
     return driver.execute_async_script("""
@@ -195,10 +204,7 @@ def test_a_sync_cut_by_a_killed_server_finishes_after_the_restart_with_each_entr
         browser, tmp_path):
     stack = Stack(tmp_path).start(worker=False)
     try:
-        create_user(stack, "kai")
-        driver = browser()
-        login(driver, stack.url, "kai")
-        installed(driver, stack.url)
+        driver = signed_in(browser, stack, "kai")
 
         # Unreachable while the browser thinks it is online: the worker catches the post.
         stack.stop()
@@ -252,10 +258,7 @@ def sync(driver) -> dict:
 
 def test_an_entry_the_server_refuses_stays_with_its_message_and_the_others_sync(
         app_stack, browser):
-    create_user(app_stack, "rae")
-    driver = browser()
-    login(driver, app_stack.url, "rae")
-    installed(driver, app_stack.url)
+    driver = signed_in(browser, app_stack, "rae")
     long_name = "a" * 70
     for pairs in ([("mood", "4"), ("note", "first")],
                   [("mood", "2"), ("new_activities", f"ok, {long_name}"), ("note", "second")],
@@ -290,10 +293,7 @@ def test_an_entry_the_server_refuses_stays_with_its_message_and_the_others_sync(
 
 
 def test_two_tabs_sending_the_same_ten_entries_at_once_make_ten(app_stack, browser):
-    create_user(app_stack, "tia")
-    driver = browser()
-    login(driver, app_stack.url, "tia")
-    installed(driver, app_stack.url)
+    driver = signed_in(browser, app_stack, "tia")
     network(driver, online=True, latency_ms=100)
     first = driver.current_window_handle
     driver.switch_to.new_window("tab")
@@ -314,10 +314,7 @@ def test_two_tabs_sending_the_same_ten_entries_at_once_make_ten(app_stack, brows
 
 def test_a_session_that_ended_offline_keeps_the_entries_until_the_next_login(
         app_stack, browser):
-    create_user(app_stack, "sam")
-    driver = browser()
-    login(driver, app_stack.url, "sam")
-    installed(driver, app_stack.url)
+    driver = signed_in(browser, app_stack, "sam")
     put_items(driver, 2, "while away")
     with sqlite3.connect(app_stack.env["KMOOD_DB"]) as conn:  # the session ends meanwhile
         conn.execute("DELETE FROM sessions WHERE user_id = (SELECT id FROM users"
@@ -335,10 +332,7 @@ def test_a_session_that_ended_offline_keeps_the_entries_until_the_next_login(
 
 
 def test_logging_out_with_entries_waiting_offers_to_keep_or_discard_them(app_stack, browser):
-    create_user(app_stack, "lou")
-    driver = browser()
-    login(driver, app_stack.url, "lou")
-    installed(driver, app_stack.url)
+    driver = signed_in(browser, app_stack, "lou")
     put_form(driver, [("mood", "3"), ("new_activities", "b" * 70)])
     sync(driver)  # refused: it waits for the person
     driver.get(app_stack.url + "/logout")
@@ -376,10 +370,7 @@ def new_release(tmp_path) -> Path:
 def test_a_new_release_offers_a_reload_and_the_outbox_outlives_it(browser, tmp_path):
     stack = Stack(tmp_path).start(worker=False)
     try:
-        create_user(stack, "uma")
-        driver = browser()
-        login(driver, stack.url, "uma")
-        installed(driver, stack.url)
+        driver = signed_in(browser, stack, "uma")
         put_form(driver, [("mood", "3"), ("new_activities", "c" * 70)])
         sync(driver)  # refused: it stays until the person decides
         driver.get(stack.url + "/")

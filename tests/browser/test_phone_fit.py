@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-import random
 import re
-from datetime import date, timedelta
+from datetime import date
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -14,7 +13,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.browser.conftest import click, console_errors, create_user, replaced, screenshot
 from tests.browser.test_journal import api_session, login
-from tests.helpers import http, run
+from tests.helpers import http, run, three_years_of_daylio
 
 WIDTHS = (320, 360, 390, 412)
 PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
@@ -22,31 +21,11 @@ PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHT
 PAGES = ["/", "/entries", "/entries?q=walk", "/calendar", "/stats", "/settings",
          "/settings/moods", "/settings/activities", "/settings/metrics", "/settings/tokens",
          "/settings/reminders", "/settings/import", "/settings/users", "/admin/jobs"]
-WORDS = ["walk", "tea", "rain", "long", "Donaudampfschifffahrtsgesellschaftskapitän",
-         "שלום עולם, מה שלומך?", "مرحبا بالعالم", "https://example.org/a/really/long/path/x"]
-
-
-def three_years(activities: int = 150) -> bytes:
-    rng = random.Random(23)
-    names = [f"activity {i:03d}" for i in range(activities)]
-    lines = ["full_date,date,weekday,time,mood,activities,scales,note_title,note"]
-    last = date(2026, 11, 28)
-    for offset in range(3 * 365):
-        day = last - timedelta(days=offset)
-        for slot in range(rng.randrange(1, 3)):
-            note = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 30)))
-            lines.append(f'{day.isoformat()},,,{9 + slot * 8}:{rng.randrange(60):02d},'
-                         f'{rng.choice(["awful", "bad", "meh", "good", "rad"])},'
-                         f'{" | ".join(rng.sample(names, rng.randrange(0, 6)))},'
-                         f'Sleep: {rng.randrange(4, 10)}:00,,"{note}"')
-    return ("\n".join(lines) + "\n").encode()
-
-
 @pytest.fixture(scope="module")
 def pia(app_stack, tmp_path_factory):
     create_user(app_stack, "pia", admin=True)
     path = tmp_path_factory.mktemp("history") / "daylio.csv"
-    path.write_bytes(three_years())
+    path.write_bytes(three_years_of_daylio(date(2026, 11, 28)))
     done = run(["kmood.py", "import-daylio", str(path), "--user", "pia"], app_stack.env,
                timeout=300)
     assert done.returncode == 0, done.stderr

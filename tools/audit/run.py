@@ -18,20 +18,29 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.helpers import base_env, free_port, healthy, http, run, spawn, stop, wait_until  # noqa: E402
+from tests.helpers import (  # noqa: E402
+    base_env,
+    free_port,
+    healthy,
+    http,
+    run,
+    spawn,
+    stop,
+    three_years_of_daylio,
+    wait_until,
+)
 
 HERE = Path(__file__).resolve().parent
 LIGHTHOUSE = HERE / "node_modules" / "lighthouse" / "cli" / "index.js"
@@ -50,27 +59,6 @@ CHROME_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-de
                 "--disable-quic", "--no-first-run", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync",
                 '--host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"']
-WORDS = ["walk", "tea", "rain", "long", "Donaudampfschifffahrtsgesellschaftskapitän",
-         "שלום עולם, מה שלומך?", "مرحبا بالعالم", "https://example.org/a/really/long/path/x"]
-
-
-def three_years(last: date, activities: int = 150) -> bytes:
-    """A Daylio CSV: one or two entries a day for three years up to `last`, notes of mixed
-    scripts and lengths, up to five of `activities` names each (the data of test_phone_fit)."""
-    rng = random.Random(23)
-    names = [f"activity {i:03d}" for i in range(activities)]
-    lines = ["full_date,date,weekday,time,mood,activities,scales,note_title,note"]
-    for offset in range(3 * 365):
-        day = last - timedelta(days=offset)
-        for slot in range(rng.randrange(1, 3)):
-            note = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 30)))
-            lines.append(f'{day.isoformat()},,,{9 + slot * 8}:{rng.randrange(60):02d},'
-                         f'{rng.choice(["awful", "bad", "meh", "good", "rad"])},'
-                         f'{" | ".join(rng.sample(names, rng.randrange(0, 6)))},'
-                         f'Sleep: {rng.randrange(4, 10)}:00,,"{note}"')
-    return ("\n".join(lines) + "\n").encode()
-
-
 def must(done: subprocess.CompletedProcess, what: str) -> None:
     if done.returncode != 0:
         raise SystemExit(f"audit: {what} failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -82,7 +70,7 @@ def prepare(env: dict, workdir: Path) -> None:
     must(run(["kmood.py", "create-user", USER, "--password-stdin", "--timezone", "Europe/Berlin"],
              env, input=PASSWORD + "\n"), "kmood.py create-user")
     csv = workdir / "daylio.csv"
-    csv.write_bytes(three_years(date.today()))
+    csv.write_bytes(three_years_of_daylio(date.today()))
     must(run(["kmood.py", "import-daylio", str(csv), "--user", USER], env, timeout=300),
          "kmood.py import-daylio")
 
