@@ -6,9 +6,9 @@
 //   old one and waits until the person reloads from the banner; then the old caches go.
 // - Pages: network first. A good answer for the log page is kept (labels and activities as
 //   of that visit); with no network, any page falls back to that copy.
-// - The log form's post: sent as it is; if the server cannot be reached, the entry goes
-//   into the outbox (IndexedDB, shared with the pages) and the person lands on the log page,
-//   where it shows under "Waiting to sync".
+// - The log form's post: sent as it is; if the server cannot be reached or cannot save it
+//   just now (5xx), the entry goes into the outbox (IndexedDB, shared with the pages) and the
+//   person lands on the log page, where it shows under "Waiting to sync".
 "use strict";
 
 const VERSION = "__VERSION__";
@@ -99,18 +99,26 @@ function offlinePage() {
 
 async function logEntry(request) {
   const copy = request.clone();
+  let response;
   try {
-    return await fetch(request);
+    response = await fetch(request);
   } catch {
-    const fields = Array.from(await copy.formData());
-    await self.kmoodOutbox.put(self.kmoodOutbox.fromForm(fields));
-    try {
-      await self.registration.sync.register("kmood-outbox");
-    } catch {
-      // no Background Sync (Firefox, Safari): the page syncs on load, online and when shown
-    }
-    return Response.redirect("/?done=queued", 303);
+    return keep(copy);  // the server could not be reached
   }
+  // It could not save it just now (busy past its timeout, a full disk, a fault): kept here and
+  // sent later. Had it been saved after all, its client_id makes the later send the same entry.
+  return response.status >= 500 ? keep(copy) : response;
+}
+
+async function keep(request) {
+  const fields = Array.from(await request.formData());
+  await self.kmoodOutbox.put(self.kmoodOutbox.fromForm(fields));
+  try {
+    await self.registration.sync.register("kmood-outbox");
+  } catch {
+    // no Background Sync (Firefox, Safari): the page syncs on load, online and when shown
+  }
+  return Response.redirect("/?done=queued", 303);
 }
 
 async function shellFile(request) {

@@ -18,7 +18,8 @@ TEMPLATES = [str(HERE / "templates")]
 # Messages a redirect may ask for by key (`?done=logged`): fixed text, never echoed input.
 NOTICES = {
     "logged": "Entry logged.",
-    "queued": "Saved on this device: k-mood could not be reached. It is sent as soon as it can be.",
+    "queued": "Saved on this device: k-mood could not take it just now. It is sent as soon as"
+              " it can be.",
     "saved": "Saved.",
     "deleted": "Entry deleted.",
     "password": "Password changed; your other sessions were logged out.",

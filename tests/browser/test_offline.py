@@ -443,3 +443,32 @@ def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_
     assert other["occurred_at"] == "2026-11-30T08:15:00-03:00"
     assert other["client_id"] != "not-a-uuid" and len(other["client_id"]) == 36
     assert seen["noon"] == "2026-11-30T12:00:00+05:30"
+
+
+def test_an_entry_the_busy_server_cannot_save_now_is_kept_and_sent_once_later(
+        browser, tmp_path):
+    """A 503 (another process held the write lock past the busy timeout) saves nothing there:
+    the worker keeps the entry instead of showing an error page, and it is sent once later."""
+    stack = Stack(tmp_path, KMOOD_BUSY_TIMEOUT_MS="300").start(worker=False)
+    try:
+        driver = signed_in(browser, stack, "bea")
+        blocker = sqlite3.connect(stack.env["KMOOD_DB"], isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # a long write elsewhere: the save cannot get in
+        try:
+            log_entry(driver, 5, title="while busy")
+            WebDriverWait(driver, 15).until(lambda d: "done=queued" in d.current_url)
+            assert "could not take it just now" in driver.find_element(
+                By.CSS_SELECTOR, "main > .notice").text
+            assert not driver.find_element(By.ID, "outbox-notice").is_displayed()
+            [kept] = waiting(driver, 1)
+            assert kept["body"]["note_title"] == "while busy"
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        driver.get(stack.url + "/")  # a page load sends it
+        waiting(driver, 0)
+        saved = entries(stack, "bea")
+        assert [(e["note_title"], e["client_id"]) for e in saved] == [
+            ("while busy", kept["client_id"])]
+    finally:
+        stack.stop()

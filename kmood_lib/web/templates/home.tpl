@@ -1,6 +1,6 @@
 % rebase('layout.tpl', title='Log')
 <h1>Log a mood</h1>
-<p class="notice js-only" id="outbox-notice" role="status" hidden>Saved on this device: k-mood could not be reached. It is sent as soon as it can be.</p>
+<p class="notice js-only" id="outbox-notice" role="status" hidden>Saved on this device: k-mood could not take it just now. It is sent as soon as it can be.</p>
 <p class="notice js-only" id="outbox-sent" role="status" hidden>Entries saved on this device have been sent.</p>
 % include('_entry_form.tpl', action='/entries', creating=True, submit='Save entry', entry=None)
 <section id="outbox" class="js-only outbox" aria-labelledby="outbox-title" hidden>

@@ -240,7 +240,10 @@ function setupLogPage() {
     stampTime();
     if (!navigator.onLine) keep(event);  // else the post goes out; the worker catches a failure
   });
-  if (new URLSearchParams(location.search).get("done") === "queued") {
+  // Sent to "/?done=queued" by the worker: the server says so itself when it renders the page;
+  // a copy kept for offline use has no notice, so the page says it.
+  if (new URLSearchParams(location.search).get("done") === "queued" &&
+      !document.querySelector("main > .notice")) {
     document.getElementById("outbox-notice").hidden = false;
   }
   addEventListener("online", sync);
