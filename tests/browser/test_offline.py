@@ -194,7 +194,8 @@ def put_items(driver, n: int, note: str) -> None:
           for (let i = 0; i < n; i++) {
             await self.kmoodOutbox.put(self.kmoodOutbox.fromForm(
               [["mood", String(i % 5 + 1)], ["note", `${note} ${i}`], ["date", "2026-12-01"],
-               ["time", `10:${String(i).padStart(2, "0")}`]], Date.now() + i));
+               ["time", `10:${String(i).padStart(2, "0")}`],
+               ["owner", document.body.dataset.user]], Date.now() + i));
           }
         })().then(() => done(), (e) => done(String(e)));
     """, n, note)
@@ -245,7 +246,8 @@ def entries_in(stack) -> list:
 def put_form(driver, pairs: list[tuple[str, str]]) -> None:
     driver.execute_async_script("""
         const [pairs, done] = arguments;
-        self.kmoodOutbox.put(self.kmoodOutbox.fromForm(pairs)).then(() => done(), (e) => done(String(e)));
+        const owned = pairs.concat([["owner", document.body.dataset.user]]);
+        self.kmoodOutbox.put(self.kmoodOutbox.fromForm(owned)).then(() => done(), (e) => done(String(e)));
     """, pairs)
 
 
@@ -423,7 +425,7 @@ def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_
           ["song_title", "T"], ["date", "2026-11-30"], ["time", "08:15"], ...extra], 1000);
         return {
           decide: [200, 201, 400, 422, 401, 403, 404, 409, 500, 503].map(o.decide),
-          plain: form([["client_id", arguments[0]]]),
+          plain: form([["client_id", arguments[0]], ["owner", "7"]]),
           offset: form([["utc_offset", "-03:00"], ["client_id", "not-a-uuid"]]),
           noon: o.occurredAt("2026-11-30", ""),
         };
@@ -431,7 +433,7 @@ def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_
     assert seen["decide"] == ["sent", "sent", "refused", "refused", "login", "login", "stop",
                               "stop", "stop", "stop"]
     assert seen["plain"] == {
-        "client_id": given, "created": 1000, "status": "waiting", "message": None,
+        "client_id": given, "created": 1000, "status": "waiting", "message": None, "owner": 7,
         "body": {"client_id": given, "mood": 4, "activities": ["walk", "tea", "new one",
                                                                "another"],
                  "note_title": "Title", "note": "a\nb\nc",
@@ -439,6 +441,7 @@ def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_
                  "metrics": {"sleep": 7.5, "energy": "lots"},
                  "location": {"lat": 52.5, "lon": 13.4},
                  "song": {"artist": "A", "title": "T", "album": None, "source": "manual"}}}
+    assert seen["offset"]["owner"] is None
     other = seen["offset"]["body"]
     assert other["occurred_at"] == "2026-11-30T08:15:00-03:00"
     assert other["client_id"] != "not-a-uuid" and len(other["client_id"]) == 36
@@ -472,3 +475,42 @@ def test_an_entry_the_busy_server_cannot_save_now_is_kept_and_sent_once_later(
             ("while busy", kept["client_id"])]
     finally:
         stack.stop()
+
+
+def test_on_a_shared_device_each_person_s_waiting_entries_go_only_to_their_own_account(
+        app_stack, browser):
+    """Ann leaves an entry waiting and logs out keeping it; Ben logs in on the same browser:
+    he neither sees nor sends it. When Ann is back, it goes to her account."""
+    create_user(app_stack, "ben")
+    driver = signed_in(browser, app_stack, "ann")
+    ann = int(driver.execute_script("return document.body.dataset.user"))
+    driver.get(app_stack.url + "/logout")
+    click(driver, driver.find_element(By.CSS_SELECTOR, "#logout-form button[type=submit]"))
+    WebDriverWait(driver, 10).until(lambda d: "/login" in d.current_url)
+    driver.execute_async_script("""  // what Ann logged with no connection, before she left
+        const [owner, done] = arguments;
+        const req = indexedDB.open("kmood", 1);
+        req.onsuccess = () => {
+          const tx = req.result.transaction("outbox", "readwrite");
+          tx.objectStore("outbox").put({client_id: "6f1c2c57-3d4e-4c1a-9a59-0e0c6d5f2a11",
+            created: Date.now(), status: "waiting", message: null, owner,
+            body: {client_id: "6f1c2c57-3d4e-4c1a-9a59-0e0c6d5f2a11", mood: 2,
+                   note: "ann's private note", activities: [], metrics: {}}});
+          tx.oncomplete = () => { req.result.close(); done(); };
+        };
+    """, ann)
+    login(driver, app_stack.url, "ben")
+    driver.get(app_stack.url + "/")
+    assert sync(driver) == {"sent": 0, "refused": 0, "waiting": 0, "outcome": "done"}
+    assert entries(app_stack, "ben") == [] and len(outbox(driver)) == 1
+    assert not driver.find_element(By.ID, "outbox").is_displayed()
+    assert "ann's private note" not in driver.page_source
+    driver.get(app_stack.url + "/logout")
+    assert not driver.find_element(By.ID, "outbox-choice").is_displayed()  # none of his
+    click(driver, driver.find_element(By.CSS_SELECTOR, "#logout-form button[type=submit]"))
+    WebDriverWait(driver, 10).until(lambda d: "/login" in d.current_url)
+    login(driver, app_stack.url, "ann")
+    wait_until(lambda: [e["note"] for e in entries(app_stack, "ann")] == ["ann's private note"],
+               20, what="Ann's entry sent as Ann")
+    waiting(driver, 0)
+    assert entries(app_stack, "ben") == []

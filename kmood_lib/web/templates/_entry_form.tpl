@@ -4,6 +4,7 @@
   % if creating:
   <input type="hidden" name="client_id" value="{{values.get('client_id', '')}}">
   <input type="hidden" name="utc_offset" value="">
+  <input type="hidden" name="owner" value="{{user.id}}">
   <input type="hidden" name="names_of_metrics" value="{{ui.json_attr({str(m['id']): m['name'] for m in metrics})}}">
   % end
   <fieldset>

@@ -18,7 +18,11 @@
 <script type="module" src="{{ui.static('js/' + script)}}"></script>
 % end
 </head>
+% if get('user'):
+<body data-user="{{user.id}}">
+% else:
 <body>
+% end
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
   <a class="brand" href="/">k-mood</a>

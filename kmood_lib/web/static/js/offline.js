@@ -3,6 +3,7 @@
 // device's outbox when the server cannot be reached, shows what waits and sends it when it
 // can; on the log-out page, asks what to do with what still waits.
 const outbox = self.kmoodOutbox;
+const me = Number(document.body.dataset.user);  // whose pages these are
 const form = document.querySelector("#entry-form[data-outbox]");
 const panel = document.getElementById("outbox");
 let reloadAsked = false;
@@ -74,7 +75,7 @@ let lastReport = null;
 async function show(report) {
   if (report) lastReport = report;
   if (!panel) return;
-  const items = await outbox.all();
+  const items = await outbox.mine(me);
   panel.hidden = items.length === 0;
   document.getElementById("outbox-count").textContent = String(items.length);
   const list = document.getElementById("outbox-items");
@@ -258,7 +259,8 @@ function setupLogPage() {
 async function setupLogout() {
   const logout = document.getElementById("logout-form");
   if (!logout) return;
-  const waiting = (await outbox.all()).length;
+  const items = await outbox.mine(me);
+  const waiting = items.length;
   if (!waiting) return;
   const choice = document.getElementById("outbox-choice");
   document.getElementById("outbox-waiting").textContent =
@@ -267,7 +269,7 @@ async function setupLogout() {
   logout.addEventListener("submit", async (event) => {
     if (!document.getElementById("discard-outbox").checked) return;
     event.preventDefault();
-    await outbox.clear();
+    for (const item of items) await outbox.remove(item.client_id);  // only this person's
     logout.submit();
   });
 }

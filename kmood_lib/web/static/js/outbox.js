@@ -57,10 +57,6 @@
     return run("readwrite", (store) => request(store.delete(clientId)));
   }
 
-  function clear() {
-    return run("readwrite", (store) => request(store.clear()));
-  }
-
   // A version 4 UUID, also where crypto.randomUUID is missing (it needs a secure context).
   function uuid() {
     if (scope.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -126,8 +122,11 @@
       body.song = { artist: get("song_artist"), title: get("song_title"),
                     album: get("song_album") || null, source: get("song_source") || "manual" };
     }
+    // Whose it is: a shared device may hold entries of several people, each sent only
+    // under its own account.
+    const owner = /^\d+$/.test(get("owner")) ? Number(get("owner")) : null;
     return { client_id: body.client_id, created: now || Date.now(), body, status: "waiting",
-             message: null };
+             message: null, owner };
   }
 
   // What one answer means for its item and for the rest of the run.
@@ -149,12 +148,19 @@
     return fields.length ? fields.join("; ") : error.message;
   }
 
-  async function csrfToken(fetcher) {
+  // Who is logged in here, and the token their requests carry.
+  async function session(fetcher) {
     const response = await fetcher("/api/me", { credentials: "same-origin",
                                                 headers: { Accept: "application/json" } });
     if (response.status === 401) return { login: true };
     if (!response.ok) return { stop: true };
-    return { token: (await response.json()).csrf_token };
+    const me = await response.json();
+    return { token: me.csrf_token, user: me.id };
+  }
+
+  // The entries of one person (an item without an owner belongs to no one it could be sent as).
+  async function mine(owner) {
+    return (await all()).filter((item) => item.owner === owner);
   }
 
   // Send what waits, oldest first; one run at a time across this browser's tabs and its
@@ -163,16 +169,18 @@
   async function sync(fetcher) {
     fetcher = fetcher || fetch.bind(scope);
     const body = async () => {
-      const items = (await all()).filter((item) => item.status === "waiting");
+      let items = (await all()).filter((item) => item.status === "waiting");
       const report = { sent: 0, refused: 0, waiting: items.length, outcome: "done" };
       if (!items.length) return report;
-      let session;
+      let me;
       try {
-        session = await csrfToken(fetcher);
+        me = await session(fetcher);
       } catch {
         return { ...report, outcome: "stop" };
       }
-      if (session.login || session.stop) return { ...report, outcome: session.login ? "login" : "stop" };
+      if (me.login || me.stop) return { ...report, outcome: me.login ? "login" : "stop" };
+      items = items.filter((item) => item.owner === me.user);  // only this person's
+      report.waiting = items.length;
       const batch = uuid();
       for (const [i, item] of items.entries()) {
         let response;
@@ -180,7 +188,7 @@
           response = await fetcher("/api/entries", {
             method: "POST", credentials: "same-origin",
             headers: { "Content-Type": "application/json", Accept: "application/json",
-                       "X-CSRF-Token": session.token,
+                       "X-CSRF-Token": me.token,
                        "X-Kmood-Outbox": `${batch} ${i + 1}/${items.length}` },
             body: JSON.stringify(item.body),
           });
@@ -210,5 +218,5 @@
     return body();
   }
 
-  scope.kmoodOutbox = { all, put, remove, clear, fromForm, occurredAt, decide, sync, uuid };
+  scope.kmoodOutbox = { all, mine, put, remove, fromForm, occurredAt, decide, sync, uuid };
 })(self);
