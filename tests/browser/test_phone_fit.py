@@ -180,6 +180,7 @@ def test_ten_of_150_activities_move_to_a_group_in_one_go(pia, browser):
     driver.find_element(By.CSS_SELECTOR, ".list-filter").send_keys("activity 01")
     shown = [li for li in driver.find_elements(By.CSS_SELECTOR, ".picks li") if li.is_displayed()]
     assert len(shown) == 10
+    assert driver.find_element(By.CSS_SELECTOR, ".pick-group .count").text == "10 of 150"
     pick_all = next(b for b in driver.find_elements(By.CSS_SELECTOR, ".pick-all")
                     if b.is_displayed())
     click(driver, pick_all)

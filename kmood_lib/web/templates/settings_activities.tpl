@@ -19,7 +19,7 @@
 <input type="search" class="js-only list-filter" hidden placeholder="Find an activity" aria-label="Find an activity" autocomplete="off">
 % for group, members in by_group:
 <section class="pick-group" aria-label="{{group or 'No group'}}">
-  <h3><span dir="auto">{{group or 'No group'}}</span> <span class="muted">{{len(members)}}</span>
+  <h3><span dir="auto">{{group or 'No group'}}</span> <span class="muted count" data-all="{{len(members)}}">{{len(members)}}</span>
     <button type="button" class="link js-only pick-all" hidden>Select all<span class="skip"> in {{group or 'No group'}}</span></button></h3>
   <ul class="picks">
   % for activity in members:

@@ -31,6 +31,8 @@ function narrow() {
       shown += match ? 1 : 0;
     }
     section.hidden = shown === 0;
+    const count = section.querySelector(".count");
+    count.textContent = wanted ? `${shown} of ${count.dataset.all}` : count.dataset.all;
   }
 }
 
