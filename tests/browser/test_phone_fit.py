@@ -232,3 +232,22 @@ def test_activity_groups_fold_and_stay_folded_on_this_device(app_stack, browser)
     driver.get(app_stack.url + "/")
     assert groups() == {"Social": True, "Sport": False}
     assert console_errors(driver) == []
+
+
+def test_a_field_focused_under_the_save_bar_is_brought_into_view(pia, browser):
+    """WCAG 2.4.11: the keyboard's focus is never hidden by the bars at the bottom (the page's
+    scroll-padding tells the browser how much of the screen they cover)."""
+    driver = browser((390, 844))
+    as_a_phone(driver, 390, 844)
+    login(driver, pia.url, "pia")
+    driver.get(pia.url + "/")
+    field = driver.find_element(By.NAME, "new_activities")
+    bar_top = driver.execute_script(
+        "return document.querySelector('#entry-form .save-bar').getBoundingClientRect().top")
+    assert driver.execute_script("return arguments[0].getBoundingClientRect().bottom",
+                                 field) > bar_top  # as the page opens: under the bar
+    driver.execute_script("arguments[0].focus()", field)
+    WebDriverWait(driver, 5).until(lambda d: d.execute_script("""
+        const bar = document.querySelector('#entry-form .save-bar').getBoundingClientRect();
+        const box = arguments[0].getBoundingClientRect();
+        return box.top >= 0 && box.bottom <= bar.top;""", field))
