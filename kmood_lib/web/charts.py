@@ -20,13 +20,19 @@ def _svg(title: str, desc: str, body: str, height: int = HEIGHT) -> str:
             f"{body}</svg>")
 
 
+AXIS_LABEL_CHARS = 5  # longer labels are squeezed into the axis's width, never cut
+
+
 def _mood_axis(labels: dict[int, str], y_of) -> str:
     out = []
     for level in range(1, 6):
         y = y_of(level)
+        label = labels.get(level, str(level))[:16]
+        fit = (f' textLength="{LEFT - 14}" lengthAdjust="spacingAndGlyphs"'
+               if len(label) > AXIS_LABEL_CHARS else "")
         out.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
-                   f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end">'
-                   f"{escape(labels.get(level, str(level))[:8])}</text>")
+                   f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end"{fit}>'
+                   f"{escape(label)}</text>")
     return "".join(out)
 
 

@@ -101,6 +101,18 @@ def test_a_week_without_entries_breaks_the_line_instead_of_joining_it():
     assert svg.count('class="line week"') == 2
 
 
+def test_long_mood_labels_are_squeezed_onto_the_axis_never_cut():
+    from datetime import date
+
+    labels = {1: "awful", 2: "not great at all", 3: "meh", 4: "wonderful", 5: "rad"}
+    svg = charts.mood_over_time([{"start": "2026-11-02", "average": 4.0, "count": 1}], [],
+                                date(2026, 11, 1), date(2026, 11, 30), labels)
+    squeezed = re.findall(r'<text [^>]*textLength="\d+" lengthAdjust="spacingAndGlyphs">'
+                          r'([^<]*)</text>', svg)
+    assert squeezed == ["not great at all", "wonderful"]
+    assert ">awful</text>" in svg and ">rad</text>" in svg
+
+
 def test_the_activity_table_leads_with_the_biggest_differences_and_pages(alice):
     """#23.4: the biggest difference either way first; activities on fewer than 5 entries
     left out and counted; 20 rows a page."""
