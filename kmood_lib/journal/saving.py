@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from zoneinfo import ZoneInfo
 
+from kmood_lib.core.validation import is_uuid
 from kmood_lib.journal import vocab, writes
 from kmood_lib.journal.entry_input import EntryInput, parse_entry, utc_now
 
@@ -19,9 +20,24 @@ def checked(services, conn, user, body: dict, patch: bool) -> EntryInput:
                        metric_defs=defs, patch=patch)
 
 
+def replay_of(conn, user_id: int, body: dict) -> writes.Saved | None:
+    """The entry a body's client_id already saved, if any. Asked before the checks: a send
+    that the server did save (the answer was lost) is the same entry even when the body would
+    no longer pass (a metric of it deleted since), never a refusal that invites a second."""
+    client_id = body.get("client_id") if isinstance(body, dict) else None
+    if not is_uuid(client_id):
+        return None
+    row = conn.execute("SELECT id FROM entries WHERE user_id = ? AND client_id = ?",
+                       (user_id, client_id.lower())).fetchone()
+    return writes.Saved(row["id"], False) if row is not None else None
+
+
 def create(services, conn, user, body: dict, source: str) -> writes.Saved:
     """Check and save a new entry (ValidationError names bad fields); a replayed client_id
     returns the existing entry with `created` False."""
+    replayed = replay_of(conn, user.id, body)
+    if replayed is not None:
+        return replayed
     data = checked(services, conn, user, body, patch=False)
     kinds: list[str] = []
     with services.writer() as writer:

@@ -46,10 +46,11 @@ def entry_body(fields: Params, metrics: list[dict], *, creating: bool) -> dict:
     body["note"] = _prose(fields.get("note", ""))
     day, time = fields.get("date", "").strip(), fields.get("time", "").strip()
     if day:
-        # With JavaScript, the log form says the device's offset ("+01:00"): the date and time
-        # are then read as that device's, not in the profile's zone. Anything else there is
-        # passed on for the entry checks to refuse.
-        offset = fields.get("utc_offset", "").strip() if creating else ""
+        # The offset the date and time are read with ("+01:00"): on the log form (with
+        # JavaScript) the device's, on the edit form the entry's own, so an edit never moves
+        # an entry in time. Without one, the profile's zone. Anything else there is passed on
+        # for the entry checks to refuse.
+        offset = fields.get("utc_offset", "").strip()
         body["occurred_at"] = f"{day}T{time or '12:00'}{offset}"
     values = {}
     for metric in metrics:
@@ -97,11 +98,19 @@ def values_posted(fields: Params) -> dict:
     return values
 
 
+def offset_text(moment: datetime) -> str:
+    """+05:30 for a moment lived at UTC+5:30 (the form's utc_offset field)."""
+    minutes = int(moment.utcoffset().total_seconds() // 60)
+    sign, minutes = ("-" if minutes < 0 else "+"), abs(minutes)
+    return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
 def values_of(entry: dict, metrics: list[dict]) -> dict:
     """An entry's values as the edit form's fields."""
     when = datetime.fromisoformat(entry["occurred_at"])
     out = {"mood": str(entry["mood"]), "note_title": entry["note_title"], "note": entry["note"],
            "date": when.strftime("%Y-%m-%d"), "time": when.strftime("%H:%M"),
+           "utc_offset": offset_text(when),
            "activities": set(entry["activities"])}
     for metric in metrics:
         value = entry["metrics"].get(metric["name"])

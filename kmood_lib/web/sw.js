@@ -26,15 +26,25 @@ self.addEventListener("install", (event) => {
   ]));
 });
 
-// The log page as this person last saw it, for the next time there is no network.
+// The log page as this person last saw it, for the next time there is no network. Sent
+// elsewhere instead (the session is over: a redirect to the log-in page), the copy is
+// forgotten: nobody else must see it, or log from it under its owner's name.
 async function keepLogPage(answer) {
   const response = await answer;
   if (response.ok && !response.redirected &&
       (response.headers.get("Content-Type") || "").startsWith("text/html")) {
     const cache = await caches.open(PAGES_CACHE);
     await cache.put(LOG_PAGE, response.clone());
+  } else if (response.redirected || response.type === "opaqueredirect" ||
+             response.status === 401) {
+    await forgetLogPage();
   }
   return response;
+}
+
+// Logging out, or a session that ended: the kept page holds that person's day and name.
+function forgetLogPage() {
+  return caches.delete(PAGES_CACHE);
 }
 
 self.addEventListener("activate", (event) => {
@@ -69,6 +79,8 @@ self.addEventListener("fetch", (event) => {
   if (url.origin !== self.location.origin) return;
   if (request.mode === "navigate" && request.method === "GET") {
     event.respondWith(page(request, url));
+  } else if (request.method === "POST" && url.pathname === "/logout") {
+    event.respondWith(forgetLogPage().then(() => fetch(request)));
   } else if (request.mode === "navigate" && request.method === "POST" && url.pathname === "/entries") {
     event.respondWith(logEntry(request));
   } else if (request.method === "GET" && url.pathname.startsWith("/static/")) {
@@ -112,7 +124,14 @@ async function logEntry(request) {
 
 async function keep(request) {
   const fields = Array.from(await request.formData());
-  await self.kmoodOutbox.put(self.kmoodOutbox.fromForm(fields));
+  const item = self.kmoodOutbox.fromForm(fields);
+  // The same id with other content is another entry posted from a copy of the page that kept
+  // its first id (its script did not run): it must not overwrite the one kept before.
+  const before = (await self.kmoodOutbox.all()).find((old) => old.client_id === item.client_id);
+  if (before && JSON.stringify(before.body) !== JSON.stringify(item.body)) {
+    item.client_id = item.body.client_id = self.kmoodOutbox.uuid();
+  }
+  await self.kmoodOutbox.put(item);
   try {
     await self.registration.sync.register("kmood-outbox");
   } catch {

@@ -261,9 +261,17 @@ def sync(driver) -> dict:
 def test_an_entry_the_server_refuses_stays_with_its_message_and_the_others_sync(
         app_stack, browser):
     driver = signed_in(browser, app_stack, "rae")
+    http("POST", app_stack.url + "/api/metrics", {"name": "sleep"}, api_session(app_stack.url, "rae"))
+    driver.get(app_stack.url + "/")  # the form now has the metric
+    metric = driver.find_element(By.CSS_SELECTOR, "input[name^='metric_'][type=number]")
+    field = metric.get_attribute("name")
     long_name = "a" * 70
+    names = f'{{"{field.split("_")[1]}": "sleep"}}'
     for pairs in ([("mood", "4"), ("note", "first")],
-                  [("mood", "2"), ("new_activities", f"ok, {long_name}"), ("note", "second")],
+                  [("mood", "2"), ("new_activities", f"ok, {long_name}"), ("note", "second"),
+                   (field, "6.5"), ("names_of_metrics", names), ("lat", "52.5"),
+                   ("lon", "13.4"), ("date", "2026-11-20"), ("time", "07:45"),
+                   ("utc_offset", "-03:00")],
                   [("mood", "5"), ("note", "third")]):
         put_form(driver, pairs)
     report = sync(driver)
@@ -280,17 +288,24 @@ def test_an_entry_the_server_refuses_stays_with_its_message_and_the_others_sync(
     screenshot(driver, "offline-refused-phone-light")
     assert sync(driver)["sent"] == 0  # a refused one is not sent again by itself
     click(driver, panel.find_element(By.XPATH, ".//button[.='Edit']"))
-    waiting(driver, 0)
     form = driver.find_element(By.ID, "entry-form")
-    assert form.find_element(By.NAME, "note").get_attribute("value") == "second"
-    assert form.find_element(By.ID, "mood-2").is_selected()
+    value = lambda name: form.find_element(By.NAME, name).get_attribute("value")  # noqa: E731
+    assert value("note") == "second" and form.find_element(By.ID, "mood-2").is_selected()
+    assert (value(field), value("lat"), value("lon")) == ("6.5", "52.5", "13.4")
+    assert (value("date"), value("time"), value("utc_offset")) == ("2026-11-20", "07:45",
+                                                                   "-03:00")
+    assert value("new_activities") == f"ok, {long_name}"
+    assert [i["status"] for i in outbox(driver)] == ["refused"]  # kept until saved again
     typed = form.find_element(By.NAME, "new_activities")
-    assert typed.get_attribute("value") == f"ok, {long_name}"
     typed.clear()
     typed.send_keys("ok, a shorter name")
     click(driver, form.find_element(By.CSS_SELECTOR, ".save-bar button[type=submit]"))
-    WebDriverWait(driver, 10).until(lambda d: "done=logged" in d.current_url)
-    assert sorted(e["note"] for e in entries(app_stack, "rae")) == ["first", "second", "third"]
+    wait_until(lambda: len(entries(app_stack, "rae")) == 3, 15, what="the fixed one sent")
+    waiting(driver, 0)
+    fixed = next(e for e in entries(app_stack, "rae") if e["note"] == "second")
+    assert fixed["client_id"] == refused["client_id"] and fixed["metrics"] == {"sleep": 6.5}
+    assert fixed["occurred_at"] == "2026-11-20T07:45:00-03:00"
+    assert sorted(fixed["activities"]) == ["a shorter name", "ok"]
     assert [m for m in console_errors(driver) if "/api/entries" not in m or "422" not in m] == []
 
 
@@ -325,7 +340,14 @@ def test_a_session_that_ended_offline_keeps_the_entries_until_the_next_login(
     WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "outbox-login").is_displayed())
     assert "log in again" in driver.find_element(By.ID, "outbox").text
     assert len(outbox(driver)) == 2 and entries(app_stack, "sam") == []
-    click(driver, driver.find_element(By.CSS_SELECTOR, "#outbox-login a"))
+    assert driver.find_element(By.CSS_SELECTOR, "#outbox-login a").get_attribute(
+        "href").endswith("/login?next=/")
+    driver.get(app_stack.url + "/")  # the log page itself now sends to the log-in page...
+    assert "/login" in driver.current_url
+    assert driver.execute_async_script("""  // ...and its copy kept for offline use is gone
+        const done = arguments[arguments.length - 1];
+        caches.match("/").then((found) => done(found === undefined));
+    """)
     driver.find_element(By.NAME, "username").send_keys("sam")
     driver.find_element(By.NAME, "password").send_keys(PASSWORD)
     click(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
@@ -424,14 +446,15 @@ def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_
           ["lat", "52.5"], ["lon", "13.4"], ["song_artist", "A"],
           ["song_title", "T"], ["date", "2026-11-30"], ["time", "08:15"], ...extra], 1000);
         return {
-          decide: [200, 201, 400, 422, 401, 403, 404, 409, 500, 503].map(o.decide),
+          decide: [200, 201, 400, 422, 401, 403, 404, 409, 500, 503, 413, 408, 429]
+            .map(o.decide),
           plain: form([["client_id", arguments[0]], ["owner", "7"]]),
           offset: form([["utc_offset", "-03:00"], ["client_id", "not-a-uuid"]]),
           noon: o.occurredAt("2026-11-30", ""),
         };
     """, given)
-    assert seen["decide"] == ["sent", "sent", "refused", "refused", "login", "login", "stop",
-                              "stop", "stop", "stop"]
+    assert seen["decide"] == ["sent", "sent", "refused", "refused", "login", "forbidden",
+                              "refused", "refused", "stop", "stop", "refused", "stop", "stop"]
     assert seen["plain"] == {
         "client_id": given, "created": 1000, "status": "waiting", "message": None, "owner": 7,
         "body": {"client_id": given, "mood": 4, "activities": ["walk", "tea", "new one",
@@ -487,6 +510,10 @@ def test_on_a_shared_device_each_person_s_waiting_entries_go_only_to_their_own_a
     driver.get(app_stack.url + "/logout")
     click(driver, driver.find_element(By.CSS_SELECTOR, "#logout-form button[type=submit]"))
     WebDriverWait(driver, 10).until(lambda d: "/login" in d.current_url)
+    assert driver.execute_async_script("""  // her log page is not kept for the next person
+        const done = arguments[arguments.length - 1];
+        caches.match("/").then((found) => done(found === undefined));
+    """)
     driver.execute_async_script("""  // what Ann logged with no connection, before she left
         const [owner, done] = arguments;
         const req = indexedDB.open("kmood", 1);
@@ -514,3 +541,18 @@ def test_on_a_shared_device_each_person_s_waiting_entries_go_only_to_their_own_a
                20, what="Ann's entry sent as Ann")
     waiting(driver, 0)
     assert entries(app_stack, "ben") == []
+
+
+def test_a_back_dated_entry_refused_once_keeps_its_date_when_fixed(app_stack, browser):
+    """A form shown again with its errors holds what was typed: Save after the fix must not
+    turn its date and time into "now"."""
+    driver = signed_in(browser, app_stack, "bo")
+    log_entry(driver, 4, new="d" * 70, when=("2026-11-01", "09:00"))
+    WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".errors"))
+    typed = driver.find_element(By.NAME, "new_activities")
+    typed.clear()
+    typed.send_keys("dentist")
+    click(driver, driver.find_element(By.CSS_SELECTOR, "#entry-form .save-bar button[type=submit]"))
+    WebDriverWait(driver, 10).until(lambda d: "done=logged" in d.current_url)
+    [saved] = entries(app_stack, "bo")
+    assert saved["occurred_at"].startswith("2026-11-01T09:00:00")

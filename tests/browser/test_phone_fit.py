@@ -185,6 +185,11 @@ def test_ten_of_150_activities_move_to_a_group_in_one_go(pia, browser):
                     if b.is_displayed())
     click(driver, pick_all)
     assert driver.find_element(By.ID, "picked").text == "10 selected"
+    search = driver.find_element(By.CSS_SELECTOR, ".list-filter")
+    search.send_keys(Keys.BACKSPACE, "2")  # "activity 02": the ten ticked are out of sight
+    assert driver.find_element(By.ID, "picked").text == \
+        "10 selected (10 not shown by the filter)"
+    search.send_keys(Keys.BACKSPACE, "1")
     assert tappable(driver, apply)
     driver.find_element(By.CSS_SELECTOR, "#to-group input").send_keys("Evenings")
     screenshot(driver, "settings-activities-bulk-phone-light")

@@ -88,3 +88,36 @@ def test_a_synced_outbox_batch_is_one_log_line_with_what_became_of_it(alice, cap
     alice.request("POST", "/api/entries", json_body={"mood": 3},
                   headers={"X-Kmood-Outbox": "not a batch"})
     assert len([r for r in caplog.records if "outbox sync" in r.getMessage()]) == 1
+
+
+def test_a_replay_is_the_entry_it_saved_even_when_its_body_would_no_longer_pass(alice):
+    """The answer to a saved entry was lost; its metric was deleted before the outbox sent it
+    again: the replay is still that entry (200), never a refusal that invites a second."""
+    metric = alice.get("/api/metrics").json["metrics"][0]
+    body = {"mood": 4, "client_id": str(uuid.uuid4()), "metrics": {"sleep": 7}}
+    first = alice.post("/api/entries", body)
+    assert first.status == 201
+    assert alice.request("DELETE", f"/api/metrics/{metric['id']}").status == 204
+    again = alice.post("/api/entries", body)
+    assert again.status == 200 and again.json["id"] == first.json["id"]
+    assert len(alice.get("/api/entries").json["entries"]) == 1
+    fresh = alice.post("/api/entries", {**body, "client_id": str(uuid.uuid4())})
+    assert fresh.status == 422  # a new entry with that body is still refused
+
+
+def test_editing_an_entry_keeps_the_offset_it_was_logged_with(alice):
+    """Logged on a device in New York (-05:00) by someone whose profile says Berlin: an edit
+    of its note alone must not move it six hours."""
+    page, fields = log_form(alice, utc_offset="-05:00")
+    post_form(alice, "/entries", fields, csrf_of(page))
+    entry = alice.get("/api/entries").json["entries"][0]
+    assert entry["occurred_at"] == "2026-11-29T18:30:00-05:00"
+    edit = alice.get(f"/entries/{entry['id']}/edit").text
+    assert 'name="utc_offset" value="-05:00"' in edit
+    posted = dict(re.findall(r'<input type="hidden" name="(utc_offset)" value="([^"]*)"', edit))
+    fields = [("mood", "4"), ("note", "only the note changed"), ("date", "2026-11-29"),
+              ("time", "18:30"), ("utc_offset", posted["utc_offset"])]
+    assert post_form(alice, f"/entries/{entry['id']}/edit", fields, csrf_of(edit)).status == 303
+    after = alice.get(f"/api/entries/{entry['id']}").json
+    assert after["note"] == "only the note changed"
+    assert after["occurred_at"] == "2026-11-29T18:30:00-05:00"

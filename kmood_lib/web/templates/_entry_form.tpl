@@ -1,9 +1,9 @@
 % include('_errors.tpl', errors=errors)
 <form method="post" action="{{action}}" class="card" id="entry-form"{{!' data-outbox' if creating else ''}}{{!' data-now' if creating and not errors else ''}}>
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+  <input type="hidden" name="utc_offset" value="{{values.get('utc_offset', '')}}">
   % if creating:
   <input type="hidden" name="client_id" value="{{values.get('client_id', '')}}">
-  <input type="hidden" name="utc_offset" value="">
   <input type="hidden" name="owner" value="{{user.id}}">
   <input type="hidden" name="names_of_metrics" value="{{ui.json_attr({str(m['id']): m['name'] for m in metrics})}}">
   % end

@@ -8,12 +8,14 @@ const toGroup = document.getElementById("to-group");
 const toGroupHint = document.getElementById("to-group-hint");
 const filter = document.querySelector(".list-filter");
 
+// Ticked ones the filter hides are still part of the action: the count says so.
 function count() {
-  const n = picks.filter((box) => box.checked).length;
+  const ticked = picks.filter((box) => box.checked);
+  const hidden = ticked.filter((box) => box.closest("li").hidden || box.closest("section").hidden);
   picked.hidden = false;
-  picked.textContent = n === 0 ? "Tick the activities to change."
-    : `${n} selected`;
-  form.querySelector("button[type=submit]").disabled = n === 0;
+  picked.textContent = ticked.length === 0 ? "Tick the activities to change."
+    : `${ticked.length} selected` + (hidden.length ? ` (${hidden.length} not shown by the filter)` : "");
+  form.querySelector("button[type=submit]").disabled = ticked.length === 0;
 }
 
 function showGroupField() {
@@ -50,7 +52,10 @@ if (form) {
   }
   action.addEventListener("change", showGroupField);
   filter.hidden = false;
-  filter.addEventListener("input", narrow);
+  filter.addEventListener("input", () => {
+    narrow();
+    count();
+  });
   count();
   showGroupField();
 }

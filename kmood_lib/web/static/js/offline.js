@@ -142,7 +142,14 @@ function button(text, onClick) {
   return b;
 }
 
-// A refused entry back into the form, to be fixed and saved again (it leaves the outbox).
+// A refused entry back into the form, every field of it, to be fixed. It stays in the outbox
+// as it was until the fixed one is saved: Save then puts it back in its place and sends it.
+let editing = null;
+
+function setField(name, value) {
+  if (form.elements[name]) form.elements[name].value = value == null ? "" : String(value);
+}
+
 async function editItem(entry) {
   const body = entry.body;
   const mood = form.querySelector(`input[name=mood][value="${body.mood}"]`);
@@ -152,16 +159,46 @@ async function editItem(entry) {
     box.checked = (body.activities || []).includes(box.value);
     if (box.checked) known.add(box.value);
   }
-  form.elements.new_activities.value = (body.activities || []).filter((a) => !known.has(a)).join(", ");
-  form.elements.note_title.value = body.note_title || "";
-  form.elements.note.value = body.note || "";
+  setField("new_activities", (body.activities || []).filter((a) => !known.has(a)).join(", "));
+  setField("note_title", body.note_title);
+  setField("note", body.note);
   if (body.occurred_at) {
-    form.elements.date.value = body.occurred_at.slice(0, 10);
-    form.elements.time.value = body.occurred_at.slice(11, 16);
+    setField("date", body.occurred_at.slice(0, 10));
+    setField("time", body.occurred_at.slice(11, 16));
+    setField("utc_offset", body.occurred_at.slice(19));  // its own offset, kept
   }
-  await outbox.remove(entry.client_id);
-  show();
+  let names = {};
+  try { names = JSON.parse(form.elements.names_of_metrics.value || "{}"); } catch { /* none */ }
+  for (const [id, name] of Object.entries(names)) {
+    setField(`metric_${id}`, (body.metrics || {})[name]);  // a metric gone since is left out
+  }
+  setField("lat", body.location && body.location.lat);
+  setField("lon", body.location && body.location.lon);
+  for (const part of ["artist", "title", "album", "source"]) {
+    setField(`song_${part}`, body.song && body.song[part]);
+  }
+  setField("client_id", entry.client_id);
+  editing = entry;
+  opened = ["", ""];  // its date and time are its own, never "now"
   form.scrollIntoView({ block: "start" });
+}
+
+// Save after Edit: the fixed entry takes the refused one's place in the outbox (the same id,
+// the same time kept) and is sent at once; refused again, it stays with the new message.
+async function resend(event) {
+  event.preventDefault();
+  const item = outbox.fromForm(Array.from(new FormData(form)), editing.created);
+  editing = null;
+  await outbox.put(item);
+  blank();
+  await sync();
+}
+
+// The form ready for the next entry: empty, a fresh id, "now".
+function blank() {
+  form.reset();
+  form.elements.client_id.value = outbox.uuid();
+  opened = [form.elements.date.value, form.elements.time.value] = deviceNow();
 }
 
 function markOnlineOnly(offline) {
@@ -202,9 +239,7 @@ async function keep(event) {
     return;
   }
   await outbox.put(item);
-  form.reset();
-  form.elements.client_id.value = outbox.uuid();  // the next entry is another entry
-  opened = [form.elements.date.value, form.elements.time.value] = deviceNow();
+  blank();  // the next entry is another entry
   try {
     const registration = await navigator.serviceWorker.ready;
     await registration.sync.register("kmood-outbox");
@@ -235,9 +270,12 @@ function setupLogPage() {
   // the same id to every entry logged from it.
   form.elements.client_id.value = outbox.uuid();
   // A blank form says "now": this device's now (a copy kept for offline use was made earlier).
-  if ("now" in form.dataset) [form.elements.date.value, form.elements.time.value] = deviceNow();
-  opened = [form.elements.date.value, form.elements.time.value];
+  // A form shown again with its errors keeps what was typed: its date and time are not "now".
+  if ("now" in form.dataset) {
+    opened = [form.elements.date.value, form.elements.time.value] = deviceNow();
+  }
   form.addEventListener("submit", (event) => {
+    if (editing) return resend(event);
     stampTime();
     if (!navigator.onLine) keep(event);  // else the post goes out; the worker catches a failure
   });

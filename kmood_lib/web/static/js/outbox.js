@@ -131,19 +131,23 @@
 
   // What one answer means for its item and for the rest of the run.
   //   sent: the server has the entry (201 new, 200 a replay) -> drop the item, go on
-  //   refused: 422 -> keep it with the server's message, go on with the next
   //   login: 401 -> keep everything, ask the person to log in
   //   stop: anything else (busy, down, no network) -> keep everything, try again later
+  //   forbidden: 403 (the token went stale: another tab logged in again) -> a fresh token,
+  //     the item once more; then stop
+  //   refused: any other 4xx but 408 and 429 (400, 404, 409, 413, 415, 422: this item will
+  //     never pass as it is) -> kept with the message, the next one sent; it blocks nothing
   function decide(status) {
     if (status === 200 || status === 201) return "sent";
-    if (status === 422 || status === 400) return "refused";
-    if (status === 401 || status === 403) return "login";
+    if (status === 401) return "login";
+    if (status === 403) return "forbidden";
+    if (status >= 400 && status < 500 && status !== 408 && status !== 429) return "refused";
     return "stop";
   }
 
-  function refusal(answer) {
+  function refusal(answer, status) {
     const error = answer && answer.error;
-    if (!error) return "The server refused this entry.";
+    if (!error) return `The server refused this entry (${status}).`;
     const fields = Object.entries(error.fields || {}).map(([name, text]) => `${name}: ${text}`);
     return fields.length ? fields.join("; ") : error.message;
   }
@@ -182,7 +186,9 @@
       items = items.filter((item) => item.owner === me.user);  // only this person's
       report.waiting = items.length;
       const batch = uuid();
-      for (const [i, item] of items.entries()) {
+      let fresh = false;  // a new token fetched after a 403, once a run
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
         let response;
         try {
           response = await fetcher("/api/entries", {
@@ -195,7 +201,22 @@
         } catch {
           return { ...report, outcome: "stop" };
         }
-        const verdict = decide(response.status);
+        let verdict = decide(response.status);
+        if (verdict === "forbidden" && !fresh) {
+          fresh = true;
+          try {
+            const again = await session(fetcher);
+            if (again.login) return { ...report, outcome: "login" };
+            if (again.token && again.user === me.user) {
+              me = again;
+              i -= 1;  // the same item, with the new token
+              continue;
+            }
+          } catch {
+            // no answer: stop below
+          }
+        }
+        if (verdict === "forbidden") verdict = "stop";
         if (verdict === "sent") {
           await remove(item.client_id);
           report.sent += 1;
@@ -203,7 +224,7 @@
         } else if (verdict === "refused") {
           let answer = null;
           try { answer = await response.json(); } catch { /* not JSON: the generic words */ }
-          await put({ ...item, status: "refused", message: refusal(answer) });
+          await put({ ...item, status: "refused", message: refusal(answer, response.status) });
           report.refused += 1;
           report.waiting -= 1;
         } else {
