@@ -7,9 +7,13 @@ resampling single days would pretend there are more independent observations tha
 and give intervals too narrow. Politis and Romano's stationary bootstrap resamples runs of
 consecutive days, of random length with a mean of `mean_block` days, wrapping at the end.
 
+A population is the days a question is asked over, each with the mood that counts for it:
+its own mood for "the same day", the next day's for "the day after" (only days whose next
+day is logged belong to that one).
+
 How it stays fast in pure Python: every day is one integer holding, in fixed-width fields,
-its mood (scaled to thousandths) and a 1 for each question it answers "with" to, plus its
-mood and a 1 in the field of each population it belongs to. Prefix sums of those integers
+for each population it belongs to its mood there (scaled to thousandths) and a 1, and the
+same for each question it answers "with" to. Prefix sums of those integers
 make the total of a run of days one subtraction, whatever the number of questions; a
 resample is a few hundred runs; the fields are read back with one `array` call.
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 import math
 import random
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 SCALE = 1000  # moods as integer thousandths inside the packed sums
@@ -30,7 +34,8 @@ MAX_DAYS = 2 ** COUNT_BITS - 1
 @dataclass(frozen=True)
 class Question:
     """Days with vs days without, within one population of days: `population` names the
-    population (its index), `with_days` the positions of the days that have it."""
+    population (its index), `with_days` the positions of the days that have it (days outside
+    the population are not asked)."""
 
     population: int
     with_days: Sequence[int]
@@ -50,30 +55,33 @@ class Answer:
     n_without: int
 
 
-def stationary_bootstrap(moods: Sequence[float], populations: Sequence[Sequence[int]],
+def stationary_bootstrap(days: int, populations: Sequence[Mapping[int, float]],
                          questions: Sequence[Question], *, resamples: int = 2000,
                          mean_block: float = 7.0, seed: int = 0) -> list[Answer]:
-    """Answer every question from the same `resamples` stationary-bootstrap resamples of the
-    days (`moods[i]` is day i's mean mood; `populations[j]` the positions of the days that
-    population j is made of). Seeded: the same data gives the same answers on every call."""
-    n = len(moods)
+    """Answer every question from the same `resamples` stationary-bootstrap resamples of
+    `days` consecutive days (`populations[j]` maps the position of each day in population j
+    to its mood there). Seeded: the same data gives the same answers on every call."""
+    n = days
     if n > MAX_DAYS:
         raise ValueError(f"at most {MAX_DAYS} days")
     k, m = len(questions), len(populations)
     sum_bytes, count_bytes = (SUM_BITS // 8) * (k + m), (COUNT_BITS // 8) * (k + m)
     count_shift = 8 * sum_bytes
-    scaled = [round(mood * SCALE) for mood in moods]
-    days = [0] * n
-    for field, members in enumerate(populations):  # population fields follow the questions
-        for day in members:
-            days[day] |= scaled[day] << (SUM_BITS * (k + field)) | 1 << (
+    scaled = [{day: round(mood * SCALE) for day, mood in members.items()}
+              for members in populations]
+    packed = [0] * n
+    for field, members in enumerate(scaled):  # population fields follow the questions
+        for day, mood in members.items():
+            packed[day] |= mood << (SUM_BITS * (k + field)) | 1 << (
                 count_shift + COUNT_BITS * (k + field))
     for field, question in enumerate(questions):
+        members = scaled[question.population]
         for day in question.with_days:
-            days[day] |= scaled[day] << (SUM_BITS * field) | 1 << (
-                count_shift + COUNT_BITS * field)
+            if day in members:
+                packed[day] |= members[day] << (SUM_BITS * field) | 1 << (
+                    count_shift + COUNT_BITS * field)
     prefix = [0] * (n + 1)
-    for i, day in enumerate(days):
+    for i, day in enumerate(packed):
         prefix[i + 1] = prefix[i] + day
 
     def fields(total: int) -> tuple[array, array]:

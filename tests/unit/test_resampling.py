@@ -27,6 +27,10 @@ def ar1_days(n: int, rho: float, seed: int, sd: float = 0.7) -> list[float]:
     return out
 
 
+def same_day(moods: list[float]) -> dict[int, float]:
+    return dict(enumerate(moods))
+
+
 def clamp(value: float) -> float:
     return min(5.0, max(1.0, value))
 
@@ -48,7 +52,7 @@ def test_on_independent_days_the_interval_agrees_with_welch():
     flags = [rng.random() < 0.3 for _ in range(600)]
     moods = [clamp(3 + rng.gauss(0, 0.8) + (0.5 if f else 0)) for f in flags]
     question = Question(0, [i for i, f in enumerate(flags) if f])
-    [answer] = stationary_bootstrap(moods, [range(600)], [question], mean_block=1.0, seed=1)
+    [answer] = stationary_bootstrap(600, [same_day(moods)], [question], mean_block=1.0, seed=1)
     with_ = [m for m, f in zip(moods, flags, strict=True) if f]
     without = [m for m, f in zip(moods, flags, strict=True) if not f]
     diff = statistics.fmean(with_) - statistics.fmean(without)
@@ -73,8 +77,8 @@ def test_on_autocorrelated_days_runs_of_days_widen_the_interval():
             on = not on
         flags.append(on)
     question = [Question(0, [i for i, f in enumerate(flags) if f])]
-    blocks = stationary_bootstrap(moods, [range(n)], question, mean_block=7.0, seed=1)[0]
-    days = stationary_bootstrap(moods, [range(n)], question, mean_block=1.0, seed=1)[0]
+    blocks = stationary_bootstrap(n, [same_day(moods)], question, mean_block=7.0, seed=1)[0]
+    days = stationary_bootstrap(n, [same_day(moods)], question, mean_block=1.0, seed=1)[0]
     assert (blocks.high - blocks.low) > 1.5 * (days.high - days.low)
 
 
@@ -88,37 +92,38 @@ def test_a_planted_effect_is_found_and_noise_mostly_is_not():
     moods = [clamp(3 + x + (0.6 if r else 0))
              for x, r in zip(ar1_days(n, 0.4, seed=12), running, strict=True)]
     questions = [Question(0, [i for i, f in enumerate(flags) if f]) for flags in [running] + noise]
-    answers = stationary_bootstrap(moods, [range(n)], questions, seed=7)
+    answers = stationary_bootstrap(n, [same_day(moods)], questions, seed=7)
     found = benjamini_hochberg([a.p for a in answers], 0.10)
     assert found[0] and answers[0].low < 0.6 < answers[0].high and answers[0].low > 0.3
     assert sum(found[1:]) <= 2
 
 
-def test_each_question_is_compared_within_its_own_population():
-    """The day after (lag 1) is asked among the days that have a next day logged: a
-    population of its own, with its own total."""
+def test_the_day_after_is_asked_with_the_next_days_mood_among_days_that_have_one():
+    """Lag 1: a day belongs to "the day after" only if the next day is logged, and counts
+    there with the next day's mood."""
     moods = [1.0, 5.0, 1.0, 5.0, 3.0, 3.0]
-    everyone, with_next = range(6), [0, 1, 2, 3]
-    answers = stationary_bootstrap(moods, [everyone, with_next],
-                                   [Question(0, [1, 3]), Question(1, [1, 3])], resamples=50)
-    assert answers[0].effect == pytest.approx(5.0 - 2.0)  # vs 1, 1, 3, 3
-    assert answers[1].effect == pytest.approx(5.0 - 1.0)  # vs 1, 1 only
-    assert (answers[1].n_with, answers[1].n_without) == (2, 2)
+    after = {day: moods[day + 1] for day in range(4)}  # days 4 and 5: no next day asked
+    answers = stationary_bootstrap(6, [same_day(moods), after],
+                                   [Question(0, [1, 3]), Question(1, [0, 2, 5])], resamples=50)
+    assert answers[0].effect == pytest.approx(5.0 - 2.0)  # 5, 5 vs 1, 1, 3, 3
+    assert answers[1].effect == pytest.approx(5.0 - 2.0)  # next of 0, 2: 5, 5 vs next of 1, 3
+    assert (answers[1].n_with, answers[1].n_without) == (2, 2)  # day 5 is not in it
 
 
 def test_what_cannot_be_compared_has_no_numbers_and_the_same_data_the_same_answers():
     moods = [3.0, 4.0, 2.0, 3.5] * 10
     everyone = range(len(moods))
     none, all_, some = Question(0, []), Question(0, list(everyone)), Question(0, [1, 5, 9, 13])
-    first = stationary_bootstrap(moods, [everyone], [none, all_, some], resamples=300, seed=4)
+    first = stationary_bootstrap(40, [same_day(moods)], [none, all_, some], resamples=300,
+                                 seed=4)
     assert first[0].effect is None and first[0].low is None and first[0].p is None
     assert first[1].effect is None and (first[1].n_with, first[1].n_without) == (40, 0)
     assert first[2].effect is not None and first[2].low is not None
-    assert stationary_bootstrap(moods, [everyone], [none, all_, some], resamples=300,
+    assert stationary_bootstrap(40, [same_day(moods)], [none, all_, some], resamples=300,
                                 seed=4) == first
-    assert stationary_bootstrap([], [[]], [Question(0, [])]) == [
-        stationary_bootstrap([], [[]], [Question(0, [])])[0]]
-    assert stationary_bootstrap([4.0] * 30, [range(30)], [Question(0, [0, 1, 2])],
+    [empty] = stationary_bootstrap(0, [{}], [Question(0, [])])
+    assert empty.effect is None and empty.n_with == empty.n_without == 0
+    assert stationary_bootstrap(30, [same_day([4.0] * 30)], [Question(0, [0, 1, 2])],
                                 resamples=100)[0].effect == 0
 
 
