@@ -57,6 +57,14 @@ def _float(lo: float = 0.0) -> Callable[[str], float]:
     return parse
 
 
+def _share(raw: str) -> float:
+    """A fraction above 0 and at most 1."""
+    value = _float(0.0)(raw)
+    if not 0 < value <= 1:
+        raise ValueError(f"must be above 0 and at most 1, got {raw!r}")
+    return value
+
+
 def _bool(raw: str) -> bool:
     lowered = raw.strip().lower()
     if lowered in ("1", "true"):
@@ -325,6 +333,23 @@ class Config:
     nats_subject_prefix: str = _setting(
         "KMOOD_NATS_SUBJECT_PREFIX", "kmood", _subject_prefix,
         "prefix of the relay's subjects, so deployments can share one NATS"
+    )
+
+    insights_min_days: int = _setting(
+        "KMOOD_INSIGHTS_MIN_DAYS", "30", _int(2, 100_000),
+        "logged days a range needs before the insights compare anything"
+    )
+    insights_min_each: int = _setting(
+        "KMOOD_INSIGHTS_MIN_EACH", "14", _int(2, 100_000),
+        "days with and days without something before it is compared"
+    )
+    insights_min_effect: float = _setting(
+        "KMOOD_INSIGHTS_MIN_EFFECT", "0.3", _float(0.0),
+        "the smallest difference in mood points shown as a finding"
+    )
+    insights_fdr: float = _setting(
+        "KMOOD_INSIGHTS_FDR", "0.10", _share,
+        "false discovery rate over all comparisons of an insights page (Benjamini–Hochberg)"
     )
 
     @classmethod

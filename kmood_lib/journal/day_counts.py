@@ -1,4 +1,5 @@
-"""Bulk upkeep of the per-day stats tables (entry_days, activity_days; migration 0015).
+"""Bulk upkeep of the per-day stats tables (entry_days, activity_days; migration 0015) and the
+journal versions the insights are cached by (migration 0018).
 
 Triggers keep those tables in step with every write. A trigger on a table costs each inserted
 row a trigger frame and a statement journal entry (10 years of Daylio rows: +0.3 s), so an
@@ -15,7 +16,9 @@ import json
 import sqlite3
 from collections.abc import Iterator
 
-INSERT_TRIGGERS = ("entry_days_insert", "activity_days_link_insert")
+INSERT_TRIGGERS = ("entry_days_insert", "activity_days_link_insert",
+                   "journal_version_entries_insert", "journal_version_entry_activities_insert",
+                   "journal_version_entry_metrics_insert", "journal_version_songs_insert")
 
 # One local day's row of entry_days, grouped from its entries (as migration 0015 defines it):
 # `day` is the date's proleptic Gregorian ordinal (julianday() of a date is its midnight, x.5;
@@ -62,8 +65,16 @@ def insert_triggers_off(conn: sqlite3.Connection) -> Iterator[None]:
                 conn.execute(sql)
 
 
+_RAISE_VERSIONS = (
+    "INSERT INTO journal_versions (user_id, version)"
+    " SELECT DISTINCT user_id, 1 FROM entries WHERE id IN (SELECT value FROM json_each(?))"
+    " ON CONFLICT (user_id) DO UPDATE SET version = version + 1")
+
+
 def count_new_entries(conn: sqlite3.Connection, entry_ids: list[int]) -> None:
-    """Add these new entries, and their activity links, to the per-day tables."""
+    """Add these new entries, and their activity links, to the per-day tables, and raise
+    their users' journal versions once (migration 0018)."""
     encoded = json.dumps(entry_ids)
     conn.execute(_COUNT_DAYS, (encoded,))
     conn.execute(_COUNT_ACTIVITY_DAYS, (encoded,))
+    conn.execute(_RAISE_VERSIONS, (encoded,))

@@ -67,7 +67,7 @@ def song_metadata(row) -> dict | None:
 
 
 def entry_json(row, metrics: dict[str, float]) -> dict:
-    """One entries._ENTRY_SELECT row -> the entry's JSON shape (SPEC §6)."""
+    """One queries.ENTRY_SELECT row -> the entry's JSON shape (SPEC §6)."""
     location = None
     if row["lat"] is not None:
         location = {"lat": row["lat"], "lon": row["lon"],
@@ -145,7 +145,7 @@ _METRIC_VALUE = _real(
     zero="CASE WHEN typeof(em.value) = 'integer' THEN '0.0' ELSE json_quote(char(0) || :nonce"
          " || ':metric:' || em.entry_id || ':' || em.metric_id) END")
 
-# Same keys, same order as entry_json(); the joins are those of entries._ENTRY_SELECT.
+# Same keys, same order as entry_json(); the joins are those of queries.ENTRY_SELECT.
 _FIELDS = [
     ("id", "e.id"),
     ("client_id", "e.client_id"),
@@ -187,7 +187,7 @@ _FIELDS = [
 ]
 KEYS = [key for key, _ in _FIELDS]
 
-# The tables an entry's JSON draws on; entries._ENTRY_SELECT joins the same.
+# The tables an entry's JSON draws on; queries.ENTRY_SELECT joins the same.
 JOINS = (
     " LEFT JOIN mood_labels ml ON ml.user_id = e.user_id AND ml.level = e.mood"
     " LEFT JOIN songs s ON s.entry_id = e.id"

@@ -25,7 +25,7 @@ DEFAULT_LIMIT, MAX_LIMIT = 50, 500
 # from a second query (_METRICS_SELECT) as plain columns: SQLite's JSON functions print a REAL
 # with 15 significant digits (0.30000000000000004 would come back as 0.3) and infinity as
 # `Inf`, so numbers never pass through them.
-_ENTRY_SELECT = (
+ENTRY_SELECT = (
     "SELECT e.*, ml.label AS level_label,"
     " (SELECT json_group_array(name) FROM (SELECT a.name FROM entry_activities ea"
     "   JOIN activities a ON a.id = ea.activity_id WHERE ea.entry_id = e.id"
@@ -52,7 +52,7 @@ _METRICS_SELECT = (
 
 
 def get_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> dict:
-    row = conn.execute(_ENTRY_SELECT + " WHERE e.id = ? AND e.user_id = ?",
+    row = conn.execute(ENTRY_SELECT + " WHERE e.id = ? AND e.user_id = ?",
                        (entry_id, user_id)).fetchone()
     if row is None:
         raise NotFound("entry")
@@ -60,7 +60,7 @@ def get_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> dict:
 
 
 def entries_json(conn: sqlite3.Connection, rows: list) -> list[dict]:
-    """_ENTRY_SELECT rows -> the entries' JSON shape, with their metric values."""
+    """ENTRY_SELECT rows -> the entries' JSON shape, with their metric values."""
     metrics: dict[int, dict[str, float]] = {row["id"]: {} for row in rows}
     if rows:
         for m in conn.execute(_METRICS_SELECT, (json.dumps(list(metrics)),)).fetchall():
@@ -195,7 +195,7 @@ def list_entries(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, limit
         where += " AND (e.occurred_at, e.id) < (?, ?)"
         params += list(decode_cursor(cursor))
     rows = conn.execute(
-        _ENTRY_SELECT + " WHERE e.user_id = ?" + where +
+        ENTRY_SELECT + " WHERE e.user_id = ?" + where +
         " ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?",
         (user_id, *params, limit + 1)).fetchall()
     next_cursor = None

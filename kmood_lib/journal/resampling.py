@@ -12,7 +12,7 @@ its own mood for "the same day", the next day's for "the day after" (only days w
 day is logged belong to that one).
 
 How it stays fast in pure Python: every day is one integer holding, in fixed-width fields,
-for each population it belongs to its mood there (scaled to thousandths) and a 1, and the
+for each population it belongs to its mood there (in whole sixtieths) and a 1, and the
 same for each question it answers "with" to. Prefix sums of those integers
 make the total of a run of days one subtraction, whatever the number of questions; a
 resample is a few hundred runs; the fields are read back with one `array` call.
@@ -20,15 +20,18 @@ resample is a few hundred runs; the fields are read back with one `array` call.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
+import operator
 import random
+import statistics
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-SCALE = 1000  # moods as integer thousandths inside the packed sums
-SUM_BITS, COUNT_BITS = 32, 16  # enough for 65 535 days of mood 5.0 (5 000 × 65 535 < 2**32)
-MAX_DAYS = 2 ** COUNT_BITS - 1
+SCALE = 60  # moods as whole sixtieths inside the packed sums
+MAX_DAYS = 65_535
 
 
 @dataclass(frozen=True)
@@ -61,39 +64,146 @@ def stationary_bootstrap(days: int, populations: Sequence[Mapping[int, float]],
     """Answer every question from the same `resamples` stationary-bootstrap resamples of
     `days` consecutive days (`populations[j]` maps the position of each day in population j
     to its mood there). Seeded: the same data gives the same answers on every call."""
-    n = days
-    if n > MAX_DAYS:
+    return bootstrap(days, populations, questions, (), resamples=resamples,
+                     mean_block=mean_block, seed=seed)[0]
+
+
+def bootstrap(days: int, populations: Sequence[Mapping[int, float]],
+              questions: Sequence[Question], pairs: Sequence[Mapping[int, tuple[float, float]]],
+              *, resamples: int = 2000, mean_block: float = 7.0, seed: int = 0
+              ) -> tuple[list[Answer], list[Answer]]:
+    """The with/without `questions` and the rank correlations of `pairs` (each maps a day's
+    position to its (x, mood)), all from the same resamples: (question answers, correlation
+    answers whose effect is Spearman's rho and whose n_with counts the days with a pair)."""
+    if days > MAX_DAYS:
         raise ValueError(f"at most {MAX_DAYS} days")
-    k, m = len(questions), len(populations)
-    sum_bytes, count_bytes = (SUM_BITS // 8) * (k + m), (COUNT_BITS // 8) * (k + m)
-    count_shift = 8 * sum_bytes
-    scaled = [{day: round(mood * SCALE) for day, mood in members.items()}
-              for members in populations]
-    packed = [0] * n
-    for field, members in enumerate(scaled):  # population fields follow the questions
-        for day, mood in members.items():
-            packed[day] |= mood << (SUM_BITS * (k + field)) | 1 << (
-                count_shift + COUNT_BITS * (k + field))
-    for field, question in enumerate(questions):
-        members = scaled[question.population]
-        for day in question.with_days:
-            if day in members:
-                packed[day] |= members[day] << (SUM_BITS * field) | 1 << (
-                    count_shift + COUNT_BITS * field)
-    prefix = [0] * (n + 1)
+    means = _MeanDifferences(days, populations, questions)
+    ranks = _RankCorrelations(days, pairs)
+    observed_means, observed_ranks = means.effects(means.prefix[days]), ranks.effects(
+        ranks.prefix[days])
+    spread_means: list[list[float]] = [[] for _ in questions]
+    spread_ranks: list[list[float]] = [[] for _ in pairs]
+    for total_means, total_ranks in _resampled_totals(
+            days, (means.prefix, ranks.prefix), resamples, mean_block, seed):
+        for spread, value in zip(spread_means, means.effects(total_means), strict=True):
+            if value is not None:
+                spread.append(value)
+        for spread, value in zip(spread_ranks, ranks.effects(total_ranks), strict=True):
+            if value is not None:
+                spread.append(value)
+    counts = means.counts(means.prefix[days])
+    mean_answers = [_answer(observed_means[q], spread_means[q], resamples, *counts[q])
+                    for q in range(len(questions))]
+    rank_answers = [_answer(observed_ranks[c], spread_ranks[c], resamples, len(pairs[c]), 0)
+                    for c in range(len(pairs))]
+    return mean_answers, rank_answers
+
+
+def _answer(effect: float | None, spread: list[float], resamples: int, n_with: int,
+            n_without: int) -> Answer:
+    """An answer from the observed effect and its resampled values (none where fewer than
+    half the resamples could compute it)."""
+    if effect is None or len(spread) < resamples / 2:
+        return Answer(effect, None, None, None, n_with, n_without)
+    values = sorted(spread)
+    return Answer(effect, percentile(values, 0.025), percentile(values, 0.975),
+                  p_value(values, effect), n_with, n_without)
+
+
+def _run_lengths(mean_block: float) -> list[int] | None:
+    """Geometric run lengths with mean `mean_block` by inversion, one per 16-bit uniform draw
+    (a run of more than ~80 days at a mean of 7 is cut: a chance of 1 in 131 072). None: a
+    mean of 1, single days."""
+    if mean_block <= 1:
+        return None
+    stop = math.log(1.0 - 1.0 / mean_block)
+    return [1 + int(math.log(1.0 - (u + 0.5) / 65536) / stop) for u in range(65536)]
+
+
+def _resampled_totals(n: int, prefixes: Sequence[Sequence[int]], resamples: int,
+                      mean_block: float, seed: int):
+    """Per resample, the total of each prefix-summed series over the same resampled runs:
+    runs start on a random day and end after each day with probability 1/mean_block (1:
+    single days), wrapping at the end, until `n` days are drawn.
+
+    A run's total is prefix[end] - prefix[start]; summed over a resample's runs that is
+    sum(prefix[ends]) - sum(prefix[starts]), two C-level sums per series (the prefix sums
+    are extended past the end so a wrapped run needs no special case). The random numbers
+    come a batch at a time as bytes, mapped through a table of run lengths."""
+    rng = random.Random(seed)
+    table = _run_lengths(mean_block)
+    batch = n if table is None else 16 + int(1.25 * n / mean_block)
+    extended = [[*prefix, *(prefix[n] + value for value in prefix[1:])] for prefix in prefixes]
+    for _ in range(resamples if n else 0):
+        if table is None:
+            lengths = [1] * n
+        else:
+            lengths = []
+            while True:
+                lengths += map(table.__getitem__, array("H", rng.randbytes(2 * batch)))
+                reach = list(itertools.accumulate(lengths))
+                if reach[-1] >= n:
+                    cut = bisect.bisect_left(reach, n)
+                    lengths = lengths[:cut + 1]
+                    lengths[-1] -= reach[cut] - n  # the last run stops at n days
+                    break
+        # 32 random bits modulo n: a bias below n / 2**32, under a millionth here
+        starts = list(map(n.__rmod__, array("I", rng.randbytes(4 * len(lengths)))))
+        ends = list(map(operator.add, starts, lengths))
+        yield [sum(map(prefix.__getitem__, ends)) - sum(map(prefix.__getitem__, starts))
+               for prefix in extended]
+
+
+def _prefix_sums(packed: list[int]) -> list[int]:
+    prefix = [0] * (len(packed) + 1)
     for i, day in enumerate(packed):
         prefix[i + 1] = prefix[i] + day
+    return prefix
 
-    def fields(total: int) -> tuple[array, array]:
-        raw = total.to_bytes(sum_bytes + count_bytes, "little")
-        sums, counts = array("I"), array("H")
-        sums.frombytes(raw[:sum_bytes])
-        counts.frombytes(raw[sum_bytes:])
-        return sums, counts
 
-    def effects(sums: array, counts: array) -> list[float | None]:
-        out = []
-        for q, question in enumerate(questions):
+class _MeanDifferences:
+    """Each day one integer with a field per question, then per population: when the day
+    belongs, a 1 in the field's high bits (the count) and its mood above 1 in sixtieths in
+    the low bits (the sum). Sixtieths keep the mean of up to six entries exact; fields are
+    32 bits wide while ten years of sums and counts fit, 64 beyond."""
+
+    def __init__(self, days: int, populations, questions) -> None:
+        self.questions = questions
+        self.k = len(questions)
+        self.sum_bits = (4 * SCALE * max(days, 1)).bit_length()
+        wide = self.sum_bits + max(days, 1).bit_length() > 32
+        self.typecode, width = ("Q", 64) if wide else ("I", 32)
+        self.bytes = (width // 8) * (self.k + len(populations))
+        one = 1 << self.sum_bits
+        scaled = [{day: one | round((mood - 1) * SCALE) for day, mood in members.items()}
+                  for members in populations]
+        packed = [0] * days
+        for field, members in enumerate(scaled):  # population fields follow the questions
+            shift = width * (self.k + field)
+            for day, value in members.items():
+                packed[day] |= value << shift
+        for field, question in enumerate(questions):
+            members, shift = scaled[question.population], width * field
+            for day in question.with_days:
+                if day in members:
+                    packed[day] |= members[day] << shift
+        self.prefix = _prefix_sums(packed)
+
+    def _fields(self, total: int) -> tuple[list[int], list[int]]:
+        fields = array(self.typecode)
+        fields.frombytes(total.to_bytes(self.bytes, "little"))
+        mask, shift = (1 << self.sum_bits) - 1, self.sum_bits
+        return [f & mask for f in fields], [f >> shift for f in fields]
+
+    def counts(self, total: int) -> list[tuple[int, int]]:
+        _, counts = self._fields(total)
+        return [(counts[q], counts[self.k + question.population] - counts[q])
+                for q, question in enumerate(self.questions)]
+
+    def effects(self, total: int) -> list[float | None]:
+        sums, counts = self._fields(total)
+        k, out = self.k, []
+        for q, question in enumerate(self.questions):
             whole, everyone = sums[k + question.population], counts[k + question.population]
             with_sum, with_count = sums[q], counts[q]
             without = everyone - with_count
@@ -101,36 +211,77 @@ def stationary_bootstrap(days: int, populations: Sequence[Mapping[int, float]],
                        (with_sum / with_count - (whole - with_sum) / without) / SCALE)
         return out
 
-    observed_sums, observed_counts = fields(prefix[n])
-    observed = effects(observed_sums, observed_counts)
-    rng = random.Random(seed)
-    draw, start, log = rng.random, rng.randrange, math.log
-    # A run ends after each day with probability 1/mean_block (1: single days, no runs).
-    stop_log = math.log(1.0 - 1.0 / mean_block) if mean_block > 1 else None
-    spread: list[list[float]] = [[] for _ in questions]
-    for _ in range(resamples if n else 0):
-        total, left = 0, n
-        while left > 0:
-            length = 1 if stop_log is None else min(left, 1 + int(log(1.0 - draw()) / stop_log))
-            first = start(n)
-            end = first + length
-            total += (prefix[end] - prefix[first] if end <= n
-                      else prefix[n] - prefix[first] + prefix[end - n])
-            left -= length
-        for q, value in enumerate(effects(*fields(total))):
-            if value is not None:
-                spread[q].append(value)
-    answers = []
-    for q, question in enumerate(questions):
-        n_with = observed_counts[q]
-        n_without = observed_counts[k + question.population] - n_with
-        values, effect = sorted(spread[q]), observed[q]
-        if effect is None or len(values) < resamples / 2:
-            answers.append(Answer(effect, None, None, None, n_with, n_without))
-            continue
-        answers.append(Answer(effect, percentile(values, 0.025), percentile(values, 0.975),
-                              p_value(values, effect), n_with, n_without))
-    return answers
+
+class _RankCorrelations:
+    """Spearman's rho as Pearson's r of the ranks, the ranks fixed by the whole sample: each
+    day one integer with, per pair series it belongs to, 64-bit fields n, Σx, Σy, Σx², Σy²,
+    Σxy of its doubled mid-ranks (doubled so ties stay whole numbers). A resample's r over
+    those fixed ranks is the usual bootstrap approximation of its Spearman's rho."""
+
+    FIELDS = 6
+
+    def __init__(self, days: int, pairs) -> None:
+        self.series = len(pairs)
+        self.bytes = 8 * self.FIELDS * self.series
+        packed = [0] * days
+        for s, members in enumerate(pairs):
+            days_in = sorted(members)
+            xs = doubled_ranks([members[d][0] for d in days_in])
+            ys = doubled_ranks([members[d][1] for d in days_in])
+            base = 64 * self.FIELDS * s
+            for day, x, y in zip(days_in, xs, ys, strict=True):
+                for f, value in enumerate((1, x, y, x * x, y * y, x * y)):
+                    packed[day] |= value << (base + 64 * f)
+        self.prefix = _prefix_sums(packed)
+
+    def effects(self, total: int) -> list[float | None]:
+        if not self.series:
+            return []
+        fields = array("Q")
+        fields.frombytes(total.to_bytes(self.bytes, "little"))
+        out = []
+        for s in range(self.series):
+            n, sx, sy, sxx, syy, sxy = fields[self.FIELDS * s:self.FIELDS * (s + 1)]
+            spread = (n * sxx - sx * sx) * (n * syy - sy * sy)
+            out.append((n * sxy - sx * sy) / math.sqrt(spread) if n >= 3 and spread > 0
+                       else None)
+        return out
+
+
+def doubled_ranks(values: Sequence[float]) -> list[int]:
+    """Twice each value's rank from 1, ties sharing twice their mean rank."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for t in range(i, j + 1):
+            ranks[order[t]] = i + j + 2  # 2 × the mean of ranks i+1 .. j+1
+        i = j + 1
+    return ranks
+
+
+def theil_sen(points: Sequence[tuple[float, float]], *, bins: int = 20) -> float | None:
+    """Mood points per unit of x: the median slope over pairs of points with different x
+    (Theil–Sen), robust to outliers. Moods are mostly whole numbers, so most raw pairs tie
+    and the median slope of raw days is often exactly 0; the points are first grouped into
+    at most `bins` groups of about equal size by x (each point: the group's mean x and mean
+    mood), and the slope is taken over the groups. None: all x equal."""
+    ordered = sorted(points)
+    groups: list[list[tuple[float, float]]] = []
+    size = len(ordered) / bins
+    for i, point in enumerate(ordered):
+        # a group ends at its size, but never between two equal x
+        if not groups or (len(groups) < int(i / size) + 1 and point[0] != groups[-1][-1][0]):
+            groups.append([])
+        groups[-1].append(point)
+    means = [(statistics.fmean(x for x, _ in g), statistics.fmean(y for _, y in g))
+             for g in groups]
+    slopes = [(yj - yi) / (xj - xi) for i, (xi, yi) in enumerate(means)
+              for xj, yj in means[i + 1:] if xj != xi]
+    return statistics.median(slopes) if slopes else None
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:
@@ -146,6 +297,21 @@ def p_value(resampled: Sequence[float], effect: float) -> float:
     least as far from it as the observed one (never 0: one resample's worth at the least)."""
     beyond = sum(1 for value in resampled if abs(value - effect) >= abs(effect))
     return (beyond + 1) / (len(resampled) + 1)
+
+
+def bh_adjusted(p_values: Sequence[float | None]) -> list[float | None]:
+    """Benjamini–Hochberg adjusted p-values ("q"): a comparison passes at false discovery
+    rate q exactly when its adjusted value is at most q. None stays None and counts in the
+    family."""
+    m = len(p_values)
+    ranked = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    adjusted: list[float | None] = [None] * m
+    running = 1.0
+    for rank in range(len(ranked), 0, -1):
+        p, i = ranked[rank - 1]
+        running = min(running, p * m / rank)
+        adjusted[i] = running
+    return adjusted
 
 
 def benjamini_hochberg(p_values: Sequence[float | None], q: float = 0.10) -> list[bool]:

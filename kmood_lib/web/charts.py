@@ -12,9 +12,11 @@ WIDTH, HEIGHT = 440, 230
 LEFT, RIGHT, TOP, BOTTOM = 72, 10, 16, 34
 
 
-def _svg(title: str, desc: str, body: str, height: int = HEIGHT) -> str:
+def _svg(title: str, desc: str, body: str, height: int = HEIGHT, width: int = WIDTH,
+         kind: str = "") -> str:
     ident = f"c{zlib.crc32((title + desc).encode()):08x}"
-    return (f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+    css = f"chart {kind}".strip()
+    return (f'<svg class="{css}" viewBox="0 0 {width} {height}" role="img" '
             f'aria-labelledby="{ident}t {ident}d" preserveAspectRatio="xMidYMid meet">'
             f'<title id="{ident}t">{escape(title)}</title><desc id="{ident}d">{escape(desc)}</desc>'
             f"{body}</svg>")
@@ -113,9 +115,10 @@ def _tick_label(day: date, span_days: int) -> str:
 
 
 def bars(items: list[dict], title: str, desc: str, *, max_value: float | None = None,
-         value_format=lambda v: f"{v:g}") -> str:
-    """Vertical bars with their value above and their label below; an item whose value is
-    None is an empty slot (no data), drawn as a short dashed mark."""
+         value_format=lambda v: f"{v:g}", values: bool = True) -> str:
+    """Vertical bars with their value above (unless `values` is off: the page says them in
+    words) and their label below; an item whose value is None is an empty slot (no data),
+    drawn as a short dashed mark."""
     n = max(len(items), 1)
     plot_w, plot_h = WIDTH - 20 - RIGHT, HEIGHT - TOP - BOTTOM - 14
     slot = plot_w / n
@@ -136,7 +139,7 @@ def bars(items: list[dict], title: str, desc: str, *, max_value: float | None = 
                         f'width="{w:.1f}" height="{max(h, 1):.1f}" rx="2"><title>'
                         f'{escape(item["label"])}: {escape(value_format(item["value"]))}'
                         f'{escape(item.get("note", ""))}</title></rect>')
-            if n <= 12:
+            if n <= 12 and values:
                 body.append(f'<text class="value" x="{label_x:.1f}" y="{y - 4:.1f}" '
                             f'text-anchor="middle">{escape(value_format(item["value"]))}</text>')
         if n <= 12 or k % 3 == 0:
@@ -220,3 +223,26 @@ def hbars(items: list[dict], title: str, desc: str, *, max_value: float = 5,
             f'{escape(value_format(item["value"]))}</text>'
             f'<text x="{bar_x + w + 34:.1f}" y="{y + 16}">{escape(item.get("short", ""))}</text>')
     return _svg(title, desc, "".join(body), height)
+
+
+IV_WIDTH, IV_HEIGHT, IV_PAD = 320, 48, 22
+
+
+def interval(effect: float, low: float, high: float, scale: float, title: str, desc: str
+             ) -> str:
+    """One finding on a scale from -scale to +scale that every card of its measure shares:
+    a line at no difference, the likely range as a band, the estimate as a dot."""
+    def x(value: float) -> float:
+        return IV_PAD + (value + scale) / (2 * scale) * (IV_WIDTH - 2 * IV_PAD)
+
+    tone = "lv4" if effect >= 0 else "lv2"
+    body = [f'<line class="axis" x1="{IV_PAD}" x2="{IV_WIDTH - IV_PAD}" y1="16" y2="16"/>',
+            f'<line class="grid" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="2" y2="30"/>',
+            f'<rect class="bar {tone}" x="{x(low):.1f}" y="10" width="'
+            f'{max(x(high) - x(low), 2):.1f}" height="12" rx="6"/>',
+            f'<circle class="dot" cx="{x(effect):.1f}" cy="16" r="7"/>']
+    for value, anchor in ((-scale, "start"), (0.0, "middle"), (scale, "end")):
+        label = "0" if value == 0 else f"{value:+g}".replace("-", "−")
+        body.append(f'<text x="{x(value):.1f}" y="{IV_HEIGHT - 6}" text-anchor="{anchor}">'
+                    f'{escape(label)}</text>')
+    return _svg(title, desc, "".join(body), IV_HEIGHT, IV_WIDTH, "interval")

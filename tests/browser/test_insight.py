@@ -19,6 +19,8 @@ from tests.browser.conftest import (
     screenshot,
 )
 from tests.browser.test_journal import api_session, entry_cards, login
+from tests.browser.test_accessibility import violations
+from tests.browser.test_phone_fit import as_a_phone, overflowing
 from tests.helpers import http
 
 
@@ -69,3 +71,65 @@ def test_the_stats_page_shows_its_charts(cara, browser, size, size_name, dark):
     driver.get(cara.url + "/calendar")
     screenshot(driver, f"calendar-{size_name}-{scheme}")
     assert console_errors(driver) == []
+
+
+@pytest.fixture(scope="module")
+def ivy(app_stack):
+    """Three years of days with a planted effect (running), cold days, a sleep metric and 30
+    activities of noise, written straight into the server's database file."""
+    from kmood_lib.core import db
+    from tests.insight_data import Plan, plant
+
+    create_user(app_stack, "ivy")
+    conn = db.connect(app_stack.env["KMOOD_DB"], 10_000)
+    try:
+        uid = conn.execute("SELECT id FROM users WHERE username = 'ivy'").fetchone()[0]
+        plant(conn, uid, seed=7, plan=Plan(noise=30, sleep=True, entries_per_day=(1, 1, 2)),
+              last=date.today() - timedelta(days=1))
+        for years in (1, 2):  # on this day
+            day = date.today().replace(year=date.today().year - years)
+            conn.execute("UPDATE entries SET note_title = ?, note = ? WHERE user_id = ? AND"
+                         " local_date = ?", (f"{years} year{'s' if years > 1 else ''} back",
+                                             "Walked by the river after work.", uid,
+                                             day.isoformat()))
+    finally:
+        conn.close()
+    return app_stack
+
+
+@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop"),
+                                            ((320, 700), "phone320")])
+@pytest.mark.parametrize("dark", [False, True])
+def test_the_insights_page_shows_each_finding_with_its_interval(ivy, browser, size, size_name,
+                                                               dark):
+    driver = browser(size, dark=dark)
+    if size != DESKTOP:
+        as_a_phone(driver, size[0], size[1])
+    login(driver, ivy.url, "ivy")
+    driver.get(ivy.url + "/stats")
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "a[href='/insights']"))
+    cards = driver.find_elements(By.CSS_SELECTOR, "li.finding")
+    names = [c.find_element(By.TAG_NAME, "h3").text.split()[0] for c in cards]
+    assert names[0] == "running" and "sleep" in names  # the planted ones
+    assert "On days you logged running" in driver.find_element(By.TAG_NAME, "main").text
+    for card in cards:
+        chart = card.find_element(By.CSS_SELECTOR, "svg.chart")
+        assert chart.size["width"] >= 240  # its labels readable on a 320 px phone
+    method = driver.find_element(By.CSS_SELECTOR, "details.method")
+    click(driver, method.find_element(By.TAG_NAME, "summary"))
+    assert "Benjamini–Hochberg" in method.text
+    assert overflowing(driver) == []
+    assert violations(driver) == []  # axe-core, with the method opened
+    screenshot(driver, f"insights-{size_name}-{'dark' if dark else 'light'}")
+    assert console_errors(driver) == []
+
+
+def test_the_insights_page_works_without_javascript(ivy, browser):
+    driver = browser(PHONE, javascript=False)
+    login(driver, ivy.url, "ivy")
+    driver.get(ivy.url + "/insights?range=365")
+    assert driver.find_elements(By.CSS_SELECTOR, "li.finding")
+    assert driver.find_element(By.CSS_SELECTOR, "nav.ranges a[aria-current=page]").text == (
+        "Last year")
+    click(driver, driver.find_element(By.CSS_SELECTOR, "details.method summary"))
+    assert "resamples" in driver.find_element(By.CSS_SELECTOR, "details.method").text

@@ -18,7 +18,7 @@ from tests.helpers import http, run, three_years_of_daylio
 WIDTHS = (320, 360, 390, 412)
 PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
                " Chrome/120.0.0.0 Mobile Safari/537.36")
-PAGES = ["/", "/entries", "/entries?q=walk", "/calendar", "/stats", "/settings",
+PAGES = ["/", "/entries", "/entries?q=walk", "/calendar", "/stats", "/insights", "/settings",
          "/settings/moods", "/settings/activities", "/settings/metrics", "/settings/tokens",
          "/settings/reminders", "/settings/import", "/settings/users", "/admin/jobs"]
 @pytest.fixture(scope="module")

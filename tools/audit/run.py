@@ -47,7 +47,7 @@ LIGHTHOUSE = HERE / "node_modules" / "lighthouse" / "cli" / "index.js"
 CHROMIUM = "/usr/bin/chromium"
 REPORTS = ROOT / "artifacts" / "audit"
 PAGES = {"log": "/", "history": "/entries", "year": "/calendar", "stats": "/stats",
-         "settings": "/settings", "activities": "/settings/activities"}
+         "insights": "/insights", "settings": "/settings", "activities": "/settings/activities"}
 FORM_FACTORS = ("mobile", "desktop")
 BAR = {"performance": 0.95, "accessibility": 1.0, "best-practices": 1.0}
 RUN_TIMEOUT_S, ATTEMPTS = 180, 3

@@ -17,7 +17,7 @@ from kmood_lib.accounts import users
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
-from kmood_lib.journal import queries, saving, stats, vocab, writes
+from kmood_lib.journal import insights, queries, saving, stats, vocab, writes
 from kmood_lib.journal.entry_json import dumps
 from kmood_lib.journal.nowplaying import now_playing
 from kmood_lib.web.auth import Auth
@@ -215,6 +215,17 @@ def filtered_stats(compute: Callable, conn, auth: Auth):
     """A stats route over the entry filters (from, to, mood, activity, q)."""
     flt = queries.parse_filter(query_params(bottle.request))
     return json_response(compute(conn, auth.user.id, flt))
+
+
+@routes.get("/api/insights")
+def insights_json(services, conn, auth: Auth):
+    today = today_for(services, auth.user)
+    flt = queries.parse_filter({k: query_params(bottle.request).get(k) for k in ("from", "to")})
+    date_from, date_to = insights.full_range(conn, auth.user.id, flt.date_from, flt.date_to,
+                                             today)
+    return json_response(insights.cached_insights(
+        conn, services.insight_cache, auth.user.id, date_from, date_to, today,
+        insights.thresholds_from(services.config)))
 
 
 for path, compute in (("weekday", stats.by_weekday_and_hour), ("weather", stats.weather_impact),

@@ -213,6 +213,51 @@ SCHEMAS = {
             "activity": STR, "count_with": INT, "average_with": NUM, "count_without": INT,
             "average_without": {"type": ["number", "null"]},
             "difference": {"type": ["number", "null"]}}}}}},
+    "Insights": {"type": "object", "required": ["range", "days", "checked", "findings",
+                                                "not_enough"], "properties": {
+        "range": {"type": "object", "properties": {"from": STR, "to": STR}},
+        "days": {**INT, "description": "logged days in the range"},
+        "needed_days": {**INT, "description": "logged days needed before anything is compared"},
+        "checked": {**INT, "description": "comparisons made: one family for Benjamini–Hochberg"},
+        "findings": {"type": "array", "description": "sorted by the size of the effect",
+                     "items": _ref("Finding")},
+        "not_enough": {"type": "array", "items": {"type": "object", "properties": {
+            "kind": STR, "name": STR, "lag": INT, "n_with": INT, "n_without": INT,
+            "short_of": {"enum": ["with", "without"]}, "needed": INT, "sentence": STR}}},
+        "comparisons": {"type": "array", "description": "every comparison of the family as it"
+                        " came out, finding or not", "items": {"type": "object", "properties": {
+                            "kind": STR, "name": STR, "lag": INT, "since": BOOL,
+                            "measure": STR, "effect": {"type": ["number", "null"]},
+                            "ci": {"type": ["array", "null"], "items": NUM},
+                            "p": {"type": ["number", "null"]},
+                            "q": {"type": ["number", "null"]}, "n_with": INT,
+                            "n_without": INT}}},
+        "on_this_day": {"type": "array", "items": {"type": "object", "properties": {
+            "years_ago": INT, "entry": _ref("Entry")}}},
+        "weeks": _ref("Ranked"), "months": _ref("Ranked"),
+        "stability": {"type": "array", "description": "per month, the mean size of the change"
+                      " from one logged day to the next", "items": {
+                          "type": "object", "properties": {
+                              "month": STR, "change": NUM, "steps": INT}}}}},
+    "Finding": {"type": "object", "required": ["kind", "name", "lag", "measure", "effect", "ci",
+                                               "sentence"], "properties": {
+        "kind": {"enum": ["activity", "place", "artist", "weather", "metric"]},
+        "name": STR, "lag": {"enum": [0, 1], "description": "1: the day after"},
+        "since": {**BOOL, "description": "days since the activity started vs before"},
+        "started": {**STR, "description": "the first day of the activity (since only)"},
+        "measure": {"enum": ["points", "rho"], "description": "points: difference in mean"
+                    " day-mood, with minus without; rho: Spearman's rank correlation"},
+        "effect": NUM, "ci": {"type": "array", "items": NUM, "minItems": 2, "maxItems": 2,
+                              "description": "95 % stationary block bootstrap interval"},
+        "mean_with": NUM, "mean_without": NUM, "n_with": INT, "n_without": INT,
+        "slope": {"type": ["number", "null"], "description": "Theil–Sen mood points per unit"},
+        "unit": STR, "p": NUM, "q": {**NUM, "description": "Benjamini–Hochberg adjusted"},
+        "sentence": STR}},
+    "Ranked": {"type": "object", "properties": {
+        "best": {"type": "array", "items": _ref("Period")},
+        "worst": {"type": "array", "items": _ref("Period")},
+        "ranked": INT, "least_days": INT}},
+    "Period": {"type": "object", "properties": {"start": STR, "average": NUM, "days": INT}},
 }
 
 # A local day, or empty for no bound (what a filter form sends when the field is left blank).
@@ -356,6 +401,10 @@ PATHS = {
                                      "PlaceImpact", params=FILTER_PARAMS)},
     "/api/stats/music": {"get": _op("Mean mood with the artists heard most", "MusicImpact",
                                     params=FILTER_PARAMS)},
+    "/api/insights": {"get": _op(
+        "What goes with better and worse days: every comparison tested as one family"
+        " (stationary block bootstrap, Benjamini–Hochberg); on this day; best and worst weeks"
+        " and months; day-to-day stability", "Insights", params=FILTER_PARAMS[:2])},
     "/api/jobs": {"get": _op(
         "List jobs, newest first (admin)", _list_of("jobs", "Job"), errors=(401, 403, 422),
         params=[{"name": "status", "in": "query", "schema": {"enum": [

@@ -11,7 +11,7 @@ import bottle
 
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
-from kmood_lib.journal import queries, stats, vocab
+from kmood_lib.journal import insights, queries, stats, vocab
 from kmood_lib.web import charts
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import query_params
@@ -200,3 +200,75 @@ def conditions_chart(groups: list[dict]) -> str:
     words = ", ".join(f"{g['group']} {g['average']}" for g in groups)
     return charts.bars(items, "Average mood by weather", f"Average mood (1-5): {words}.",
                        max_value=5, value_format=lambda v: f"{v:.1f}")
+
+
+INSIGHT_RANGES = {"all": ("All time", None), "365": ("Last year", 365),
+                  "90": ("Last 90 days", 90)}
+
+
+def finding_charts(findings: list[dict]) -> list[str]:
+    """Each finding's interval on a scale its measure shares across the page (mood points:
+    at least ±1; rank correlation: ±1), so cards compare at a glance."""
+    widest = max([1.0] + [max(abs(v) for v in f["ci"]) for f in findings
+                          if f["measure"] == "points"])
+    out = []
+    for f in findings:
+        points = f["measure"] == "points"
+        scale = -(-widest * 2 // 1) / 2 if points else 1.0  # up to the next half point
+        low, high = f["ci"]
+        what = "difference in mood points" if points else "Spearman's rank correlation"
+        out.append(charts.interval(
+            f["effect"], low, high, scale, f"{f['name']}: {what}",
+            f"Estimate {f['effect']:+.2f}, likely between {low:+.2f} and {high:+.2f};"
+            f" the middle line is no difference."))
+    return out
+
+
+@routes.get("/insights")
+def insights_page(services, conn, auth: Auth):
+    user = auth.user
+    today = today_of(services, user)
+    key = query_params(bottle.request).get("range", "all")
+    if key not in INSIGHT_RANGES:
+        key = "all"
+    name, days = INSIGHT_RANGES[key]
+    date_from, date_to = insights.full_range(
+        conn, user.id, (today - timedelta(days=days - 1)).isoformat() if days else None,
+        today.isoformat(), today)
+    limits = insights.thresholds_from(services.config)
+    found = insights.cached_insights(conn, services.insight_cache, user.id, date_from, date_to,
+                                     today, limits)
+    return page("insights.tpl", auth, active="stats", wide=True, ranges=INSIGHT_RANGES,
+                current=key, range_name=name, found=found, limits=limits,
+                charts=finding_charts(found["findings"]),
+                labels=vocab.mood_labels(conn, user.id),
+                stability=stability_chart(found["stability"][-12:]),
+                steadiness=steadiness(found["stability"][-12:]))
+
+
+def _month_name(month: str) -> str:
+    return f"{cal.month_name[int(month[5:])]} {month[:4]}"
+
+
+def stability_chart(months: list[dict]) -> str | None:
+    """The last months' mean day-to-day change as bars, the numbers in words below it."""
+    if not months:
+        return None
+    return charts.bars(
+        [{"label": cal.month_abbr[int(m["month"][5:])], "value": m["change"],
+          "note": f" ({_month_name(m['month'])}, {m['steps']} pairs of days)"} for m in months],
+        "Day-to-day change in mood, by month",
+        "The mean size of the change in mood from one logged day to the next, by month: "
+        + ", ".join(f"{_month_name(m['month'])} {m['change']:.2f}" for m in months) + ".",
+        value_format=lambda v: f"{v:.2f}", values=False)
+
+
+def steadiness(months: list[dict]) -> str | None:
+    """'Steadiest: February 2026 (0.57 points a day); least steady: June 2026 (1.03).'"""
+    if len(months) < 2:
+        return None
+    steady = min(months, key=lambda m: (m["change"], m["month"]))
+    unsteady = max(months, key=lambda m: (m["change"], m["month"]))
+    return (f"Steadiest: {_month_name(steady['month'])} ({steady['change']:.2f} points from one"
+            f" day to the next); least steady: {_month_name(unsteady['month'])}"
+            f" ({unsteady['change']:.2f}).")

@@ -1,0 +1,445 @@
+"""What goes with better and worse days (SPEC §11, issue #25): every comparison a page makes,
+tested together so that checking many things does not "find" some by chance.
+
+1. Read the range's logged days (a day's mood is the mean of its entries; a day without
+   entries is missing) and what each day had: activities, places, artists, kinds of weather,
+   and the numbers (metrics, temperature).
+2. Ask each thing with enough days on both sides: days with vs days without, on the same day
+   and on the day after; since an activity started, days after vs days before; and for each
+   number its rank correlation with the day's mood. One stationary block bootstrap answers
+   them all from the same seeded resamples (resampling.bootstrap).
+3. A finding passes every bar in `Thresholds` and Benjamini–Hochberg over the whole family;
+   everything else is either counted as checked or listed as not enough evidence yet.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import statistics
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date
+
+from kmood_lib.core import db
+from kmood_lib.core.errors import ValidationError
+from kmood_lib.journal import insight_words as words
+from kmood_lib.journal import looking_back
+from kmood_lib.journal.enrichment import WEATHER_GROUPS, place_label
+from kmood_lib.journal.resampling import (
+    Answer,
+    Question,
+    bh_adjusted,
+    bootstrap,
+    percentile,
+    theil_sen,
+)
+
+SINCE_WINDOW = 91  # logged days on each side of a start, at most
+PLACEBO_CUTS = 20  # other cuts "since you started" needs to know how windows differ
+
+NUMERIC = "typeof(em.value) IN ('integer', 'real') AND (em.value - em.value) IS NOT NULL"
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The bars a comparison clears before it is shown as a finding (SPEC §11)."""
+
+    min_days: int = 30  # logged days in the range before anything is compared
+    min_each: int = 14  # days with and days without
+    min_effect: float = 0.3  # mood points, either way
+    min_rho: float = 0.1  # rank correlation, either way, for numbers
+    since_each: int = 28  # logged days before and after "since you started"
+    fdr: float = 0.10  # Benjamini–Hochberg false discovery rate over the page's family
+    resamples: int = 2000
+    mean_block: float = 7.0
+
+
+def thresholds_from(config) -> Thresholds:
+    """The configurable bars (KMOOD_INSIGHTS_*), the method's own settings as they are."""
+    return Thresholds(min_days=config.insights_min_days, min_each=config.insights_min_each,
+                      min_effect=config.insights_min_effect, fdr=config.insights_fdr)
+
+
+@dataclass
+class Trait:
+    """Something some days had: its kind, its name, and the positions of those days."""
+
+    kind: str  # activity | place | artist | weather
+    name: str
+    days: set[int]
+    known: str  # which days count as "without": all | place | song | weather
+    started: int | None = None  # for an activity first used inside the range: that position
+
+
+@dataclass
+class Number:
+    """A number some days had (a metric's daily mean, the temperature): position -> value."""
+
+    kind: str  # metric | weather
+    name: str
+    unit: str
+    values: dict[int, float]
+
+
+@dataclass
+class Journal:
+    """A range of logged days laid out on consecutive positions (position 0: the first)."""
+
+    first: date
+    span: int  # positions from the first to the last logged day
+    moods: dict[int, float]
+    known: dict[str, set[int]]
+    traits: list[Trait] = field(default_factory=list)
+    numbers: list[Number] = field(default_factory=list)
+
+
+def _ordinal(local_date: str) -> int:
+    return date.fromisoformat(local_date).toordinal()
+
+
+def _dates(joined: str | None) -> Iterable[str]:
+    return joined.split(",") if joined else ()
+
+
+def read_journal(conn: sqlite3.Connection, user_id: int, date_from: str, date_to: str
+                 ) -> Journal | None:
+    """The range's logged days and what they had; None when nothing was logged in it."""
+    rows = conn.execute(
+        "SELECT day, CAST(mood_sum AS REAL) / n FROM entry_days"
+        " WHERE user_id = ? AND local_date BETWEEN ? AND ? ORDER BY day",
+        (user_id, date_from, date_to)).fetchall()
+    if not rows:
+        return None
+    base = rows[0][0]
+    journal = Journal(first=date.fromordinal(base), span=rows[-1][0] - base + 1,
+                      moods={day - base: mood for day, mood in rows},
+                      known={"all": {day - base for day, _ in rows}})
+    span = (user_id, date_from, date_to)
+
+    def positions(dates: Iterable[str]) -> set[int]:
+        return {_ordinal(d) - base for d in dates}
+
+    for name, joined, first_ever in conn.execute(
+            "SELECT a.name, group_concat(ad.local_date),"
+            " (SELECT min(x.local_date) FROM activity_days x WHERE x.user_id = ad.user_id"
+            "  AND x.activity_id = ad.activity_id)"
+            " FROM activity_days ad JOIN activities a ON a.id = ad.activity_id"
+            " WHERE ad.user_id = ? AND ad.local_date BETWEEN ? AND ?"
+            " GROUP BY ad.activity_id ORDER BY a.name_key", span):
+        days = positions(_dates(joined))
+        # first used inside the range: "since you started" can compare before and after
+        started = _ordinal(first_ever) - base if _ordinal(first_ever) >= base else None
+        journal.traits.append(Trait("activity", name, days, "all", started))
+    _read_places(conn, journal, span, positions)
+    _read_artists(conn, journal, span, positions)
+    _read_weather(conn, journal, span, base)
+    for name, unit, local_date, value in conn.execute(
+            "SELECT m.name, m.unit, e.local_date, avg(em.value)"
+            " FROM entry_metrics em JOIN entries e ON e.id = em.entry_id"
+            " JOIN metrics m ON m.id = em.metric_id"
+            " WHERE e.user_id = ? AND e.local_date BETWEEN ? AND ? AND " + NUMERIC +
+            " GROUP BY m.id, e.local_date ORDER BY m.name, e.local_date", span):
+        if not journal.numbers or journal.numbers[-1].name != name:
+            journal.numbers.append(Number("metric", name, unit, {}))
+        journal.numbers[-1].values[_ordinal(local_date) - base] = value
+    return journal
+
+
+def _read_places(conn, journal: Journal, span: tuple, positions) -> None:
+    merged: dict[str, set[int]] = {}
+    for locality, country, display, joined in conn.execute(
+            "SELECT p.locality, p.country_code, p.display_name, group_concat(DISTINCT"
+            " e.local_date) FROM entry_places ep CROSS JOIN entries e ON e.id = ep.entry_id"
+            " JOIN places p ON p.cell = ep.cell AND p.unavailable = 0"
+            " WHERE e.user_id = ? AND e.local_date BETWEEN ? AND ? GROUP BY ep.cell", span):
+        label = place_label(locality, country, display) or "?"
+        merged.setdefault(label, set()).update(positions(_dates(joined)))
+    journal.known["place"] = set().union(*merged.values())
+    journal.traits += [Trait("place", label, days, "place") for label, days in
+                       sorted(merged.items())]
+
+
+def _read_artists(conn, journal: Journal, span: tuple, positions) -> None:
+    artists = [(artist, positions(_dates(joined))) for artist, joined in conn.execute(
+        "SELECT min(s.artist), group_concat(DISTINCT e.local_date)"
+        " FROM songs s CROSS JOIN entries e ON e.id = s.entry_id"
+        " WHERE e.user_id = ? AND e.local_date BETWEEN ? AND ?"
+        " GROUP BY coalesce(json_extract(s.lookup_key, '$[0]'), s.artist)"
+        " ORDER BY min(s.artist)", span)]
+    journal.known["song"] = set().union(*(days for _, days in artists))
+    journal.traits += [Trait("artist", artist, days, "song") for artist, days in artists]
+
+
+def _read_weather(conn, journal: Journal, span: tuple, base: int) -> None:
+    temperature: dict[int, float] = {}
+    kinds: dict[str, set[int]] = {name: set() for name, _ in WEATHER_GROUPS}
+    group_of = {code: name for name, codes in WEATHER_GROUPS for code in codes}
+    for local_date, mean_c, codes in conn.execute(
+            "SELECT e.local_date, avg(w.temperature_c), group_concat(DISTINCT w.code)"
+            " FROM weather w CROSS JOIN entries e ON e.id = w.entry_id"
+            " WHERE w.unavailable = 0 AND e.user_id = ? AND e.local_date BETWEEN ? AND ?"
+            " GROUP BY e.local_date", span):
+        position = _ordinal(local_date) - base
+        temperature[position] = mean_c
+        for code in _dates(codes):
+            if int(code) in group_of:
+                kinds[group_of[int(code)]].add(position)
+    journal.known["weather"] = set(temperature)
+    journal.traits += [Trait("weather", name, days, "weather") for name, days in kinds.items()
+                       if days]
+    if temperature:
+        journal.numbers.append(Number("weather", "temperature", "°C", temperature))
+
+
+@dataclass
+class _Asked:
+    """One comparison put to the bootstrap, and what it needs to become a sentence."""
+
+    kind: str
+    name: str
+    lag: int  # 0 same day, 1 the day after; -1 "since you started"
+    population: int
+    with_days: list[int]
+    started: str | None = None  # "since you started": the first day, as a date
+    answer: Answer | None = None  # given here when not from the bootstrap ("since")
+    members: dict[int, float] | None = None  # the days compared, when not a population
+
+
+def insights(conn: sqlite3.Connection, user_id: int, date_from: str, date_to: str,
+             today: date, limits: Thresholds = Thresholds()) -> dict:
+    """Everything the insights page and GET /api/insights show for one range."""
+    journal = read_journal(conn, user_id, date_from, date_to)
+    by_date = {} if journal is None else {
+        date.fromordinal(journal.first.toordinal() + p): mood for p, mood in journal.moods.items()}
+    result = {"range": {"from": date_from, "to": date_to}, "days": len(by_date),
+              "needed_days": limits.min_days, "checked": 0, "findings": [], "not_enough": [],
+              "comparisons": [],
+              "on_this_day": looking_back.on_this_day(conn, user_id, today),
+              **looking_back.best_and_worst(by_date),
+              "stability": looking_back.stability(by_date)}
+    if journal is not None and len(by_date) >= limits.min_days:
+        result.update(_compare(journal, date_from, date_to, limits))
+    return result
+
+
+def _compare(journal: Journal, date_from: str, date_to: str, limits: Thresholds) -> dict:
+    """Every comparison with enough days, as one family: findings and the rest's counts."""
+    populations, population_of = _populations(journal)
+    asked, not_enough = _questions(journal, populations, population_of, limits)
+    numbers = [n for n in journal.numbers if _paired_days(journal, n) >= limits.min_days]
+    not_enough += [{"kind": n.kind, "name": n.name, "lag": 0, "n_with": _paired_days(journal, n),
+                    "needed": limits.min_days} for n in journal.numbers if n not in numbers]
+    pairs = [{p: (v, journal.moods[p]) for p, v in n.values.items() if p in journal.moods}
+             for n in numbers]
+    seed = zlib.crc32(f"{date_from}:{date_to}".encode())  # stable between reloads
+    resampled = [a for a in asked if a.answer is None]
+    answers, correlations = bootstrap(
+        journal.span, populations, [Question(a.population, a.with_days) for a in resampled],
+        pairs, resamples=limits.resamples, mean_block=limits.mean_block, seed=seed)
+    for a, answer in zip(resampled, answers, strict=True):
+        a.answer = answer
+    q_values = bh_adjusted([a.answer.p for a in asked] + [c.p for c in correlations])
+    findings = []
+    for a, q in zip(asked, q_values, strict=False):
+        if _clears(a.answer, q, limits.min_effect, limits.fdr):
+            findings.append(_difference_finding(
+                a, q, a.members if a.members is not None else populations[a.population]))
+    for n, c, q, pair in zip(numbers, correlations, q_values[len(asked):], pairs, strict=True):
+        if _clears(c, q, limits.min_rho, limits.fdr):
+            findings.append(_correlation_finding(n, c, q, list(pair.values())))
+    findings.sort(key=lambda f: (f["measure"] != "points", -abs(f["effect"]), f["name"]))
+    compared = [_compared(a.kind if a.lag >= 0 else "activity", a.name, a.lag, "points",
+                          a.answer, q) for a, q in zip(asked, q_values, strict=False)]
+    compared += [_compared(n.kind, n.name, 0, "rho", c, q)
+                 for n, c, q in zip(numbers, correlations, q_values[len(asked):], strict=True)]
+    not_enough.sort(key=lambda r: (-r["n_with"], r["kind"], r["name"]))
+    for row in not_enough:
+        row["sentence"] = words.not_enough(row)
+    return {"checked": len(q_values), "findings": findings, "not_enough": not_enough,
+            "comparisons": compared}
+
+
+def _compared(kind: str, name: str, lag: int, measure: str, answer: Answer, q: float | None
+              ) -> dict:
+    """One comparison of the family as it came out, finding or not (for the method's table
+    and for anyone checking the arithmetic)."""
+    def rounded(value: float | None, digits: int = 3) -> float | None:
+        return None if value is None else round(value, digits)
+
+    return {"kind": kind, "name": name, "lag": max(lag, 0), "since": lag < 0,
+            "measure": measure, "effect": rounded(answer.effect),
+            "ci": None if answer.low is None else [rounded(answer.low), rounded(answer.high)],
+            "p": rounded(answer.p, 4), "q": rounded(q, 4), "n_with": answer.n_with,
+            "n_without": answer.n_without}
+
+
+def full_range(conn: sqlite3.Connection, user_id: int, date_from: str | None,
+               date_to: str | None, today: date) -> tuple[str, str]:
+    """A range with its open ends closed: from the first logged day, up to today."""
+    date_to = date_to or today.isoformat()
+    if date_from is None:
+        first = conn.execute("SELECT min(local_date) FROM entry_days WHERE user_id = ?",
+                             (user_id,)).fetchone()[0]
+        date_from = min(first or date_to, date_to)
+    if date_from > date_to:
+        raise ValidationError({"from": "must not be after to (today, when to is not given)"})
+    return date_from, date_to
+
+
+def journal_version(conn: sqlite3.Connection, user_id: int) -> int:
+    """The user's journal version: raised by every write the insights read (migration 0018)."""
+    row = conn.execute("SELECT version FROM journal_versions WHERE user_id = ?",
+                       (user_id,)).fetchone()
+    return row[0] if row else 0
+
+
+class InsightCache:
+    """Computed insights in memory, the most recently used `size` of them, by (user, range,
+    today, journal version, thresholds): a change to the journal is a new version, so a
+    stale answer is never found, and old versions age out."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size, self._items, self._lock = size, OrderedDict(), threading.Lock()
+
+    def get_or_compute(self, key: tuple, compute: Callable[[], dict]) -> dict:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = compute()  # outside the lock: one person's cold page never blocks another's
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+
+def cached_insights(conn: sqlite3.Connection, cache: InsightCache, user_id: int,
+                    date_from: str, date_to: str, today: date, limits: Thresholds) -> dict:
+    """insights(), from the cache when the journal has not changed since; the version and
+    the data are read in one snapshot, so an answer is always filed under its own version."""
+    with db.transaction(conn, immediate=False):
+        key = (user_id, date_from, date_to, today, journal_version(conn, user_id), limits)
+        return cache.get_or_compute(key, lambda: insights(conn, user_id, date_from, date_to,
+                                                          today, limits))
+
+
+def _paired_days(journal: Journal, number: Number) -> int:
+    return sum(1 for p in number.values if p in journal.moods)
+
+
+def _populations(journal: Journal) -> tuple[list[dict[int, float]], dict[tuple[str, int], int]]:
+    """For each kind of known days, the same-day population (each day's mood) and the
+    day-after one (days whose next day is logged, with that day's mood)."""
+    moods, populations, index = journal.moods, [], {}
+    for known, days in journal.known.items():
+        index[known, 0] = len(populations)
+        populations.append({p: moods[p] for p in days})
+        index[known, 1] = len(populations)
+        populations.append({p: moods[p + 1] for p in days if p + 1 in moods})
+    return populations, index
+
+
+def _questions(journal: Journal, populations, population_of, limits: Thresholds
+               ) -> tuple[list[_Asked], list[dict]]:
+    """The comparisons with enough days on both sides, and the rest with their counts."""
+    asked, not_enough = [], []
+    for trait in journal.traits:
+        lags = (0,) if trait.kind == "weather" else (0, 1)
+        for lag in lags:
+            population = population_of[trait.known, lag]
+            members = populations[population]
+            with_days = sorted(p for p in trait.days if p in members)
+            n_with, n_without = len(with_days), len(members) - len(with_days)
+            if min(n_with, n_without) >= limits.min_each:
+                asked.append(_Asked(trait.kind, trait.name, lag, population, with_days))
+            elif lag == 0:
+                short = n_with < limits.min_each
+                not_enough.append({"kind": trait.kind, "name": trait.name, "lag": 0,
+                                   "n_with": n_with, "n_without": n_without,
+                                   "short_of": "with" if short else "without",
+                                   "needed": limits.min_each})
+        if trait.started is not None:
+            since = _since(journal, trait, limits)
+            if since is not None:
+                asked.append(since)
+    return asked, not_enough
+
+
+def _since(journal: Journal, trait: Trait, limits: Thresholds) -> _Asked | None:
+    """Days since an activity started vs as many days before it, compared with how much any
+    two such neighbouring windows of this journal differ (a placebo at every other day).
+
+    1. A window of W logged days on each side of the start (at least `since_each`, at most
+       SINCE_WINDOW, and narrow enough to leave PLACEBO_CUTS other cuts), so the years
+       around it weigh nothing.
+    2. The same difference at every other cut of the logged days whose windows do not
+       overlap the real one: what seasons, drifts and runs of good weeks do on their own.
+    3. The p-value is the share of those at least as large; the interval is the estimate
+       minus their 2.5 and 97.5 percentiles. A change that seasons alone could make is
+       never a finding, whatever the number of days."""
+    logged = sorted(journal.moods)
+    cut = next(i for i, p in enumerate(logged) if p >= trait.started)
+    # no wider than leaves PLACEBO_CUTS cuts whose windows do not overlap this one
+    window = min(cut, len(logged) - cut, SINCE_WINDOW, (len(logged) - PLACEBO_CUTS) // 4)
+    if window < limits.since_each:
+        return None
+    total = [0.0]
+    for p in logged:
+        total.append(total[-1] + journal.moods[p])
+
+    def change(at: int) -> float:
+        return (total[at + window] - 2 * total[at] + total[at - window]) / window
+
+    observed = change(cut)
+    placebo = sorted(change(at) for at in range(window, len(logged) - window + 1)
+                     if abs(at - cut) >= window)
+    started = date.fromordinal(journal.first.toordinal() + trait.started).isoformat()
+    if len(placebo) < PLACEBO_CUTS:
+        return None
+    beyond = sum(1 for d in placebo if abs(d) >= abs(observed))
+    answer = Answer(observed, observed - percentile(placebo, 0.975),
+                    observed - percentile(placebo, 0.025), (beyond + 1) / (len(placebo) + 1),
+                    window, window)
+    compared = logged[cut - window:cut + window]
+    return _Asked("since", trait.name, -1, -1, logged[cut:cut + window], started, answer,
+                  {p: journal.moods[p] for p in compared})
+
+
+def _clears(answer: Answer, q: float | None, smallest: float, fdr: float) -> bool:
+    """An interval that excludes 0, an effect at least `smallest`, and BH passed."""
+    return (answer.low is not None and q is not None and (answer.low > 0 or answer.high < 0)
+            and abs(answer.effect) >= smallest and q <= fdr)
+
+
+def _difference_finding(a: _Asked, q: float, members: dict[int, float]) -> dict:
+    answer = a.answer
+    with_set = set(a.with_days)
+    mean_with = statistics.fmean(members[p] for p in a.with_days)
+    mean_without = statistics.fmean(m for p, m in members.items() if p not in with_set)
+    finding = {"kind": a.kind if a.lag >= 0 else "activity", "name": a.name,
+               "lag": max(a.lag, 0), "since": a.lag < 0, "measure": "points",
+               "effect": round(answer.effect, 2), "ci": [round(answer.low, 2),
+                                                         round(answer.high, 2)],
+               "mean_with": round(mean_with, 2), "mean_without": round(mean_without, 2),
+               "n_with": answer.n_with, "n_without": answer.n_without, "p": round(answer.p, 4),
+               "q": round(q, 4)}
+    if a.started:
+        finding["started"] = a.started
+    finding["sentence"] = words.difference(finding)
+    return finding
+
+
+def _correlation_finding(number: Number, answer: Answer, q: float,
+                         points: list[tuple[float, float]]) -> dict:
+    slope = theil_sen(points)
+    finding = {"kind": number.kind, "name": number.name, "lag": 0, "since": False,
+               "measure": "rho", "effect": round(answer.effect, 2),
+               "ci": [round(answer.low, 2), round(answer.high, 2)],
+               "slope": None if slope is None else round(slope, 3), "unit": number.unit,
+               "n_with": answer.n_with, "p": round(answer.p, 4), "q": round(q, 4)}
+    finding["sentence"] = words.correlation(finding)
+    return finding

@@ -1,0 +1,306 @@
+"""Insights (issue #25, SPEC §11): planted effects are found with honest intervals, noise and
+thin data are not, the words never overclaim, and the answer is cached per journal version."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from kmood_lib.journal import insights
+from kmood_lib.journal.insights import Thresholds
+from tests.insight_data import COLD_DROP, RUNNING_LIFT, Plan, index_notes, plant
+
+TODAY = date(2026, 12, 4)
+FOREVER = ("0001-01-01", "9999-12-31")
+
+
+@pytest.fixture
+def alice(client_for, clock):
+    clock.set(datetime(2026, 12, 4, 12, 0, tzinfo=timezone.utc))
+    return client_for("alice")
+
+
+@pytest.fixture
+def uid(conn, alice):
+    return conn.execute("SELECT id FROM users WHERE username = 'alice'").fetchone()[0]
+
+
+DEFAULT = Thresholds()
+
+
+def run(conn, uid, limits=DEFAULT) -> dict:
+    return insights.insights(conn, uid, *FOREVER, TODAY, limits)
+
+
+def named(found: dict, name: str, lag: int = 0, since: bool = False) -> dict | None:
+    return next((f for f in found["findings"] if f["name"] == name and f["lag"] == lag
+                 and f["since"] == since), None)
+
+
+def every_sentence(found: dict) -> list[str]:
+    return [f["sentence"] for f in found["findings"]] + [r["sentence"]
+                                                         for r in found["not_enough"]]
+
+
+def test_a_planted_activity_and_cold_days_are_found_and_forty_noise_activities_are_not(
+        conn, uid):
+    plant(conn, uid, seed=7)
+    found = run(conn, uid)
+    running = named(found, "running")
+    print("\nrunning:", running["effect"], running["ci"], "q", running["q"],
+          "| temperature:", named(found, "temperature"))
+    assert running["measure"] == "points"
+    assert running["ci"][0] <= RUNNING_LIFT <= running["ci"][1]
+    assert running["n_with"] + running["n_without"] == found["days"] == 3 * 365
+    cold = named(found, "temperature")  # colder days (below 5 °C) were 0.4 lower
+    assert cold is not None and cold["measure"] == "rho" and cold["ci"][0] > 0
+    assert cold["slope"] > 0
+    assert [f["name"] for f in found["findings"] if f["name"].startswith("noise")] == []
+    # 41 activities (running and 40 of noise) asked twice, the 3 kinds of weather planted
+    # (clear, cloudy, rain), temperature, and "since you started" for the rare ones first
+    # logged after four weeks
+    late = conn.execute("SELECT count(*) FROM (SELECT min(local_date) AS first"
+                        " FROM activity_days GROUP BY activity_id) WHERE first >= ?",
+                        ((date(2026, 11, 30) - timedelta(days=3 * 365 - 1 - 28)).isoformat(),)
+                        ).fetchone()[0]
+    assert found["checked"] == 2 * 41 + 3 + 1 + late
+    assert COLD_DROP > 0
+
+
+def test_a_metric_is_a_rank_correlation_with_a_slope_in_mood_points_per_unit(conn, uid):
+    plant(conn, uid, seed=3, plan=Plan(days=400, noise=0, weather=False, sleep=True))
+    sleep = named(run(conn, uid), "sleep")
+    assert sleep["kind"] == "metric" and sleep["measure"] == "rho" and sleep["ci"][0] > 0
+    assert 0.1 < sleep["slope"] < 0.45  # planted: +0.25 per hour, moods rounded to levels
+    assert "per extra h" in sleep["sentence"] and "Spearman" in sleep["sentence"]
+
+
+def test_the_day_after_is_compared_with_the_next_days_mood(conn, uid):
+    """'Party' lowers the next day only: found at lag 1, not at lag 0."""
+    plant(conn, uid, seed=11, plan=Plan(days=500, noise=0, weather=False, running_share=0))
+    party = conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                         " VALUES (?, 'party', 'party', 0) RETURNING id", (uid,)).fetchone()[0]
+    days = [r[0] for r in conn.execute("SELECT local_date FROM entry_days WHERE user_id = ?"
+                                       " ORDER BY local_date", (uid,))]
+    for i, day in enumerate(days[:-1]):
+        if i % 10 == 0:
+            conn.execute("INSERT INTO entry_activities (entry_id, activity_id) SELECT id, ?"
+                         " FROM entries WHERE user_id = ? AND local_date = ?", (party, uid, day))
+            conn.execute("UPDATE entries SET mood = max(1, mood - 1) WHERE user_id = ?"
+                         " AND local_date = ?", (uid, days[i + 1]))
+    conn.commit()
+    found = run(conn, uid)
+    after = named(found, "party", lag=1)
+    assert after is not None and after["effect"] < -0.5, found["findings"]
+    assert after["sentence"].startswith("The day after you logged party, your mood averaged")
+    assert named(found, "party", lag=0) is None
+
+
+def test_since_you_started_compares_before_and_after_and_says_why_to_be_careful(conn, uid):
+    plant(conn, uid, seed=5, plan=Plan(days=300, noise=0, weather=False, running_share=0))
+    yoga = conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                        " VALUES (?, 'yoga', 'yoga', 0) RETURNING id", (uid,)).fetchone()[0]
+    start = date(2026, 11, 30) - timedelta(days=120)
+    conn.execute("UPDATE entries SET mood = min(5, mood + 1) WHERE user_id = ?"
+                 " AND local_date >= ?", (uid, start.isoformat()))
+    conn.execute("INSERT INTO entry_activities (entry_id, activity_id) SELECT id, ? FROM entries"
+                 " WHERE user_id = ? AND local_date >= ? AND (id % 4) = 0",
+                 (yoga, uid, start.isoformat()))
+    conn.commit()
+    found = run(conn, uid)
+    since = next(f for f in found["findings"] if f["since"])
+    assert since["name"] == "yoga" and since["effect"] > 0.5
+    assert since["started"] >= start.isoformat() and since["n_without"] >= 28
+    assert "return" in since["sentence"] and since["sentence"].startswith("Since you started")
+
+
+@pytest.mark.parametrize("days", [1, 29])
+def test_fewer_than_thirty_days_compare_nothing_and_say_how_many_there_are(conn, uid, days):
+    plant(conn, uid, seed=2, plan=Plan(days=days, noise=3))
+    found = run(conn, uid)
+    assert (found["days"], found["needed_days"], found["checked"]) == (days, 30, 0)
+    assert found["findings"] == [] and found["not_enough"] == []
+
+
+def test_an_activity_on_every_day_or_on_no_day_and_equal_moods_give_no_finding(conn, uid):
+    plant(conn, uid, seed=4, plan=Plan(days=200, noise=0, weather=False, running_share=1.0))
+    conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                 " VALUES (?, 'unused', 'unused', 0)", (uid,))
+    conn.execute("UPDATE entries SET mood = 3 WHERE user_id = ?", (uid,))
+    conn.commit()
+    found = run(conn, uid)
+    assert found["findings"] == [] and found["checked"] == 0
+    [every] = found["not_enough"]  # the unused one has no days in the range at all
+    assert (every["name"], every["n_with"], every["n_without"], every["short_of"]) == (
+        "running", 200, 0, "without")
+    assert every["sentence"] == "Not enough evidence yet (0 of 14 days without running)."
+    assert found["stability"][-1]["change"] == 0.0
+
+
+def test_thin_activities_are_listed_with_their_counts_instead_of_a_number(conn, uid):
+    plant(conn, uid, seed=6, plan=Plan(days=120, noise=0, weather=False, running_share=0.07))
+    found = run(conn, uid)
+    [running] = found["not_enough"]
+    assert running["n_with"] < 14 and running["short_of"] == "with"
+    assert running["sentence"] == (f"Not enough evidence yet ({running['n_with']} of 14 days"
+                                   " with running).")
+    assert found["findings"] == []
+
+
+def test_date_only_entries_and_entries_in_several_zones_across_a_dst_change_count_by_their_own_day(
+        alice, conn, uid):
+    """A day's mood is the mean of its entries wherever they were logged; a date-only entry
+    counts for its day. 40 days around the end of summer time in Berlin and New York."""
+    day, known = date(2026, 10, 10), conn.execute("SELECT max(id) FROM entries").fetchone()[0]
+    for i in range(40):
+        d = day + timedelta(days=i)
+        if i % 2:
+            body = {"mood": 4, "occurred_at": f"{d.isoformat()}T23:30:00-04:00",
+                    "activities": ["walk"]}
+        else:
+            body = {"mood": 2, "occurred_at": f"{d.isoformat()}T00:30:00+02:00"}
+        assert alice.post("/api/entries", body).status == 201
+        conn.execute(  # date-only, as an import makes them: stored at noon, no time known
+            "INSERT INTO entries (user_id, occurred_at, utc_offset_s, local_date, local_minute,"
+            " mood, source, created_at, updated_at, time_known)"
+            " VALUES (?, ?, 0, ?, 720, 3, 'daylio', 0, 0, 0)",
+            (uid, int(datetime(d.year, d.month, d.day, 12, tzinfo=timezone.utc).timestamp()
+                      * 1000), d.isoformat()))
+    index_notes(conn, known or 0)
+    conn.commit()
+    found = run(conn, uid)
+    assert found["days"] == 40
+    walk = named(found, "walk")
+    assert walk["mean_with"] == 3.5 and walk["mean_without"] == 2.5  # (4 + 3) / 2, (2 + 3) / 2
+    assert walk["n_with"] == walk["n_without"] == 20
+
+
+def test_ten_years_are_answered(conn, uid):
+    plant(conn, uid, seed=9, plan=Plan(days=3650, noise=8, weather=False))
+    found = run(conn, uid)
+    assert found["days"] == 3650 and found["checked"] == 2 * 9
+    assert named(found, "running")["ci"][0] <= RUNNING_LIFT <= named(found, "running")["ci"][1]
+    assert len(found["weeks"]["best"]) == 3 and len(found["months"]["worst"]) == 3
+
+
+def test_sentences_never_claim_a_cause_or_certainty(conn, uid):
+    plant(conn, uid, seed=8, plan=Plan(days=800, noise=30, sleep=True))
+    found = run(conn, uid)
+    assert len(found["findings"]) >= 3
+    for sentence in every_sentence(found):
+        assert not re.search(r"caus|because|certain|proves?\b", sentence, re.I), sentence
+    for f in found["findings"]:
+        assert f["sentence"].endswith("not proof that one leads to the other.")
+        assert str(f["n_with"]) in f["sentence"]
+
+
+def test_the_same_data_gives_the_same_page(conn, uid):
+    plant(conn, uid, seed=10, plan=Plan(days=300, noise=10))
+    assert run(conn, uid) == run(conn, uid)
+
+
+# --- the API, the page and the cache -------------------------------------------------------
+
+def test_the_api_answers_with_the_documented_shape_and_refuses_a_bad_range(alice, conn, uid):
+    plant(conn, uid, seed=7, plan=Plan(days=400, noise=5))
+    answer = alice.get("/api/insights")
+    assert answer.status == 200
+    body = answer.json
+    assert body["range"] == {"from": "2025-10-27", "to": "2026-12-04"}
+    # 6 activities asked twice, 3 kinds of weather, the temperature
+    assert body["days"] == 400 and body["checked"] == 2 * 6 + 3 + 1
+    assert named(body, "running")["mean_with"] > named(body, "running")["mean_without"]
+    assert [f["effect"] for f in body["findings"] if f["measure"] == "points"] == sorted(
+        (f["effect"] for f in body["findings"] if f["measure"] == "points"), key=abs,
+        reverse=True)
+    assert alice.get("/api/insights?from=2026-06-01&to=2026-11-30").json["range"] == {
+        "from": "2026-06-01", "to": "2026-11-30"}
+    for query, field in (("from=2026-13-01", "from"), ("to=yesterday", "to"),
+                         ("from=2026-12-05", "from"), ("from=2026-11-02&to=2026-11-01", "from")):
+        refused = alice.get(f"/api/insights?{query}")
+        assert refused.status == 422 and field in refused.json["error"]["fields"], query
+
+
+def test_a_repeat_visit_is_served_from_the_cache_until_the_journal_changes(
+        alice, conn, uid, services):
+    plant(conn, uid, seed=7, plan=Plan(days=60, noise=2))
+    first = alice.get("/api/insights").json
+    assert len(services.insight_cache._items) == 1
+    assert alice.get("/api/insights").json == first
+    assert len(services.insight_cache._items) == 1  # the same key: no second computation
+    assert alice.post("/api/entries", {"mood": 5, "occurred_at": "2026-12-04T09:00:00Z"}
+                      ).status == 201
+    assert alice.get("/api/insights").json["days"] == first["days"] + 1
+    assert len(services.insight_cache._items) == 2
+
+
+@pytest.mark.parametrize("change", [
+    "UPDATE entries SET mood = 6 - mood WHERE id = (SELECT min(id) FROM entries)",
+    "DELETE FROM entries WHERE id = (SELECT min(id) FROM entries)",
+    "DELETE FROM entry_activities WHERE (entry_id, activity_id) ="
+    " (SELECT entry_id, activity_id FROM entry_activities LIMIT 1)",
+    "UPDATE activities SET name = 'jogging', name_key = 'jogging' WHERE name = 'running'",
+    "DELETE FROM activities WHERE name = 'noise 00'",
+    "UPDATE weather SET temperature_c = temperature_c + 1 WHERE entry_id = 1",
+    "INSERT INTO songs (entry_id, artist, title, source, created_at) VALUES (1, 'a', 't', 'x', 0)",
+])
+def test_every_change_the_insights_read_raises_the_journal_version(conn, uid, change):
+    plant(conn, uid, seed=1, plan=Plan(days=5, noise=1))
+    before = insights.journal_version(conn, uid)
+    conn.execute(change)
+    assert insights.journal_version(conn, uid) > before
+
+
+def test_a_user_with_a_journal_can_still_be_deleted(conn, uid):
+    plant(conn, uid, seed=1, plan=Plan(days=5, noise=1))
+    conn.execute("DELETE FROM users WHERE id = ?", (uid,))
+    assert conn.execute("SELECT count(*) FROM journal_versions").fetchone()[0] == 0
+
+
+def test_an_import_raises_the_version_once(alice, conn, uid):
+    from tests.helpers import multipart
+    csv = (b"full_date,date,weekday,time,mood,activities,note_title,note\n"
+           b"2026-11-01,,,09:00,good,walk,,\n2026-11-02,,,09:00,bad,,,\n")
+    body, content_type = multipart({}, {"file": csv})
+    before = insights.journal_version(conn, uid)
+    assert alice.request("POST", "/api/import/daylio", body=body,
+                         content_type=content_type).status == 200
+    assert insights.journal_version(conn, uid) == before + 1
+
+
+def test_the_page_shows_findings_with_their_interval_and_the_method_without_script(
+        alice, conn, uid):
+    plant(conn, uid, seed=7, plan=Plan(days=400, noise=5))
+    page = alice.get("/insights").text
+    assert "<h2>What goes with your better and worse days</h2>" in page
+    assert re.search(r"Checked <strong>16</strong> comparisons together; <strong>\d+</strong>",
+                     page)
+    card = re.search(r'<li class="card finding">\s*<h3>running.*?</li>', page, re.S).group(0)
+    assert "On days you logged running, your mood averaged" in card
+    assert '<svg class="chart interval"' in card and "likely between" in card
+    assert "<summary>How is this computed?</summary>" in page
+    assert "Benjamini–Hochberg" in page and "<h2>Best and worst stretches</h2>" in page
+    assert 'href="/insights"' in alice.get("/stats").text
+
+
+def test_the_page_says_how_many_days_are_missing_before_anything_is_compared(alice, conn, uid):
+    plant(conn, uid, seed=7, plan=Plan(days=12, noise=2))
+    page = alice.get("/insights").text
+    assert "Not enough evidence yet: <strong>12 of 30</strong> logged days" in page
+    assert "finding" not in page
+
+
+def test_on_this_day_shows_the_entries_of_earlier_years(alice, conn, uid):
+    for year, mood in ((2024, 5), (2025, 2)):
+        assert alice.post("/api/entries", {"mood": mood, "note": f"in {year}",
+                                           "occurred_at": f"{year}-12-04T10:00:00Z"}
+                          ).status == 201
+    assert alice.post("/api/entries", {"mood": 3, "note": "another day",
+                                       "occurred_at": "2025-12-05T10:00:00Z"}).status == 201
+    found = alice.get("/api/insights").json["on_this_day"]
+    assert [(i["years_ago"], i["entry"]["note"]) for i in found] == [(1, "in 2025"),
+                                                                       (2, "in 2024")]
+    page = alice.get("/insights").text
+    assert "1 year ago" in page and "2 years ago" in page and "another day" not in page
