@@ -5,7 +5,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["api.py", "queue.py", "pages.py", "enrich.py", "import.py", "import_latency.py"]
+BENCHMARKS = ["api.py", "queue.py", "pages.py", "insights.py", "enrich.py", "import.py",
+              "import_latency.py"]
 
 if __name__ == "__main__":
     failed = 0

@@ -25,6 +25,8 @@ class Plan:
     weather: bool = True
     sleep: bool = False  # a metric: hours of sleep, +0.25 mood per hour above 7
     skip_share: float = 0.0  # days left unlogged
+    places: int = 0  # named places a day's entries were logged in (one per day)
+    artists: int = 0  # artists heard, a song on about half the entries
 
 
 def _activity(conn, user_id: int, name: str) -> int:
@@ -45,6 +47,10 @@ def plant(conn, user_id: int, seed: int, plan: Plan = Plan(), last: date = date(
         sleep_id = conn.execute("INSERT INTO metrics (user_id, name, name_key, unit,"
                                 " created_at) VALUES (?, 'sleep', 'sleep', 'h', 0) RETURNING id",
                                 (user_id,)).fetchone()[0]
+    cells = [f"{52 + i / 10:.2f}:{13 + i / 10:.2f}" for i in range(plan.places)]
+    conn.executemany("INSERT OR IGNORE INTO places (cell, display_name, locality, country_code,"
+                     " fetched_at) VALUES (?, ?, ?, 'DE', 0)",
+                     [(cell, f"Place {i}", f"Town {i}") for i, cell in enumerate(cells)])
     first = last - timedelta(days=plan.days - 1)
     wander = 0.0
     conn.commit()
@@ -58,6 +64,7 @@ def plant(conn, user_id: int, seed: int, plan: Plan = Plan(), last: date = date(
         temperature = 10 + 11 * season + rng.gauss(0, 4)
         sleep = min(11.0, max(3.0, rng.gauss(7, 1.2)))
         noisy = [aid for aid, share in noise if rng.random() < share]
+        cell = rng.choice(cells) if cells else None
         if rng.random() < plan.skip_share:
             continue
         level = 3.2 + wander + (RUNNING_LIFT if ran else 0.0)
@@ -83,6 +90,14 @@ def plant(conn, user_id: int, seed: int, plan: Plan = Plan(), last: date = date(
                 conn.execute("INSERT INTO weather (entry_id, temperature_c, code, fetched_at)"
                              " VALUES (?, ?, ?, 0)",
                              (entry, round(temperature, 1), rng.choice((0, 2, 3, 61))))
+            if cell:
+                conn.execute("INSERT INTO entry_places (entry_id, cell) VALUES (?, ?)",
+                             (entry, cell))
+            if plan.artists and rng.random() < 0.5:
+                artist = f"Artist {rng.randrange(plan.artists)}"
+                conn.execute("INSERT INTO songs (entry_id, artist, title, source, created_at,"
+                             " lookup_key) VALUES (?, ?, 'A song', 'test', 0, json_array(?, ?))",
+                             (entry, artist, artist.lower(), "a song"))
             if sleep_id:
                 conn.execute("INSERT INTO entry_metrics (entry_id, metric_id, value)"
                              " VALUES (?, ?, ?)", (entry, sleep_id, round(sleep, 1)))

@@ -81,22 +81,26 @@ def bootstrap(days: int, populations: Sequence[Mapping[int, float]],
     ranks = _RankCorrelations(days, pairs)
     observed_means, observed_ranks = means.effects(means.prefix[days]), ranks.effects(
         ranks.prefix[days])
-    spread_means: list[list[float]] = [[] for _ in questions]
-    spread_ranks: list[list[float]] = [[] for _ in pairs]
+    rows_means, rows_ranks = [], []  # one row of effects per resample, turned into columns
     for total_means, total_ranks in _resampled_totals(
             days, (means.prefix, ranks.prefix), resamples, mean_block, seed):
-        for spread, value in zip(spread_means, means.effects(total_means), strict=True):
-            if value is not None:
-                spread.append(value)
-        for spread, value in zip(spread_ranks, ranks.effects(total_ranks), strict=True):
-            if value is not None:
-                spread.append(value)
+        rows_means.append(means.effects(total_means))
+        rows_ranks.append(ranks.effects(total_ranks))
+    spread_means = _columns(rows_means, len(questions))
+    spread_ranks = _columns(rows_ranks, len(pairs))
     counts = means.counts(means.prefix[days])
     mean_answers = [_answer(observed_means[q], spread_means[q], resamples, *counts[q])
                     for q in range(len(questions))]
     rank_answers = [_answer(observed_ranks[c], spread_ranks[c], resamples, len(pairs[c]), 0)
                     for c in range(len(pairs))]
     return mean_answers, rank_answers
+
+
+def _columns(rows: list[list[float | None]], width: int) -> list[list[float]]:
+    """Per question, its resampled effects (a resample that could not compute one left out)."""
+    if not rows:
+        return [[] for _ in range(width)]
+    return [[v for v in column if v is not None] for column in zip(*rows, strict=True)]
 
 
 def _answer(effect: float | None, spread: list[float], resamples: int, n_with: int,
@@ -170,6 +174,7 @@ class _MeanDifferences:
     def __init__(self, days: int, populations, questions) -> None:
         self.questions = questions
         self.k = len(questions)
+        self.population_fields = [self.k + q.population for q in questions]
         self.sum_bits = (4 * SCALE * max(days, 1)).bit_length()
         wide = self.sum_bits + max(days, 1).bit_length() > 32
         self.typecode, width = ("Q", 64) if wide else ("I", 32)
@@ -202,14 +207,13 @@ class _MeanDifferences:
 
     def effects(self, total: int) -> list[float | None]:
         sums, counts = self._fields(total)
-        k, out = self.k, []
-        for q, question in enumerate(self.questions):
-            whole, everyone = sums[k + question.population], counts[k + question.population]
-            with_sum, with_count = sums[q], counts[q]
-            without = everyone - with_count
-            out.append(None if with_count == 0 or without == 0 else
-                       (with_sum / with_count - (whole - with_sum) / without) / SCALE)
-        return out
+        k = self.k
+        whole = [sums[i] for i in self.population_fields]
+        everyone = [counts[i] for i in self.population_fields]
+        return [None if n_with == 0 or n_with == n_all else
+                (with_sum / n_with - (all_sum - with_sum) / (n_all - n_with)) / SCALE
+                for with_sum, n_with, all_sum, n_all in zip(sums[:k], counts[:k], whole,
+                                                             everyone)]
 
 
 class _RankCorrelations:

@@ -12,8 +12,12 @@ import pytest
 from kmood_lib.journal.resampling import (
     Question,
     benjamini_hochberg,
+    bh_adjusted,
+    bootstrap,
+    doubled_ranks,
     percentile,
     stationary_bootstrap,
+    theil_sen,
 )
 
 
@@ -131,3 +135,65 @@ def test_percentile_interpolates_between_neighbours():
     assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.5) == 3.0
     assert percentile([0.0, 10.0], 0.25) == 2.5
     assert percentile([7.0], 0.975) == 7.0
+
+
+def spearman(xs: list[float], ys: list[float]) -> float:
+    """Pearson's r of the mid-ranks, computed plainly."""
+    rx, ry = doubled_ranks(xs), doubled_ranks(ys)
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    top = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    return top / math.sqrt(sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry))
+
+
+def test_mid_ranks_share_ties_and_stay_whole_when_doubled():
+    assert doubled_ranks([3.0, 1.0, 3.0, 2.0]) == [7, 2, 7, 4]  # ranks 3.5, 1, 3.5, 2
+    assert doubled_ranks([]) == []
+
+
+def test_the_rank_correlation_is_spearmans_rho_with_an_interval_around_it():
+    rng = random.Random(3)
+    xs = [rng.gauss(7, 1) for _ in range(400)]
+    moods = [clamp(round(3 + 0.4 * (x - 7) + rng.gauss(0, 0.8))) for x in xs]
+    pairs = {day: (x, m) for day, (x, m) in enumerate(zip(xs, moods, strict=True))}
+    _, [rho] = bootstrap(400, [], [], [pairs], resamples=500, seed=2)
+    assert rho.effect == pytest.approx(spearman(xs, moods))
+    assert rho.low < rho.effect < rho.high and rho.low > 0 and rho.p < 0.01
+    assert rho.n_with == 400
+    shuffled = {day: (x, moods[(day * 7) % 400]) for day, x in enumerate(xs)}
+    _, [none] = bootstrap(400, [], [], [shuffled], resamples=500, seed=2)
+    assert none.low < 0 < none.high
+
+
+def test_a_correlation_over_days_with_one_value_has_no_numbers():
+    _, [flat] = bootstrap(50, [], [], [{d: (8.0, 3.0 + d % 2) for d in range(50)}],
+                          resamples=100)
+    assert flat.effect is None and flat.low is None
+
+
+def test_theil_sen_is_the_median_slope_over_groups_and_ignores_an_outlier():
+    line = [(x / 10, 2 + 0.25 * x / 10) for x in range(100)] + [(5.0, 400.0)]
+    assert theil_sen(line) == pytest.approx(0.25, abs=0.02)
+    steps = [(h, float(min(5, max(1, round(1 + 0.5 * h))))) for h in range(9) for _ in range(9)]
+    assert theil_sen(steps) == pytest.approx(0.5, abs=0.1)  # whole moods, not a 0 slope
+    assert theil_sen([(3.0, 1.0), (3.0, 5.0)]) is None
+
+
+def test_adjusted_p_values_pass_exactly_where_benjamini_hochberg_does():
+    rng = random.Random(9)
+    for _ in range(200):
+        p = [rng.random() ** 3 for _ in range(rng.randrange(1, 30))] + [None]
+        for q in (0.05, 0.10, 0.25):
+            assert [a is not None and a <= q for a in bh_adjusted(p)] == benjamini_hochberg(
+                p, q)
+    assert bh_adjusted([0.01, 0.04, None]) == [pytest.approx(0.03), pytest.approx(0.06), None]
+
+
+def test_more_than_ten_years_use_wider_fields_and_give_the_same_effect():
+    """Past ~11 years the packed sums and counts need 64-bit fields (sixtieths of a mood
+    point times 20 000 days no longer fit beside the count in 32 bits)."""
+    days = 20_000
+    moods = {d: 1.0 + (d % 5) for d in range(days)}
+    with_days = [d for d in range(days) if d % 5 == 4]  # the fives
+    [answer] = stationary_bootstrap(days, [moods], [Question(0, with_days)], resamples=20)
+    assert answer.effect == pytest.approx(5.0 - 2.5)
+    assert (answer.n_with, answer.n_without) == (4000, 16000)
