@@ -92,6 +92,25 @@ def test_search_and_stats_see_only_the_users_own_entries(world):
     assert alice.get("/api/stats/summary").json["count"] == 1
 
 
+def test_insights_see_only_the_users_own_days_also_when_another_users_are_cached(world,
+                                                                                 clock, conn):
+    alice, bob, _ = world
+    today = clock.now().date()
+    alice.post("/api/entries", {"mood": 5, "note": "alice a year ago",
+                                "occurred_at": today.replace(year=today.year - 1).isoformat()
+                                + "T10:00:00Z"})
+    span = f"/api/insights?from={today.year - 2}-01-01&to={today}"
+    mine = alice.get(span).json  # computed and cached for alice first
+    assert mine["days"] == 2 and mine["on_this_day"][0]["entry"]["note"] == "alice a year ago"
+    # the same range at the same journal version number: only the user tells them apart
+    conn.execute("INSERT OR REPLACE INTO journal_versions (user_id, version) SELECT u.id,"
+                 " (SELECT version FROM journal_versions j JOIN users a ON a.id = j.user_id"
+                 "  WHERE a.username = 'alice') FROM users u WHERE u.username = 'bob'")
+    theirs = bob.get(span).json
+    assert theirs["days"] == 0 and theirs["on_this_day"] == [] and theirs["not_enough"] == []
+    assert "alice" not in bob.get("/insights").text
+
+
 def test_another_users_metric_or_mood_labels_cannot_be_used(world):
     alice, bob, _ = world
     response = bob.post("/api/entries", {"mood": 3, "metrics": {"secret-metric": 1}})
