@@ -14,6 +14,7 @@ tested together so that checking many things does not "find" some by chance.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import statistics
 import threading
@@ -29,6 +30,7 @@ from kmood_lib.journal import insight_words as words
 from kmood_lib.journal import looking_back
 from kmood_lib.journal.enrichment import WEATHER_GROUPS, place_label
 from kmood_lib.journal.resampling import (
+    MAX_DAYS,
     Answer,
     Question,
     bh_adjusted,
@@ -37,6 +39,7 @@ from kmood_lib.journal.resampling import (
     theil_sen,
 )
 
+MAX_GAP = 8  # positions between two logged days at most (1: the next day; more: a gap)
 SINCE_WINDOW = 91  # logged days on each side of a start, at most
 PLACEBO_CUTS = 20  # other cuts "since you started" needs to know how windows differ
 
@@ -86,42 +89,53 @@ class Number:
 
 @dataclass
 class Journal:
-    """A range of logged days laid out on consecutive positions (position 0: the first)."""
+    """A range's logged days laid out on positions, oldest first: consecutive days on
+    consecutive positions, a longer gap shortened to MAX_GAP (so "the next day" keeps its
+    meaning, and a journal with a pause of years costs no more than its logged days)."""
 
-    first: date
+    dates: dict[int, date]  # position -> the local day
+    position: dict[str, int]  # the local day (YYYY-MM-DD) -> its position
     span: int  # positions from the first to the last logged day
     moods: dict[int, float]
     known: dict[str, set[int]]
     traits: list[Trait] = field(default_factory=list)
     numbers: list[Number] = field(default_factory=list)
 
-
-def _ordinal(local_date: str) -> int:
-    return date.fromisoformat(local_date).toordinal()
+    def positions(self, dates: Iterable[str]) -> set[int]:
+        return {self.position[d] for d in dates if d in self.position}
 
 
 def _dates(joined: str | None) -> Iterable[str]:
     return joined.split(",") if joined else ()
 
 
+def _lay_out(rows: list[tuple[str, int, float]]) -> Journal:
+    """Positions for (local_date, ordinal, mood) rows in order (see Journal)."""
+    dates, position, moods, at, previous = {}, {}, {}, 0, None
+    for local_date, ordinal, mood in rows:
+        if previous is not None:
+            at += min(ordinal - previous, MAX_GAP)
+        previous = ordinal
+        dates[at], position[local_date], moods[at] = date.fromordinal(ordinal), at, mood
+    return Journal(dates=dates, position=position, span=at + 1, moods=moods,
+                   known={"all": set(moods)})
+
+
 def read_journal(conn: sqlite3.Connection, user_id: int, date_from: str, date_to: str
                  ) -> Journal | None:
     """The range's logged days and what they had; None when nothing was logged in it."""
     rows = conn.execute(
-        "SELECT day, CAST(mood_sum AS REAL) / n FROM entry_days"
-        " WHERE user_id = ? AND local_date BETWEEN ? AND ? ORDER BY day",
+        "SELECT local_date, day, CAST(mood_sum AS REAL) / n FROM entry_days"
+        " WHERE user_id = ? AND local_date BETWEEN ? AND ? ORDER BY local_date",
         (user_id, date_from, date_to)).fetchall()
     if not rows:
         return None
-    base = rows[0][0]
-    journal = Journal(first=date.fromordinal(base), span=rows[-1][0] - base + 1,
-                      moods={day - base: mood for day, mood in rows},
-                      known={"all": {day - base for day, _ in rows}})
+    journal = _lay_out(rows)
+    if journal.span > MAX_DAYS:
+        raise ValidationError({"from": f"the insights compare at most {MAX_DAYS} days at"
+                               " once: choose a later start"})
     span = (user_id, date_from, date_to)
-
-    def positions(dates: Iterable[str]) -> set[int]:
-        return {_ordinal(d) - base for d in dates}
-
+    first_logged = rows[0][0]
     for name, joined, first_ever in conn.execute(
             "SELECT a.name, group_concat(ad.local_date),"
             " (SELECT min(x.local_date) FROM activity_days x WHERE x.user_id = ad.user_id"
@@ -129,13 +143,13 @@ def read_journal(conn: sqlite3.Connection, user_id: int, date_from: str, date_to
             " FROM activity_days ad JOIN activities a ON a.id = ad.activity_id"
             " WHERE ad.user_id = ? AND ad.local_date BETWEEN ? AND ?"
             " GROUP BY ad.activity_id ORDER BY a.name_key", span):
-        days = positions(_dates(joined))
         # first used inside the range: "since you started" can compare before and after
-        started = _ordinal(first_ever) - base if _ordinal(first_ever) >= base else None
-        journal.traits.append(Trait("activity", name, days, "all", started))
-    _read_places(conn, journal, span, positions)
-    _read_artists(conn, journal, span, positions)
-    _read_weather(conn, journal, span, base)
+        started = journal.position.get(first_ever) if first_ever >= first_logged else None
+        journal.traits.append(Trait("activity", name, journal.positions(_dates(joined)),
+                                    "all", started))
+    _read_places(conn, journal, span)
+    _read_artists(conn, journal, span)
+    _read_weather(conn, journal, span)
     for name, unit, local_date, value in conn.execute(
             "SELECT m.name, m.unit, e.local_date, avg(em.value)"
             " FROM entry_metrics em JOIN entries e ON e.id = em.entry_id"
@@ -144,26 +158,29 @@ def read_journal(conn: sqlite3.Connection, user_id: int, date_from: str, date_to
             " GROUP BY m.id, e.local_date ORDER BY m.name, e.local_date", span):
         if not journal.numbers or journal.numbers[-1].name != name:
             journal.numbers.append(Number("metric", name, unit, {}))
-        journal.numbers[-1].values[_ordinal(local_date) - base] = value
+        if local_date in journal.position and math.isfinite(value):  # a mean can overflow
+            journal.numbers[-1].values[journal.position[local_date]] = value
     return journal
 
 
-def _read_places(conn, journal: Journal, span: tuple, positions) -> None:
-    merged: dict[str, set[int]] = {}
+def _read_places(conn, journal: Journal, span: tuple) -> None:
+    """Places by their name (neighbouring cells with one name count together); a place with
+    no name is a known place, compared as one of the "other days", never shown."""
+    merged: dict[str | None, set[int]] = {}
     for locality, country, display, joined in conn.execute(
             "SELECT p.locality, p.country_code, p.display_name, group_concat(DISTINCT"
             " e.local_date) FROM entry_places ep CROSS JOIN entries e ON e.id = ep.entry_id"
             " JOIN places p ON p.cell = ep.cell AND p.unavailable = 0"
             " WHERE e.user_id = ? AND e.local_date BETWEEN ? AND ? GROUP BY ep.cell", span):
-        label = place_label(locality, country, display) or "?"
-        merged.setdefault(label, set()).update(positions(_dates(joined)))
+        label = place_label(locality, country, display) or None
+        merged.setdefault(label, set()).update(journal.positions(_dates(joined)))
     journal.known["place"] = set().union(*merged.values())
     journal.traits += [Trait("place", label, days, "place") for label, days in
-                       sorted(merged.items())]
+                       sorted((k, v) for k, v in merged.items() if k is not None)]
 
 
-def _read_artists(conn, journal: Journal, span: tuple, positions) -> None:
-    artists = [(artist, positions(_dates(joined))) for artist, joined in conn.execute(
+def _read_artists(conn, journal: Journal, span: tuple) -> None:
+    artists = [(artist, journal.positions(_dates(joined))) for artist, joined in conn.execute(
         "SELECT min(s.artist), group_concat(DISTINCT e.local_date)"
         " FROM songs s CROSS JOIN entries e ON e.id = s.entry_id"
         " WHERE e.user_id = ? AND e.local_date BETWEEN ? AND ?"
@@ -173,7 +190,7 @@ def _read_artists(conn, journal: Journal, span: tuple, positions) -> None:
     journal.traits += [Trait("artist", artist, days, "song") for artist, days in artists]
 
 
-def _read_weather(conn, journal: Journal, span: tuple, base: int) -> None:
+def _read_weather(conn, journal: Journal, span: tuple) -> None:
     temperature: dict[int, float] = {}
     kinds: dict[str, set[int]] = {name: set() for name, _ in WEATHER_GROUPS}
     group_of = {code: name for name, codes in WEATHER_GROUPS for code in codes}
@@ -182,7 +199,9 @@ def _read_weather(conn, journal: Journal, span: tuple, base: int) -> None:
             " FROM weather w CROSS JOIN entries e ON e.id = w.entry_id"
             " WHERE w.unavailable = 0 AND e.user_id = ? AND e.local_date BETWEEN ? AND ?"
             " GROUP BY e.local_date", span):
-        position = _ordinal(local_date) - base
+        position = journal.position.get(local_date)
+        if position is None:
+            continue
         temperature[position] = mean_c
         for code in _dates(codes):
             if int(code) in group_of:
@@ -211,14 +230,19 @@ class _Asked:
 def insights(conn: sqlite3.Connection, user_id: int, date_from: str, date_to: str,
              today: date, limits: Thresholds = Thresholds()) -> dict:
     """Everything the insights page and GET /api/insights show for one range."""
+    return {**analysis(conn, user_id, date_from, date_to, limits),
+            "on_this_day": looking_back.on_this_day(conn, user_id, today)}
+
+
+def analysis(conn: sqlite3.Connection, user_id: int, date_from: str, date_to: str,
+             limits: Thresholds) -> dict:
+    """The range's comparisons, best and worst stretches and stability: what is cached."""
     journal = read_journal(conn, user_id, date_from, date_to)
-    by_date = {} if journal is None else {
-        date.fromordinal(journal.first.toordinal() + p): mood for p, mood in journal.moods.items()}
+    by_date = {} if journal is None else {journal.dates[p]: mood
+                                          for p, mood in journal.moods.items()}
     result = {"range": {"from": date_from, "to": date_to}, "days": len(by_date),
               "needed_days": limits.min_days, "checked": 0, "findings": [], "not_enough": [],
-              "comparisons": [],
-              "on_this_day": looking_back.on_this_day(conn, user_id, today),
-              **looking_back.best_and_worst(by_date),
+              "comparisons": [], **looking_back.best_and_worst(by_date),
               "stability": looking_back.stability(by_date)}
     if journal is not None and len(by_date) >= limits.min_days:
         result.update(_compare(journal, date_from, date_to, limits))
@@ -297,8 +321,8 @@ def journal_version(conn: sqlite3.Connection, user_id: int) -> int:
 
 
 class InsightCache:
-    """Computed insights in memory, the most recently used `size` of them, by (user, range,
-    today, journal version, thresholds): a change to the journal is a new version, so a
+    """Computed analyses in memory, the most recently used `size` of them, by (user, range,
+    journal version, thresholds): a change to the journal is a new version, so a
     stale answer is never found, and old versions age out."""
 
     def __init__(self, size: int = 64) -> None:
@@ -319,12 +343,14 @@ class InsightCache:
 
 def cached_insights(conn: sqlite3.Connection, cache: InsightCache, user_id: int,
                     date_from: str, date_to: str, today: date, limits: Thresholds) -> dict:
-    """insights(), from the cache when the journal has not changed since; the version and
-    the data are read in one snapshot, so an answer is always filed under its own version."""
+    """insights(), the analysis from the cache when the journal has not changed since (the
+    version and the data are read in one snapshot, so an answer is always filed under its
+    own version); on this day is read fresh, whole entries as they are now."""
     with db.transaction(conn, immediate=False):
-        key = (user_id, date_from, date_to, today, journal_version(conn, user_id), limits)
-        return cache.get_or_compute(key, lambda: insights(conn, user_id, date_from, date_to,
-                                                          today, limits))
+        key = (user_id, date_from, date_to, journal_version(conn, user_id), limits)
+        found = cache.get_or_compute(key, lambda: analysis(conn, user_id, date_from, date_to,
+                                                           limits))
+        return {**found, "on_this_day": looking_back.on_this_day(conn, user_id, today)}
 
 
 def _paired_days(journal: Journal, number: Number) -> int:
@@ -383,8 +409,8 @@ def _since(journal: Journal, trait: Trait, limits: Thresholds) -> _Asked | None:
        never a finding, whatever the number of days."""
     logged = sorted(journal.moods)
     cut = next(i for i, p in enumerate(logged) if p >= trait.started)
-    # no wider than leaves PLACEBO_CUTS cuts whose windows do not overlap this one
-    window = min(cut, len(logged) - cut, SINCE_WINDOW, (len(logged) - PLACEBO_CUTS) // 4)
+    # no wider than leaves PLACEBO_CUTS cuts whose windows share no day with this one
+    window = min(cut, len(logged) - cut, SINCE_WINDOW, (len(logged) - PLACEBO_CUTS) // 6)
     if window < limits.since_each:
         return None
     total = [0.0]
@@ -396,8 +422,8 @@ def _since(journal: Journal, trait: Trait, limits: Thresholds) -> _Asked | None:
 
     observed = change(cut)
     placebo = sorted(change(at) for at in range(window, len(logged) - window + 1)
-                     if abs(at - cut) >= window)
-    started = date.fromordinal(journal.first.toordinal() + trait.started).isoformat()
+                     if abs(at - cut) >= 2 * window)  # two windows each side apart
+    started = journal.dates[trait.started].isoformat()
     if len(placebo) < PLACEBO_CUTS:
         return None
     beyond = sum(1 for d in placebo if abs(d) >= abs(observed))

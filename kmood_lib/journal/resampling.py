@@ -213,7 +213,7 @@ class _MeanDifferences:
         return [None if n_with == 0 or n_with == n_all else
                 (with_sum / n_with - (all_sum - with_sum) / (n_all - n_with)) / SCALE
                 for with_sum, n_with, all_sum, n_all in zip(sums[:k], counts[:k], whole,
-                                                             everyone)]
+                                                             everyone, strict=True)]
 
 
 class _RankCorrelations:
@@ -273,7 +273,10 @@ def theil_sen(points: Sequence[tuple[float, float]], *, bins: int = 20) -> float
     and the median slope of raw days is often exactly 0; the points are first grouped into
     at most `bins` groups of about equal size by x (each point: the group's mean x and mean
     mood), and the slope is taken over the groups. None: all x equal."""
-    ordered = sorted(points)
+    scale = max((abs(x) for x, _ in points), default=0.0)
+    if not scale or not math.isfinite(scale):
+        return None
+    ordered = sorted((x / scale, y) for x, y in points)  # any finite x: sums cannot overflow
     groups: list[list[tuple[float, float]]] = []
     size = len(ordered) / bins
     for i, point in enumerate(ordered):
@@ -285,7 +288,7 @@ def theil_sen(points: Sequence[tuple[float, float]], *, bins: int = 20) -> float
              for g in groups]
     slopes = [(yj - yi) / (xj - xi) for i, (xi, yi) in enumerate(means)
               for xj, yj in means[i + 1:] if xj != xi]
-    return statistics.median(slopes) if slopes else None
+    return statistics.median(slopes) / scale if slopes else None
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:

@@ -18,8 +18,8 @@ from tests.browser.conftest import (
     follow,
     screenshot,
 )
-from tests.browser.test_journal import api_session, entry_cards, login
 from tests.browser.test_accessibility import violations
+from tests.browser.test_journal import api_session, entry_cards, login
 from tests.browser.test_phone_fit import as_a_phone, overflowing
 from tests.helpers import http
 

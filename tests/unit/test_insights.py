@@ -282,6 +282,7 @@ def test_the_page_shows_findings_with_their_interval_and_the_method_without_scri
     assert '<svg class="chart interval"' in card and "likely between" in card
     assert "<summary>How is this computed?</summary>" in page
     assert "Benjamini–Hochberg" in page and "<h2>Best and worst stretches</h2>" in page
+    assert not re.search(r"certain|caus|because", page, re.I)
     assert 'href="/insights"' in alice.get("/stats").text
 
 

@@ -40,13 +40,13 @@
   % end
 </ul>
 % elif days >= found['needed_days']:
-<p class="card">Nothing stands out clearly yet. That is an answer too: none of the {{found['checked']}} comparisons moved your mood by at least {{'%.1f' % limits.min_effect}} points with enough certainty. More days make smaller patterns visible.</p>
+<p class="card">Nothing stands out clearly yet. That is an answer too: none of the {{found['checked']}} comparisons showed a difference of at least {{'%.1f' % limits.min_effect}} points with a likely range clear of zero. More days make smaller patterns visible.</p>
 % end
 % if days >= found['needed_days']:
 <details class="card method">
   <summary>How is this computed?</summary>
   <p>Each logged day counts once, with the mean of its entries; days without entries are left out, never counted as zero. For each activity, place, artist and kind of weather, k-mood compares the days that had it with the days that did not, on the same day and on the day after. For numbers (your metrics, the temperature) it uses the rank correlation with the day's mood, and a slope in mood points per unit.</p>
-  <p>How sure: the likely range is a 95 % interval from {{limits.resamples}} resamples of your own days, taken in runs of about {{'%g' % limits.mean_block}} days (a good week is a run of good days, so single days would look more certain than they are). Testing many things finds a few by chance, so all {{found['checked']}} comparisons are corrected together (Benjamini–Hochberg, false discovery rate {{'%g' % (limits.fdr * 100)}} %).</p>
+  <p>How sure: the likely range is a 95 % interval from {{limits.resamples}} resamples of your own days, taken in runs of about {{'%g' % limits.mean_block}} days (a good week is a run of good days, so single days would make every difference look surer than it is). Testing many things finds a few by chance, so all {{found['checked']}} comparisons are corrected together (Benjamini–Hochberg, false discovery rate {{'%g' % (limits.fdr * 100)}} %).</p>
   <p>A finding needs at least {{limits.min_each}} days with and {{limits.min_each}} without, a difference of at least {{'%.1f' % limits.min_effect}} mood points (or a rank correlation of at least {{'%.1f' % limits.min_rho}}), a likely range that does not include zero, and to pass the correction. These are patterns in what you logged: something else may drive both.</p>
   % if findings:
   <div class="table-wrap">
