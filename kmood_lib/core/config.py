@@ -335,6 +335,17 @@ class Config:
         "prefix of the relay's subjects, so deployments can share one NATS"
     )
 
+    photo_max_bytes: int = _setting(
+        "KMOOD_PHOTO_MAX_BYTES", "15728640", _int(1024, 1 << 30),
+        "largest photo accepted, as uploaded (it is stored re-encoded, at most 2 560 px)"
+    )
+    photos_per_entry: int = _setting(
+        "KMOOD_PHOTOS_PER_ENTRY", "6", _int(1, 100), "photos one entry may hold"
+    )
+    photo_max_pixels: int = _setting(
+        "KMOOD_PHOTO_MAX_PIXELS", "40000000", _int(1, 1 << 32),
+        "width x height a photo may have (larger: refused before it is decoded)"
+    )
     insights_min_days: int = _setting(
         "KMOOD_INSIGHTS_MIN_DAYS", "30", _int(2, 100_000),
         "logged days a range needs before the insights compare anything"

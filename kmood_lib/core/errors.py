@@ -81,3 +81,15 @@ class StorageFull(DomainError):
     """The disk (or the database's own size limit) is full: nothing was written."""
 
     status = 507
+
+
+class UnsupportedMedia(DomainError):
+    """A file of a kind this server does not take (an SVG, a PDF, an image it cannot decode)."""
+
+    status = 415
+
+
+class TooLarge(DomainError):
+    """More than a configured limit allows (bytes of a photo, photos on an entry)."""
+
+    status = 413

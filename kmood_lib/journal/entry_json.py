@@ -87,6 +87,7 @@ def entry_json(row, metrics: dict[str, float]) -> dict:
         "song": None if row["song_artist"] is None else {
             "artist": row["song_artist"], "title": row["song_title"], "album": row["song_album"],
             "source": row["song_source"], "metadata": song_metadata(row)},
+        "photos": json.loads(row["photos_json"]),
         "metrics": metrics,
         "source": row["source"],
         "created_at": ms_to_iso(row["created_at"]),
@@ -145,6 +146,12 @@ _METRIC_VALUE = _real(
     zero="CASE WHEN typeof(em.value) = 'integer' THEN '0.0' ELSE json_quote(char(0) || :nonce"
          " || ':metric:' || em.entry_id || ':' || em.metric_id) END")
 
+# An entry's photos in order, as photos.json_of() shows one (migration 0019).
+PHOTOS_JSON = (
+    "(SELECT json_group_array(json_object('id', id, 'url', '/photos/' || id, 'thumb_url',"
+    " '/photos/' || id || '/thumb', 'width', width, 'height', height)) FROM (SELECT id, width,"
+    " height FROM photos WHERE entry_id = e.id ORDER BY position, id))")
+
 # Same keys, same order as entry_json(); the joins are those of queries.ENTRY_SELECT.
 _FIELDS = [
     ("id", "e.id"),
@@ -177,6 +184,7 @@ _FIELDS = [
              " 'release_date', sl.release_date, 'length_ms', sl.length_ms, 'cover_url',"
              " CASE WHEN c.content_type IS NOT NULL THEN '/covers/' || sl.release_mbid END)"
              " END) END"),
+    ("photos", f"json({PHOTOS_JSON})"),
     ("metrics", "json((SELECT json_group_object(name, json(value)) FROM (SELECT m.name,"
                 f" {_METRIC_VALUE} AS value FROM entry_metrics em JOIN metrics m"
                 f" ON m.id = em.metric_id WHERE em.entry_id = e.id AND {_METRIC_OK}"

@@ -29,7 +29,8 @@ ENTRY_SELECT = (
     "SELECT e.*, ml.label AS level_label,"
     " (SELECT json_group_array(name) FROM (SELECT a.name FROM entry_activities ea"
     "   JOIN activities a ON a.id = ea.activity_id WHERE ea.entry_id = e.id"
-    "   ORDER BY a.name_key)) AS activities_json,"
+    "   ORDER BY a.name_key)) AS activities_json, " + entry_json_sql.PHOTOS_JSON
+    + " AS photos_json,"
     " s.artist AS song_artist, s.title AS song_title, s.album AS song_album,"
     " s.source AS song_source, w.temperature_c AS w_temperature, w.code AS w_code,"
     " w.unavailable AS w_unavailable, pl.locality AS p_locality,"

@@ -270,7 +270,8 @@ def multipart(request: bottle.BaseRequest) -> tuple[Params, dict[str, bytes]]:
     if "kmood.multipart" not in environ:
         try:
             fields = list(request.forms.allitems())
-            files = {name: upload.file.read() for name, upload in request.files.allitems()}
+            every = [(name, upload.file.read()) for name, upload in request.files.allitems()]
+            files = dict(every)  # one file per field (the last, if a client sent several)
         except UnicodeError:
             raise ApiError(400, "a multipart form field is not UTF-8 text") from None
         except bottle.MultipartError as exc:
@@ -279,7 +280,15 @@ def multipart(request: bottle.BaseRequest) -> tuple[Params, dict[str, bytes]]:
             if has_surrogate(name) or has_surrogate(value):
                 raise ApiError(400, f"form field {name!r} is not valid Unicode")
         environ["kmood.multipart"] = (Params(fields), files)
+        environ["kmood.files"] = every
     return environ["kmood.multipart"]
+
+
+def uploaded_files(request: bottle.BaseRequest, name: str) -> list[bytes]:
+    """Every file sent under `name`, in order (a file input with `multiple`); an input left
+    empty sends an empty part, which is not a file."""
+    multipart(request)
+    return [data for field, data in request.environ["kmood.files"] if field == name and data]
 
 
 def error_page(res: bottle.HTTPError) -> str:

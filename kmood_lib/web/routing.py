@@ -44,6 +44,9 @@ class Routes:
     def patch(self, path: str, **config):
         return self.route("PATCH", path, **config)
 
+    def put(self, path: str, **config):
+        return self.route("PUT", path, **config)
+
     def delete(self, path: str, **config):
         return self.route("DELETE", path, **config)
 

@@ -37,9 +37,11 @@ NOTICES = {
     "activities_archived": "Archived {n}: hidden from the log form, kept on their entries.",
     "activities_restored": "Restored {n} to the log form.",
     "activities_deleted": "Deleted {n}; their entries stay.",
+    "photos_added": "Added {n}, without their location or other metadata.",
+    "photo_removed": "Photo removed.",
 }
 # What `{n}` counts in a notice (`?done=activities_archived&n=3`: "Archived 3 activities").
-COUNTED = {"activities": ("activity", "activities")}
+COUNTED = {"activities": ("activity", "activities"), "photos": ("photo", "photos")}
 
 
 def plural(n: int, one: str, many: str) -> str:
@@ -101,8 +103,10 @@ def redirect(location: str, done: str | None = None, n: int | None = None
              ) -> bottle.HTTPResponse:
     """303 to `location`, with the notice `done` (and the count `n` it shows) to say there."""
     if done:
+        location, hash_, fragment = location.partition("#")
         asked = {"done": done} if n is None else {"done": done, "n": n}
         location += ("&" if "?" in location else "?") + urllib.parse.urlencode(asked)
+        location += hash_ + fragment
     return bottle.HTTPResponse(status=303, headers={"Location": location})
 
 

@@ -2,6 +2,9 @@
 
 import pytest
 
+from tests import images
+from tests.images import upload
+
 
 @pytest.fixture
 def world(client_for):
@@ -16,6 +19,7 @@ def world(client_for):
     a["entry"] = alice.post("/api/entries", {
         "mood": 2, "note": "alice private note", "activities": ["secret-activity"],
         "metrics": {"secret-metric": 1}}).json["id"]
+    a["photo"] = upload(alice, a["entry"], images.webp()).json["photos"][0]["id"]
     return alice, bob, a
 
 
@@ -41,6 +45,9 @@ FOREIGN_OBJECT_ROUTES = [
     ("PATCH", "/api/reminders/{reminder}", {"time": "03:00"}),
     ("DELETE", "/api/reminders/{reminder}", None),
     ("POST", "/api/reminders/{reminder}/test", None),
+    ("POST", "/api/entries/{entry}/photos", None),
+    ("PUT", "/api/entries/{entry}/photos/order", {"order": []}),
+    ("DELETE", "/api/photos/{photo}", None),
 ]
 
 
@@ -176,6 +183,11 @@ FOREIGN_PAGE_ROUTES = [
     ("POST", "/settings/import/{upload}", {}),
     ("POST", "/settings/import/{upload}/cancel", {}),
     ("GET", "/covers/{release}", {}),
+    ("GET", "/photos/{photo}", {}),
+    ("GET", "/photos/{photo}/thumb", {}),
+    ("POST", "/photos/{photo}/delete", {}),
+    ("POST", "/photos/{photo}/earlier", {}),
+    ("POST", "/entries/{entry}/photos", {}),
 ]
 
 
@@ -183,7 +195,7 @@ def page_snapshot(conn) -> dict:
     return {table: [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1")]
             for table in ("entries", "entry_activities", "activities", "activity_groups",
                           "metrics", "entry_metrics", "api_tokens", "reminders", "reminder_deliveries",
-                          "pending_imports", "jobs")}
+                          "pending_imports", "jobs", "photos", "photo_files")}
 
 
 @pytest.mark.parametrize("method,template,form", FOREIGN_PAGE_ROUTES)

@@ -116,6 +116,8 @@ SCHEMAS = {
             "description": "null until the worker has looked it up; {\"unavailable\": true} "
                            "when the upstream has no data for that hour"},
         "song": _nullable(_ref("Song")),
+        "photos": {"type": "array", "items": _ref("Photo"), "description": "in their order;"
+                   " add them with POST /api/entries/{id}/photos"},
         "metrics": {"type": "object", "additionalProperties": NUM},
         "source": {"enum": ["web", "api", "daylio"]},
         "created_at": {"type": "string", "format": "date-time",
@@ -213,6 +215,11 @@ SCHEMAS = {
             "activity": STR, "count_with": INT, "average_with": NUM, "count_without": INT,
             "average_without": {"type": ["number", "null"]},
             "difference": {"type": ["number", "null"]}}}}}},
+    "Photo": {"type": "object", "required": ["id", "url", "thumb_url", "width", "height"],
+              "properties": {
+                  "id": INT, "url": {**STR, "description": "the photo, without metadata"},
+                  "thumb_url": {**STR, "description": "at most 400 px on its long side"},
+                  "width": INT, "height": INT}},
     "Insights": {"type": "object", "required": ["range", "days", "checked", "findings",
                                                 "not_enough"], "properties": {
         "range": {"type": "object", "properties": {"from": STR, "to": STR}},
@@ -454,6 +461,27 @@ PATHS["/api/import/daylio"]["post"]["requestBody"] = {"required": True, "content
         "file": {"type": "string", "format": "binary"},
         "mood_map": {"type": "string", "description": 'JSON {"sad": 2} or sad=2,ok=3'},
         "dry_run": {"enum": ["0", "1", "true", "false"]}}}}}}
+
+
+_PHOTOS = {"type": "object", "properties": {"photos": {"type": "array",
+                                                       "items": _ref("Photo")}}}
+PATHS["/api/entries/{id}/photos"] = {"post": _op(
+    "Add photos to an entry (multipart, one or more files under `photo`): JPEG, PNG or WebP;"
+    " stored upright without EXIF, GPS or other metadata, at most 2 560 px; the same photo"
+    " twice is one photo. Answers the entry's photos in order", _PHOTOS, status=201,
+    params=ID, errors=(401, 404, 413, 415, 422))}
+PATHS["/api/entries/{id}/photos"]["post"]["requestBody"] = {"required": True, "content": {
+    "multipart/form-data": {"schema": {"type": "object", "required": ["photo"], "properties": {
+        "photo": {"type": "array", "items": {"type": "string", "format": "binary"}}}}}}}
+PATHS["/api/entries/{id}/photos/order"] = {"put": _op(
+    "Put the entry's photos in this order (each of them, once)", _PHOTOS, params=ID,
+    errors=(401, 404, 422))}
+PATHS["/api/entries/{id}/photos/order"]["put"]["requestBody"] = {"required": True, "content": {
+    "application/json": {"schema": {"type": "object", "required": ["order"],
+                                    "additionalProperties": False, "properties": {
+                                        "order": {"type": "array", "items": INT}}}}}}
+PATHS["/api/photos/{id}"] = {"delete": _op("Remove a photo", None, status=204, params=ID,
+                                           errors=(401, 404))}
 
 
 PATHS["/api/export"] = {"get": {

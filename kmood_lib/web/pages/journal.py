@@ -8,10 +8,11 @@ from zoneinfo import ZoneInfo
 
 import bottle
 
+from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.enrich.song_metadata import cover_of
-from kmood_lib.journal import queries, saving, stats, vocab, writes
-from kmood_lib.web import entry_form
+from kmood_lib.journal import photos, queries, saving, stats, vocab, writes
+from kmood_lib.web import entry_form, uploads
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params, header, query_params
 from kmood_lib.web.routing import Routes
@@ -147,19 +148,46 @@ def history(services, conn, auth: Auth):
 
 # --- edit and delete ----------------------------------------------------------------------
 
-def edit_page(conn, auth: Auth, entry_id: int, fields: Params | None = None, errors=None,
-              status=200):
+def edit_page(services, conn, auth: Auth, entry_id: int, fields: Params | None = None,
+              errors=None, status=200, photo_error: str | None = None):
     entry = queries.get_entry(conn, auth.user.id, entry_id)
     words = vocabulary(conn, auth.user.id, keep=set(entry["activities"]))
     values = entry_form.values_posted(fields) if fields is not None else (
         entry_form.values_of(entry, words["metrics"]))
     return page("edit.tpl", auth, active="history", status=status, entry=entry,
-                values=values, errors=errors or {}, **words)
+                values=values, errors=errors or {}, photo_error=photo_error,
+                photo_limits=uploads.limits_of(services.config), **words)
+
+
+def photos_refused(services, conn, auth: Auth, entry_id: int, fields, errors, status):
+    """The edit page again, the reason an upload was refused under its Photos."""
+    return edit_page(services, conn, auth, entry_id, status=status, photo_error=errors["photo"])
+
+
+@routes.post("/entries/<entry_id:id>/photos", max_body="upload", form=photos_refused,
+             labels=lambda exc: {"photo": exc.fields.get("photo", exc.message)})
+def add_photos(services, conn, auth: Auth, entry_id: int):
+    queries.get_entry(conn, auth.user.id, entry_id)  # someone else's is a 404, not a form
+    added = uploads.add_uploaded(services, conn, auth.user.id, entry_id)
+    return redirect(f"/entries/{entry_id}/edit#photos", "photos_added", len(added))
+
+
+@routes.post("/photos/<photo_id:id>/delete")
+def remove_photo(conn, auth: Auth, photo_id: int):
+    entry_id = photos.remove(conn, auth.user.id, photo_id)
+    return redirect(f"/entries/{entry_id}/edit#photos", "photo_removed")
+
+
+@routes.post("/photos/<photo_id:id>/earlier")
+def move_photo_earlier(conn, auth: Auth, photo_id: int):
+    with transaction(conn):
+        entry_id = photos.move_earlier(conn, auth.user.id, photo_id)
+    return redirect(f"/entries/{entry_id}/edit#photos")
 
 
 @routes.get("/entries/<entry_id:id>/edit")
-def edit_form(conn, auth: Auth, entry_id: int):
-    return edit_page(conn, auth, entry_id)
+def edit_form(services, conn, auth: Auth, entry_id: int):
+    return edit_page(services, conn, auth, entry_id)
 
 
 @routes.post("/entries/<entry_id:id>/edit", form=edit_page, labels=entry_form.form_errors)

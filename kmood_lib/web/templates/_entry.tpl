@@ -15,6 +15,13 @@
   % if entry['note']:
   <p class="note" dir="auto">{{entry['note']}}</p>
   % end
+  % if entry.get('photos'):
+  <ul class="thumbs" aria-label="Photos">
+    % for i, photo in enumerate(entry['photos']):
+    <li><a href="{{photo['url']}}"><img src="{{photo['thumb_url']}}" alt="Photo {{i + 1}} of {{len(entry['photos'])}}" width="96" height="96" loading="lazy"></a></li>
+    % end
+  </ul>
+  % end
   % if entry['activities']:
   <ul class="tags" aria-label="Activities">
     % for name in entry['activities']:

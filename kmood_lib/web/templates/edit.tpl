@@ -7,3 +7,36 @@
 </ul>
 % end
 % include('_entry_form.tpl', action='/entries/%d/edit' % entry['id'], creating=False, submit='Save changes')
+<section id="photos" class="photos-edit">
+  <h2>Photos</h2>
+  % if photo_error:
+  <p class="errors" role="alert">{{photo_error}}</p>
+  % end
+  % shown = entry['photos']
+  % if shown:
+  <ol class="photo-list">
+    % for i, photo in enumerate(shown):
+    <li class="card">
+      <a href="{{photo['url']}}"><img src="{{photo['thumb_url']}}" alt="Photo {{i + 1}} of {{len(shown)}}" width="{{min(400, photo['width']) if photo['width'] >= photo['height'] else round(400 * photo['width'] / photo['height'])}}" height="{{min(400, photo['height']) if photo['height'] >= photo['width'] else round(400 * photo['height'] / photo['width'])}}" loading="lazy"></a>
+      <div class="photo-actions">
+        % if i:
+        <form method="post" action="/photos/{{photo['id']}}/earlier"><input type="hidden" name="csrf_token" value="{{csrf_token}}"><button class="secondary" type="submit">Move earlier<span class="skip"> (photo {{i + 1}})</span></button></form>
+        % end
+        <form method="post" action="/photos/{{photo['id']}}/delete"><input type="hidden" name="csrf_token" value="{{csrf_token}}"><button class="secondary danger" type="submit">Remove<span class="skip"> photo {{i + 1}}</span></button></form>
+      </div>
+    </li>
+    % end
+  </ol>
+  % end
+  % if len(shown) < photo_limits.per_entry:
+  <form class="card" method="post" action="/entries/{{entry['id']}}/photos" enctype="multipart/form-data">
+    <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+    <label for="photo-files">Add photos <span class="muted">(up to {{photo_limits.per_entry - len(shown)}} more; JPEG, PNG or WebP, {{photo_limits.max_bytes // (1024 * 1024)}} MB each)</span></label>
+    <input id="photo-files" type="file" name="photo" accept="image/jpeg,image/png,image/webp" multiple>
+    <p class="muted">Their location and other hidden details are removed before they are stored.</p>
+    <button type="submit">Add photos</button>
+  </form>
+  % else:
+  <p class="muted">This entry holds the most photos it can ({{photo_limits.per_entry}}).</p>
+  % end
+</section>

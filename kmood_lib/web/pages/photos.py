@@ -1,0 +1,33 @@
+"""The photos themselves, served only to the entry's owner (the edit page's forms that add,
+move and remove them are in pages.journal, beside the edit page)."""
+
+from __future__ import annotations
+
+import bottle
+
+from kmood_lib.journal import photos
+from kmood_lib.web.auth import Auth
+from kmood_lib.web.http import header
+from kmood_lib.web.routing import Routes
+
+routes = Routes()
+
+PHOTO_CACHE_S = 365 * 24 * 3600  # a photo's bytes never change under its id
+
+
+def _serve(conn, auth: Auth, photo_id: int, size: str) -> bottle.HTTPResponse:
+    content_type, data, etag = photos.file_of(conn, auth.user.id, photo_id, size)
+    headers = {"Cache-Control": f"private, max-age={PHOTO_CACHE_S}", "ETag": etag}
+    if header(bottle.request, "If-None-Match") == etag:
+        return bottle.HTTPResponse(status=304, headers=headers)
+    return bottle.HTTPResponse(data, headers={**headers, "Content-Type": content_type})
+
+
+@routes.get("/photos/<photo_id:id>")
+def photo(conn, auth: Auth, photo_id: int):
+    return _serve(conn, auth, photo_id, "full")
+
+
+@routes.get("/photos/<photo_id:id>/thumb")
+def thumbnail(conn, auth: Auth, photo_id: int):
+    return _serve(conn, auth, photo_id, "thumb")

@@ -1,0 +1,176 @@
+"""Photos of an entry (issue #26): stored in the database without EXIF or GPS, upright, at
+most 2 560 px with a thumbnail; refused clearly when they are not images, too big, or too
+many; shown only to their owner."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from PIL import Image
+
+from tests import images
+from tests.images import upload
+
+
+@pytest.fixture
+def alice(client_for):
+    return client_for("alice")
+
+
+@pytest.fixture
+def entry(alice):
+    return alice.post("/api/entries", {"mood": 4, "note": "at the lake"}).json["id"]
+
+
+def stored(conn, photo_id: int, size: str = "full") -> bytes:
+    return bytes(conn.execute("SELECT data FROM photo_files WHERE photo_id = ? AND size = ?",
+                              (photo_id, size)).fetchone()[0])
+
+
+def test_a_phone_photo_is_stored_upright_without_its_location_or_camera(alice, entry, conn):
+    original = images.phone_jpeg(640, 480)
+    assert images.metadata_of(original)["exif"]  # GPS, camera, orientation: all there
+    answer = upload(alice, entry, original)
+    assert answer.status == 201
+    [photo] = answer.json["photos"]
+    assert (photo["width"], photo["height"]) == (480, 640)  # turned as its EXIF said
+    for size in ("full", "thumb"):
+        kept = images.metadata_of(stored(conn, photo["id"], size))
+        assert kept["format"] == "JPEG" and kept["exif"] == {}
+        assert "exif" not in kept["info"] and "comment" not in kept["info"], kept["info"]
+        assert b"PhoneMaker" not in stored(conn, photo["id"], size)
+    served = alice.get(photo["url"])
+    assert served.status == 200 and served.headers["Content-Type"] == "image/jpeg"
+    assert served.body == stored(conn, photo["id"])
+    assert served.headers["Cache-Control"].startswith("private")
+    image = Image.open(io.BytesIO(served.body))
+    assert image.getpixel((240, 5))[1] > 150  # the green left quarter is now the top
+    thumb = Image.open(io.BytesIO(alice.get(photo["thumb_url"]).body))
+    assert max(thumb.size) == 400 and thumb.size == (300, 400)
+
+
+def test_a_large_photo_is_brought_down_to_2560_pixels_and_keeps_its_format(alice, entry,
+                                                                            conn):
+    answer = upload(alice, entry, images.png(4000, 1000), images.webp(300, 200))
+    assert answer.status == 201
+    big, small = answer.json["photos"]
+    assert (big["width"], big["height"]) == (2560, 640)
+    assert images.metadata_of(stored(conn, big["id"]))["format"] == "PNG"
+    assert Image.open(io.BytesIO(stored(conn, big["id"]))).mode == "RGBA"  # kept its alpha
+    assert (small["width"], small["height"]) == (300, 200)
+    assert alice.get(small["url"]).headers["Content-Type"] == "image/webp"
+
+
+@pytest.mark.parametrize("data,status", [
+    (images.SVG, 415), (b"%PDF-1.7 not an image", 415), (images.phone_jpeg()[:600], 415),
+    (images.png_bomb(50), 413),
+])
+def test_what_is_not_a_photo_we_can_take_is_refused_and_nothing_is_stored(alice, entry, conn,
+                                                                          data, status):
+    answer = upload(alice, entry, images.webp(), data)  # one good photo beside it
+    assert answer.status == status, answer.json
+    assert "photo" in answer.json["error"]["fields"]
+    assert conn.execute("SELECT count(*) FROM photos").fetchone()[0] == 0
+
+
+def test_a_form_with_no_file_chosen_says_so(alice, entry):
+    answer = upload(alice, entry, b"")  # what a file input left empty sends
+    assert answer.status == 422
+    assert answer.json["error"]["fields"] == {"photo": "choose one or more photos"}
+
+
+def test_limits_per_photo_and_per_entry_hold(client_for, make_user, services, conn):
+    alice = client_for("alice")
+    entry = alice.post("/api/entries", {"mood": 3}).json["id"]
+    limits = services.config
+    heavy = b"\xff\xd8" + bytes(limits.photo_max_bytes)
+    assert upload(alice, entry, heavy).status == 413
+    pictures = [images.png(20 + i, 20) for i in range(limits.photos_per_entry)]
+    assert upload(alice, entry, *pictures[:-1]).status == 201
+    assert upload(alice, entry, images.png(99, 9), images.png(98, 9)).status == 413
+    assert len(alice.get(f"/api/entries/{entry}").json["photos"]) == limits.photos_per_entry - 1
+    assert upload(alice, entry, pictures[-1]).status == 201
+
+
+def test_the_same_photo_twice_is_one_photo(alice, entry):
+    picture = images.phone_jpeg()
+    first = upload(alice, entry, picture).json["photos"]
+    again = upload(alice, entry, picture, picture).json["photos"]
+    assert first == again and len(again) == 1
+
+
+def test_photos_come_in_their_order_which_can_be_changed(alice, entry):
+    ids = [p["id"] for p in upload(alice, entry, images.png(10, 10), images.png(11, 11),
+                                   images.png(12, 12)).json["photos"]]
+    listed = alice.get("/api/entries").json["entries"][0]["photos"]
+    assert [p["id"] for p in listed] == ids
+    assert alice.get(f"/api/entries/{entry}").json["photos"] == listed
+    turned = alice.request("PUT", f"/api/entries/{entry}/photos/order",
+                           json_body={"order": ids[::-1]})
+    assert [p["id"] for p in turned.json["photos"]] == ids[::-1]
+    for bad in ({"order": ids[:2]}, {"order": ids + ids[:1]}, {"order": [True, 1, 2]},
+                {"order": "1,2,3"}, {"order": ids, "more": 1}):
+        refused = alice.request("PUT", f"/api/entries/{entry}/photos/order", json_body=bad)
+        assert refused.status == 422, bad
+    assert alice.request("DELETE", f"/api/photos/{ids[0]}").status == 204
+    assert [p["id"] for p in alice.get(f"/api/entries/{entry}").json["photos"]] == [
+        ids[2], ids[1]]
+
+
+def test_a_photo_answers_its_etag_with_304_and_goes_with_its_entry(alice, entry, conn):
+    [photo] = upload(alice, entry, images.webp()).json["photos"]
+    first = alice.get(photo["url"])
+    again = alice.get(photo["url"], headers={"If-None-Match": first.headers["Etag"]})
+    assert again.status == 304 and again.body == b""
+    assert alice.request("DELETE", f"/api/entries/{entry}").status == 204
+    assert alice.get(photo["url"]).status == 404
+    assert conn.execute("SELECT count(*) FROM photo_files").fetchone()[0] == 0
+
+
+def test_another_users_photo_is_a_404_everywhere(alice, entry, client_for):
+    [photo] = upload(alice, entry, images.webp()).json["photos"]
+    bob = client_for("bob")
+    for path in (photo["url"], photo["thumb_url"]):
+        assert bob.get(path).status == 404
+    assert upload(bob, entry, images.webp()).status == 404
+    assert bob.request("DELETE", f"/api/photos/{photo['id']}").status == 404
+    assert bob.request("PUT", f"/api/entries/{entry}/photos/order",
+                       json_body={"order": [photo["id"]]}).status == 404
+    assert alice.get(photo["url"]).status == 200
+
+
+# --- the edit page ---------------------------------------------------------------------------
+
+def csrf_of(page: str) -> str:
+    return re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+
+
+def test_the_edit_page_adds_moves_and_removes_photos_without_script(alice, entry, conn):
+    page = alice.get(f"/entries/{entry}/edit").text
+    assert 'enctype="multipart/form-data"' in page and 'name="photo"' in page
+    token = csrf_of(page)
+    added = upload(alice, entry, images.png(10, 10), images.phone_jpeg(),
+                   path=f"/entries/{entry}/photos", csrf=token)
+    assert added.status == 303
+    assert added.headers["Location"] == f"/entries/{entry}/edit?done=photos_added&n=2#photos"
+    page = alice.get(added.headers["Location"].split("#")[0]).text  # a browser keeps the #
+    assert "Added 2 photos, without their location or other metadata." in page
+    first, second = [int(i) for i in re.findall(r'<a href="/photos/(\d+)"><img', page)]
+    moved = alice.request("POST", f"/photos/{second}/earlier", form={"csrf_token": token})
+    assert moved.status == 303
+    page = alice.get(f"/entries/{entry}/edit").text
+    assert [int(i) for i in re.findall(r'<a href="/photos/(\d+)"><img', page)] == [second, first]
+    assert alice.request("POST", f"/photos/{second}/delete",
+                         form={"csrf_token": token}).status == 303
+    history = alice.get("/entries").text
+    assert f'src="/photos/{first}/thumb"' in history and f"/photos/{second}/" not in history
+
+
+def test_a_refused_upload_shows_the_edit_page_again_with_the_reason(alice, entry, conn):
+    token = csrf_of(alice.get(f"/entries/{entry}/edit").text)
+    refused = upload(alice, entry, images.SVG, path=f"/entries/{entry}/photos", csrf=token)
+    assert refused.status == 415
+    assert "not a JPEG, PNG or WebP image" in refused.text and "<h1>Edit entry</h1>" in refused.text
+    assert conn.execute("SELECT count(*) FROM photos").fetchone()[0] == 0
