@@ -16,6 +16,7 @@ FIELD_LABELS = {
     "location.lat": "Latitude", "location.lon": "Longitude", "song": "Song",
     "song.artist": "Song artist", "song.title": "Song title", "song.album": "Song album",
     "client_id": "Form", "metrics": "Metrics",
+    "photo": "Photos (choose them again)",
 }
 
 

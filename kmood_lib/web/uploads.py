@@ -1,5 +1,5 @@
-"""Photos arriving in a request (the JSON API's and the edit page's forms share this): read,
-checked and re-encoded before the one short transaction that stores them."""
+"""Photos arriving in a request (the JSON API, the log form and the edit page share this):
+read, checked and re-encoded before the one short transaction that stores them."""
 
 from __future__ import annotations
 
@@ -16,16 +16,28 @@ def limits_of(config) -> photos.Limits:
                          config.photo_max_pixels)
 
 
-def add_uploaded(services, conn, user_id: int, entry_id: int) -> list[int]:
-    """The request's `photo` files, checked and re-encoded first (no lock held), then stored
-    in one short transaction; the ids in the order sent."""
-    photos.check_entry(conn, user_id, entry_id)
+def prepare_uploaded(services, required: bool = True) -> list[photos.Prepared]:
+    """The request's `photo` files, each checked and re-encoded (no lock held, nothing
+    stored); none sent is a refusal only when `required`."""
     files = uploaded_files(bottle.request, "photo")
-    if not files:
+    if not files and required:
         raise ValidationError({"photo": "choose one or more photos"})
     limits = limits_of(services.config)
     if len(files) > limits.per_entry:
         raise ValidationError({"photo": f"at most {limits.per_entry} photos on an entry"})
-    prepared = [photos.prepare(data, limits, f"photo {i + 1}") for i, data in enumerate(files)]
+    return [photos.prepare(data, limits, f"photo {i + 1}") for i, data in enumerate(files)]
+
+
+def store(services, conn, user_id: int, entry_id: int, prepared: list[photos.Prepared]
+          ) -> list[int]:
+    """Prepared photos onto the entry, in one short transaction; their ids in order."""
     with transaction(conn):
-        return photos.add(conn, user_id, entry_id, prepared, limits, services.clock.now_ms())
+        return photos.add(conn, user_id, entry_id, prepared, limits_of(services.config),
+                          services.clock.now_ms())
+
+
+def add_uploaded(services, conn, user_id: int, entry_id: int) -> list[int]:
+    """The request's photos onto one of the user's entries (another's is a 404 before any
+    file is read)."""
+    photos.check_entry(conn, user_id, entry_id)
+    return store(services, conn, user_id, entry_id, prepare_uploaded(services))

@@ -48,7 +48,7 @@ def test_pages_of_a_logged_in_person_carry_the_outbox_and_the_log_form_its_piece
     assert re.search(r'<script defer src="/static/js/outbox\.js\?v=\w+"></script>', page)
     assert re.search(r'<script type="module" src="/static/js/offline\.js\?v=\w+"></script>',
                      page)
-    assert 'id="entry-form" data-outbox data-now' in page
+    assert 'id="entry-form" data-outbox enctype="multipart/form-data" data-now' in page
     assert 'name="utc_offset" value=""' in page and 'id="outbox"' in page
     metric = alice.get("/api/metrics").json["metrics"][0]
     assert f'name="names_of_metrics" value="{{&quot;{metric["id"]}&quot;:&quot;sleep&quot;}}"' \

@@ -174,3 +174,42 @@ def test_a_refused_upload_shows_the_edit_page_again_with_the_reason(alice, entry
     assert refused.status == 415
     assert "not a JPEG, PNG or WebP image" in refused.text and "<h1>Edit entry</h1>" in refused.text
     assert conn.execute("SELECT count(*) FROM photos").fetchone()[0] == 0
+
+
+# --- the log form --------------------------------------------------------------------------
+
+def test_photos_chosen_on_the_log_form_arrive_with_the_entry(alice, conn):
+    page = alice.get("/").text
+    assert re.search(r'<form[^>]*id="entry-form"[^>]*enctype="multipart/form-data"', page)
+    form = {"csrf_token": csrf_of(page), "mood": "4", "note": "with pictures",
+            "client_id": re.search(r'name="client_id" value="([^"]+)"', page).group(1),
+            "date": "2026-12-01", "time": "10:00"}
+    body, content_type = form_with_photos(form, [images.phone_jpeg(), images.png()])
+    first = alice.request("POST", "/entries", body=body, content_type=content_type)
+    assert first.status == 303 and first.headers["Location"] == "/?done=logged"
+    again = alice.request("POST", "/entries", body=body, content_type=content_type)
+    assert again.status == 303  # the same form twice: one entry, two photos
+    [entry] = alice.get("/api/entries").json["entries"]
+    assert entry["note"] == "with pictures" and len(entry["photos"]) == 2
+
+
+def test_a_photo_refused_on_the_log_form_saves_nothing_and_keeps_what_was_typed(alice, conn):
+    page = alice.get("/").text
+    form = {"csrf_token": csrf_of(page), "mood": "2", "note": "keep me", "date": "2026-12-01",
+            "client_id": re.search(r'name="client_id" value="([^"]+)"', page).group(1)}
+    body, content_type = form_with_photos(form, [images.SVG])
+    refused = alice.request("POST", "/entries", body=body, content_type=content_type)
+    assert refused.status == 415
+    assert "Photos (choose them again)" in refused.text and "keep me</textarea>" in refused.text
+    assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 0
+
+
+def form_with_photos(fields: dict, files: list[bytes]) -> tuple[bytes, str]:
+    boundary = "kmood-test-boundary"
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
+             .encode() for name, value in fields.items()]
+    parts += [f'--{boundary}\r\nContent-Disposition: form-data; name="photo";'
+              f' filename="p{i}.jpg"\r\nContent-Type: image/jpeg\r\n\r\n'.encode() + data + b"\r\n"
+              for i, data in enumerate(files)]
+    return (b"".join(parts) + f"--{boundary}--\r\n".encode(),
+            f"multipart/form-data; boundary={boundary}")

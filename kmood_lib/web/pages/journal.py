@@ -100,6 +100,7 @@ def home_page(services, conn, auth: Auth, fields: Params | None = None, errors=N
     values = entry_form.values_posted(fields) if fields is not None else (
         entry_form.values_new(local_now(services, user)))
     return page("home.tpl", auth, active="log", status=status, values=values,
+                photo_limits=uploads.limits_of(services.config),
                 errors=errors or {}, todays=todays, streak=current, longest=longest,
                 today=today.isoformat(), scripts=("log.js",),
                 **vocabulary(conn, user.id, keep=values.get("activities", set())))
@@ -110,10 +111,13 @@ def home(services, conn, auth: Auth):
     return home_page(services, conn, auth)
 
 
-@routes.post("/entries", form=home_page, labels=entry_form.form_errors)
+@routes.post("/entries", form=home_page, labels=entry_form.form_errors, max_body="upload")
 def log_entry(services, conn, auth: Auth):
-    saving.create(services, conn, auth.user, posted_entry(services, conn, auth, creating=True),
-                  "web")
+    prepared = uploads.prepare_uploaded(services, required=False)  # refused: nothing saved
+    saved = saving.create(services, conn, auth.user,
+                          posted_entry(services, conn, auth, creating=True), "web")
+    if prepared:  # a replay of the same form adds nothing: a photo is keyed by its bytes
+        uploads.store(services, conn, auth.user.id, saved.entry_id, prepared)
     return redirect("/", "logged")
 
 

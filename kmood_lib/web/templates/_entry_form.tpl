@@ -1,5 +1,5 @@
 % include('_errors.tpl', errors=errors)
-<form method="post" action="{{action}}" class="card" id="entry-form"{{!' data-outbox' if creating else ''}}{{!' data-now' if creating and not errors else ''}}>
+<form method="post" action="{{action}}" class="card" id="entry-form"{{!' data-outbox enctype="multipart/form-data"' if creating else ''}}{{!' data-now' if creating and not errors else ''}}>
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <input type="hidden" name="utc_offset" value="{{values.get('utc_offset', '')}}">
   % if creating:
@@ -63,6 +63,11 @@
     </label>
     % end
   </div>
+  % end
+  % if creating:
+  <label>Photos <span class="muted">(up to {{photo_limits.per_entry}}; their location and other hidden details are removed)</span>
+    <input type="file" name="photo" accept="image/jpeg,image/png,image/webp" multiple>
+  </label>
   % end
   <div class="row">
     <label>Date <input type="date" name="date" value="{{values.get('date', '')}}" required></label>

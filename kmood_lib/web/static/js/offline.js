@@ -107,7 +107,9 @@ function item(entry) {
     head.append(saved);
   }
   li.append(head);
-  const what = [entry.body.note_title, (entry.body.activities || []).join(", ")]
+  const pictures = (entry.photos || []).length;
+  const what = [entry.body.note_title, (entry.body.activities || []).join(", "),
+                pictures ? `${pictures} photo${pictures === 1 ? "" : "s"}` : ""]
     .filter(Boolean).join(" — ");
   if (what) {
     const p = document.createElement("p");
@@ -118,16 +120,18 @@ function item(entry) {
   if (entry.status === "refused") {
     const why = document.createElement("p");
     why.className = "refusal";
-    why.textContent = `Refused by the server: ${entry.message}`;
-    const edit = button("Edit", () => editItem(entry));
-    const discard = button("Discard", async () => {
+    // saved: the entry is in the journal, only its photos were refused (add others on its
+    // edit page); there is nothing left here to fix and send
+    why.textContent = entry.saved ? entry.message : `Refused by the server: ${entry.message}`;
+    const discard = button(entry.saved ? "Dismiss" : "Discard", async () => {
       await outbox.remove(entry.client_id);
       show();
     });
     discard.classList.add("link");
     const actions = document.createElement("p");
     actions.className = "actions";
-    actions.append(edit, discard);
+    if (!entry.saved) actions.append(button("Edit", () => editItem(entry)));
+    actions.append(discard);
     li.append(why, actions);
   }
   return li;
@@ -188,6 +192,7 @@ async function editItem(entry) {
 async function resend(event) {
   event.preventDefault();
   const item = outbox.fromForm(Array.from(new FormData(form)), editing.created);
+  if (!item.photos && editing.photos) item.photos = editing.photos;  // files cannot be refilled
   editing = null;
   await outbox.put(item);
   blank();

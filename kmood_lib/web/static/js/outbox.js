@@ -92,9 +92,12 @@
   function fromForm(pairs, now) {
     const fields = new Map();
     const activities = [];
+    const photos = [];  // the chosen files themselves (IndexedDB keeps Blobs as they are)
     for (const [name, value] of pairs) {
-      if (name === "activity") activities.push(String(value));
-      else fields.set(name, String(value));
+      if (typeof value !== "string") {
+        if (name === "photo" && value.size) photos.push(value);
+      } else if (name === "activity") activities.push(value);
+      else fields.set(name, value);
     }
     const get = (name) => (fields.get(name) || "").trim();
     // The form's own id: the same attempt, if the server did get it before the line dropped,
@@ -125,8 +128,32 @@
     // Whose it is: a shared device may hold entries of several people, each sent only
     // under its own account.
     const owner = /^\d+$/.test(get("owner")) ? Number(get("owner")) : null;
-    return { client_id: body.client_id, created: now || Date.now(), body, status: "waiting",
-             message: null, owner };
+    const item = { client_id: body.client_id, created: now || Date.now(), body,
+                   status: "waiting", message: null, owner };
+    if (photos.length) item.photos = photos;
+    return item;
+  }
+
+  // An entry's photos, sent once the entry is saved (`id`): "sent", "refused" (with the
+  // server's words: the entry stays saved without them) or "stop" (tried again next run: the
+  // entry's replay finds it, and the same photo twice is one photo).
+  async function sendPhotos(fetcher, id, item, token) {
+    const form = new FormData();
+    item.photos.forEach((blob, i) => form.append("photo", blob, blob.name || `photo-${i + 1}`));
+    let response;
+    try {
+      response = await fetcher(`/api/entries/${id}/photos`, {
+        method: "POST", credentials: "same-origin", body: form,
+        headers: { Accept: "application/json", "X-CSRF-Token": token },
+      });
+    } catch {
+      return { verdict: "stop" };
+    }
+    const verdict = decide(response.status);
+    if (verdict !== "refused") return { verdict: verdict === "sent" ? "sent" : "stop" };
+    let answer = null;
+    try { answer = await response.json(); } catch { /* not JSON: the generic words */ }
+    return { verdict, message: `Saved without its photos: ${refusal(answer, response.status)}` };
   }
 
   // What one answer means for its item and for the rest of the run.
@@ -217,6 +244,20 @@
           }
         }
         if (verdict === "forbidden") verdict = "stop";
+        if (verdict === "sent" && item.photos && item.photos.length) {
+          let saved = null;
+          try { saved = await response.json(); } catch { /* no id: tried again next run */ }
+          const photos = saved && Number.isInteger(saved.id)
+            ? await sendPhotos(fetcher, saved.id, item, me.token) : { verdict: "stop" };
+          if (photos.verdict === "stop") return { ...report, outcome: "stop" };
+          if (photos.verdict === "refused") {
+            const { photos: _dropped, ...kept } = item;
+            await put({ ...kept, status: "refused", saved: true, message: photos.message });
+            report.refused += 1;
+            report.waiting -= 1;
+            continue;
+          }
+        }
         if (verdict === "sent") {
           await remove(item.client_id);
           report.sent += 1;
