@@ -35,6 +35,9 @@ class Limits:
     max_pixels: int  # width x height as the file says
 
 
+DEFAULT_LIMITS = Limits(15 * 1024 * 1024, 6, 40_000_000)  # the KMOOD_PHOTO_* defaults
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A photo ready to store: the cleaned full-size copy, its thumbnail, its upload's hash."""

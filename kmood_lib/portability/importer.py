@@ -29,7 +29,7 @@ from kmood_lib.core.errors import Busy, DomainError, StorageFull
 from kmood_lib.core.text import name_key
 from kmood_lib.core.text import problem as text_problem
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, resolve_local_time
-from kmood_lib.journal import vocab
+from kmood_lib.journal import photos, vocab
 from kmood_lib.journal.entry_input import (
     MAX_ACTIVITIES,
     MAX_ACTIVITY_NAME,
@@ -149,7 +149,8 @@ def _check(row: Row, moment: Moment | None, now_ms: int) -> list[str]:
 def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan,
                 rows: Iterable[Row], now_ms: int, *, dry_run: bool = False,
                 format_name: str = "daylio-csv", progress: Callable[[int, int], None] | None = None,
-                allow_private_urls: bool = False, lease_ms: int = staging.LEASE_MS) -> dict:
+                allow_private_urls: bool = False, lease_ms: int = staging.LEASE_MS,
+                photo_limits: photos.Limits = photos.DEFAULT_LIMITS) -> dict:
     """Import the plan's rows (or, with dry_run, only count what would be); returns the report.
     Raises ImportRefused, writing nothing to the journal, when the plan has problems, and
     ImportRunning while another import of this user runs."""
@@ -169,8 +170,23 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
             staging.wanted_metrics(metrics, row)
             label = row.label if row.label and name_key(row.label) != labels.get(row.level) \
                 else None
+            if row.photos and not dry_run:
+                stage_photos(row)
             yield (row.import_key, moment.local_date, moment.local_minute, row.second, row.level,
                    row.note, staging.entry_json(row, moment, label))
+
+    def stage_photos(row: Row) -> None:
+        """A row's photos read from the archive, checked and re-encoded one by one (one in
+        memory at a time), staged beside it; one that cannot be read is left out, said so."""
+        prepared = []
+        for member in row.photos:
+            shown = member.rsplit("/", 1)[-1][:16]
+            try:
+                prepared.append(photos.prepare(plan.read_asset(member), photo_limits, shown))
+            except DomainError as exc:
+                plan.warnings.append(f"{row.where}: photo {shown} left out ({exc.message})")
+        if prepared:
+            staging.stage_photos(conn, run, row.import_key, prepared)
 
     run = staging.begin(conn, user_id, now_ms, finish_expired, lease_ms)
     published = False
@@ -202,7 +218,7 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
         if not published:
             staging.drop(conn, run.id)
     report.update(imported=imported, duplicates=duplicates, dry_run=dry_run, restored=restored,
-                  warnings=list(plan.warnings))
+                  warnings=list(plan.warnings), photos=plan.photos)
     report["message"] = (f"{'Would import' if dry_run else 'Imported'} {imported} entr"
                          f"{'y' if imported == 1 else 'ies'}; {duplicates} already in the"
                          f" journal.")
@@ -227,7 +243,9 @@ def limits_of(config) -> Limits:
 def settings_of(config) -> dict:
     """import_file's keyword arguments that come from the configuration."""
     return {"limits": limits_of(config), "lease_ms": config.import_lease_s * 1000,
-            "allow_private_urls": config.allow_private_notify_urls}
+            "allow_private_urls": config.allow_private_notify_urls,
+            "photo_limits": photos.Limits(config.photo_max_bytes, config.photos_per_entry,
+                                          config.photo_max_pixels)}
 
 
 def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int],
@@ -246,7 +264,8 @@ def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int],
 def import_file(conn, user_id: int, tz: ZoneInfo, data: bytes, mood_map: dict[str, int],
                 now_ms: int, *, dry_run: bool = False, progress=None,
                 allow_private_urls: bool = False, limits: Limits = DEFAULT_LIMITS,
-                lease_ms: int = staging.LEASE_MS) -> dict:
+                lease_ms: int = staging.LEASE_MS,
+                photo_limits: photos.Limits = photos.DEFAULT_LIMITS) -> dict:
     """plan_file, then import_plan: the one path the CLI, the API and the upload page share.
     `allow_private_urls` is KMOOD_ALLOW_PRIVATE_NOTIFY_URLS, for restored reminders; `limits`
     are KMOOD_IMPORT_MAX_BYTES and _ROWS, `lease_ms` KMOOD_IMPORT_LEASE_S (all three:
@@ -254,7 +273,8 @@ def import_file(conn, user_id: int, tz: ZoneInfo, data: bytes, mood_map: dict[st
     plan, rows, format_name = plan_file(conn, user_id, data, mood_map, limits)
     return import_plan(conn, user_id, tz, plan, rows, now_ms, dry_run=dry_run,
                        format_name=format_name, progress=progress,
-                       allow_private_urls=allow_private_urls, lease_ms=lease_ms)
+                       allow_private_urls=allow_private_urls, lease_ms=lease_ms,
+                       photo_limits=photo_limits)
 
 
 PENDING_TTL_MS = 24 * 3600 * 1000

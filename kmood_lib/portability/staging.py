@@ -185,13 +185,94 @@ def stage(conn, run: Run, items: Iterable[tuple]) -> tuple[int, int]:
     return staged, duplicates
 
 
+PHOTO_BATCH = 16  # staged photos moved onto their entries per transaction (images are big)
+
+
+def stage_photos(conn, run: Run, import_key: str, prepared: list) -> None:
+    """A row's checked photos (journal.photos.Prepared), staged in their own transaction."""
+    def write() -> None:
+        with transaction(conn):
+            conn.executemany(
+                "INSERT INTO import_photos (run_id, import_key, position, sha256, width, height,"
+                " content_type, data, thumb_type, thumb) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run.id, import_key, i, p.sha256, p.width, p.height, p.content_type, p.data,
+                  p.thumb_type, p.thumb) for i, p in enumerate(prepared)])
+            run.renew(conn)
+
+    patiently(write)
+
+
+def attach_photos(conn, run: Run) -> int:
+    """Move the staged photos whose entry is published onto it, PHOTO_BATCH per transaction
+    (one the entry already has, from an earlier import of the same file, is left as it is);
+    returns how many were moved."""
+    moved = 0
+    while True:
+        started = time.monotonic()
+
+        def one_batch() -> int:
+            with transaction(conn):
+                ids = [r[0] for r in conn.execute(
+                    "SELECT ip.id FROM import_photos ip JOIN entries e ON e.user_id = ?"
+                    " AND e.import_key = ip.import_key WHERE ip.run_id = ? ORDER BY ip.id"
+                    " LIMIT ?", (run.user_id, run.id, PHOTO_BATCH))]
+                if not ids:
+                    return 0
+                chosen = json.dumps(ids)
+                conn.execute(
+                    "INSERT OR IGNORE INTO photos (entry_id, position, sha256, width, height,"
+                    " created_at) SELECT e.id, ip.position + 1 + coalesce((SELECT max(position)"
+                    " FROM photos WHERE entry_id = e.id), 0), ip.sha256, ip.width, ip.height, ?"
+                    " FROM import_photos ip JOIN entries e ON e.user_id = ?"
+                    " AND e.import_key = ip.import_key"
+                    " WHERE ip.id IN (SELECT value FROM json_each(?)) ORDER BY ip.id",
+                    (run.now_ms(), run.user_id, chosen))
+                for size, kind, data in (("full", "content_type", "data"),
+                                         ("thumb", "thumb_type", "thumb")):
+                    conn.execute(
+                        f"INSERT OR IGNORE INTO photo_files (photo_id, size, content_type, data)"
+                        f" SELECT p.id, '{size}', ip.{kind}, ip.{data} FROM import_photos ip"
+                        " JOIN entries e ON e.user_id = ? AND e.import_key = ip.import_key"
+                        " JOIN photos p ON p.entry_id = e.id AND p.sha256 = ip.sha256"
+                        " WHERE ip.id IN (SELECT value FROM json_each(?))",
+                        (run.user_id, chosen))
+                conn.execute("DELETE FROM import_photos WHERE id IN (SELECT value FROM"
+                             " json_each(?))", (chosen,))
+                run.renew(conn)
+                return len(ids)
+
+        done = patiently(one_batch)
+        if not done:
+            return moved
+        moved += done
+        pause_after(started)
+
+
+def forget_photos(conn, run: Run) -> int:
+    """The staged photos no published entry claimed (their row was already in the journal
+    from another file), deleted a few at a time; returns how many."""
+    forgotten = 0
+    while True:
+        with transaction(conn):
+            gone = conn.execute("DELETE FROM import_photos WHERE id IN (SELECT id FROM"
+                                " import_photos WHERE run_id = ? LIMIT ?)",
+                                (run.id, PHOTO_BATCH)).rowcount
+            run.renew(conn)
+        if not gone:
+            return forgotten
+        forgotten += gone
+
+
 def drop(conn, run_id: int) -> None:
-    """A run and its staged rows, deleted in short steps."""
+    """A run and its staged rows and photos, deleted in short steps."""
     while True:
         started = time.monotonic()
         with transaction(conn):
-            gone = conn.execute("DELETE FROM import_rows WHERE id IN (SELECT id FROM import_rows"
-                                " WHERE run_id = ? LIMIT ?)", (run_id, DROP_BATCH)).rowcount
+            gone = conn.execute("DELETE FROM import_photos WHERE id IN (SELECT id FROM"
+                                " import_photos WHERE run_id = ? LIMIT ?)",
+                                (run_id, PHOTO_BATCH)).rowcount
+            gone += conn.execute("DELETE FROM import_rows WHERE id IN (SELECT id FROM import_rows"
+                                 " WHERE run_id = ? LIMIT ?)", (run_id, DROP_BATCH)).rowcount
             if not gone:
                 conn.execute("DELETE FROM import_runs WHERE id = ?", (run_id,))
                 return
@@ -331,6 +412,7 @@ def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
         if rows is None:
             break
         after = position_of(rows)
+        attach_photos(conn, run)  # the batch's photos onto its entries, a few at a time
         new = sum(fresh)
         imported += new
         duplicates += len(rows) - new
@@ -338,6 +420,10 @@ def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
         if progress is not None:
             progress(done, max(total, done))  # outside the batch: whatever it does
         pause_after(started)
+    left = forget_photos(conn, run)
+    if left:
+        warnings.append(f"{left} photo{'s' if left != 1 else ''} of entries already in the"
+                        " journal from another file were left out")
     return imported, duplicates
 
 

@@ -45,12 +45,66 @@ def read_backup(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Ite
         raise DaylioFormatError("the backup has no dayEntries list")
     identity = hashlib.sha256(json.dumps(values.get("metadata"), sort_keys=True,
                                          default=str).encode()).hexdigest()[:16]
-    _backup_ignored(plan, values, archive)
-    return plan, _backup_rows(plan, document, moods, tags, identity, limits)
+    _backup_ignored(plan, values)
+    assets = Assets(values.get("assets"), archive)
+    plan.read_asset = lambda name: read_member(archive, name, limits)
+    return plan, _backup_rows(plan, document, moods, tags, identity, limits, assets)
+
+
+class Assets:
+    """A backup's assets: the `assets` list (id -> checksum and type: 1 a photo, 2 a voice
+    memo) and the archive's members under assets/ (named by their checksum, under any
+    directories, with or without a leading slash)."""
+
+    PHOTO, AUDIO = 1, 2
+
+    def __init__(self, listed, archive: zipfile.ZipFile) -> None:
+        self.members = {}
+        for name in archive.namelist():
+            path = name.lstrip("/")
+            if path.startswith("assets/") and not path.endswith("/"):
+                self.members[path.rsplit("/", 1)[-1]] = name
+        self.listed = {}
+        for asset in listed if isinstance(listed, list) else ():
+            if isinstance(asset, dict) and _int(asset.get("id")) is not None and isinstance(
+                    asset.get("checksum"), str):
+                self.listed[_int(asset["id"])] = (asset["checksum"], _int(asset.get("type")))
+        self.used: set[str] = set()
+        self.missing = self.memos = 0
+
+    def photos_of(self, entry: dict) -> tuple[str, ...]:
+        """The members of an entry's photos, in its order; memos and missing files counted."""
+        found = []
+        ids = entry.get("assets")
+        for ident in ids if isinstance(ids, list) else ():
+            checksum, kind = self.listed.get(_int(ident), (None, None))
+            member = self.members.get(checksum) if checksum else None
+            if member is None:
+                self.missing += 1
+                continue
+            self.used.add(member)
+            if kind == self.AUDIO:
+                self.memos += 1
+            else:
+                found.append(member)
+        return tuple(found)
+
+    def report(self, plan: Plan) -> None:
+        if self.memos:
+            plan.ignored.append(f"{self.memos} voice memo{'s' if self.memos != 1 else ''} not"
+                                " imported (k-mood keeps photos only for now)")
+        if self.missing:
+            plan.warnings.append(f"{self.missing} photo or memo file{'s' if self.missing != 1 else ''}"
+                                 " named by entries missing from the archive: left out")
+        unused = len(set(self.members.values()) - self.used)
+        if unused:
+            plan.warnings.append(f"{unused} file{'s' if unused != 1 else ''} under assets/"
+                                 f" belong{'' if unused != 1 else 's'} to no entry (a"
+                                 " milestone's photo, or left over): left out")
 
 
 def _backup_rows(plan: Plan, document: Document, moods: dict, tags: dict, identity: str,
-                 limits: Limits) -> Iterator[Row]:
+                 limits: Limits, assets: Assets) -> Iterator[Row]:
     mismatched = 0
     for position, entry in document.items():
         plan.total += 1
@@ -58,7 +112,10 @@ def _backup_rows(plan: Plan, document: Document, moods: dict, tags: dict, identi
         row, off = _backup_row(plan, entry, position, moods, tags, identity)
         mismatched += off
         if row is not None:
+            row.photos = assets.photos_of(entry)
+            plan.photos += len(row.photos)
             yield row
+    assets.report(plan)
     if mismatched:
         plan.warnings.append(f"{mismatched} entr{'y' if mismatched == 1 else 'ies'}: the UTC"
                              f" instant disagrees with the local date and time; the local"
@@ -220,10 +277,7 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
                [], f"daylio-backup:{identity}:{ident}"), mismatch
 
 
-def _backup_ignored(plan: Plan, document: dict, archive: zipfile.ZipFile) -> None:
-    assets = [n for n in archive.namelist() if n.startswith("assets/") and not n.endswith("/")]
-    if assets:
-        plan.ignored.append(f"{len(assets)} photo or asset file(s) not imported")
+def _backup_ignored(plan: Plan, document: dict) -> None:
     for key, what in (("goals", "goals"), ("reminders", "Daylio reminders"),
                       ("prefs", "app preferences")):
         if document.get(key):

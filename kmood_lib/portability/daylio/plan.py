@@ -78,6 +78,7 @@ class Row:
     song: object | None = None  # entry_input.Song (k-mood's own export only)
     source: str = "daylio"
     weather: dict | None = None  # what the worker had found (k-mood's own export only)
+    photos: tuple[str, ...] = ()  # archive members of its photos, in order (backups only)
 
 
 class Notes(list):
@@ -119,6 +120,9 @@ class Plan:
     groups: dict[str, str] = field(default_factory=dict)  # activity -> group name
     extras: dict = field(default_factory=dict)  # k-mood's own export: see portability.restore
     html: _PlainText = field(default_factory=_PlainText, repr=False)  # reused for every note
+    # a backup's archive member by name -> its bytes (read when its row is staged), or None
+    read_asset: object | None = field(default=None, repr=False)
+    photos: int = 0  # photos the rows name that the archive holds
     _spellings: dict[str, str] = field(default_factory=dict, repr=False)  # key -> first spelling
 
     def problem(self, message: str) -> None:
