@@ -3,8 +3,10 @@ command line, with progress on stderr."""
 
 from __future__ import annotations
 
+import io
 import sys
 import time
+import zipfile
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -33,11 +35,13 @@ def add_parser(sub) -> None:
     back.add_argument("file", help="the JSON export")
     back.add_argument("--user", required=True, help="whose journal")
     back.add_argument("--dry-run", action="store_true", help="report without writing anything")
-    out = sub.add_parser("export", help="export a user's journal as JSON or Daylio-style CSV",
-                         description="Write everything of one user: k-mood's JSON (imports "
-                         "back with import-json) or a CSV in Daylio's newest layout.")
+    out = sub.add_parser("export", help="export a user's journal as JSON, ZIP or Daylio-style"
+                         " CSV", description="Write everything of one user: k-mood's JSON "
+                         "(imports back with import-json), the ZIP of it with the photos "
+                         "(imports back the same way; needs --output) or a CSV in Daylio's "
+                         "newest layout.")
     out.add_argument("--user", required=True, help="whose journal")
-    out.add_argument("--format", choices=("json", "csv"), default="json")
+    out.add_argument("--format", choices=("json", "zip", "csv"), default="json")
     out.add_argument("-o", "--output", help="the file to write (default: standard output)")
     copy = sub.add_parser("backup", help="copy the database while it is in use",
                           description="Take a consistent copy of the database with SQLite's "
@@ -144,16 +148,41 @@ def cmd_import_json(args, config: Config) -> int:
         data = Path(args.file).read_bytes()
     except OSError as exc:
         raise UsageError(f"import-json: cannot read {args.file}: {exc.strerror}") from None
-    if not kmood_json.is_export(data):
-        raise UsageError(f"import-json: {args.file} is not a k-mood JSON export")
+    if not (kmood_json.is_export(data) or _is_export_zip(data)):
+        raise UsageError(f"import-json: {args.file} is not a k-mood JSON or ZIP export")
     return cmd_import_daylio(args, config)
 
 
+def _is_export_zip(data: bytes) -> bool:
+    try:
+        return kmood_json.is_export_zip(zipfile.ZipFile(io.BytesIO(data)))
+    except (zipfile.BadZipFile, ValueError):
+        return False
+
+
+def _export_zip(services, conn, person, target: Path) -> int:
+    """The ZIP written beside its final name and moved there once complete."""
+    partial = target.with_name(target.name + ".partial")
+    try:
+        with partial.open("wb") as out, transaction(conn, immediate=False):
+            export.export_zip(conn, person.id, services.clock.now_ms(), out)
+        partial.replace(target)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise UsageError(f"export: cannot write {target}: {exc.strerror}") from None
+    print(f"wrote zip export of {person.username} to {target}", file=sys.stderr)
+    return EXIT_OK
+
+
 def cmd_export(args, config: Config) -> int:
+    if args.format == "zip" and not args.output:
+        raise UsageError("export: a ZIP needs --output (a file, not the terminal)")
     services = bootstrap(config)
     conn = services.connect()
     try:
         person = named_user(conn, args)
+        if args.format == "zip":
+            return _export_zip(services, conn, person, Path(args.output))
         with transaction(conn, immediate=False):  # one consistent snapshot
             body = (export.export_json(conn, person.id, services.clock.now_ms())
                     if args.format == "json" else export.export_csv(conn, person.id))

@@ -72,12 +72,40 @@ def prepare(data: bytes, limits: Limits, name: str = "photo") -> Prepared:
         raise UnsupportedMedia(
             f"{name} is not a JPEG, PNG or WebP image this server can read ({exc.__class__.__name__})",
             {"photo": "not a JPEG, PNG or WebP image"}) from None
+    thumb_type, thumb_bytes = _encode(_fit(upright, THUMB_SIDE), kind, THUMB_QUALITY)
+    if _clean(image, data, kind):  # nothing to take away: kept as it came, no generation lost
+        return Prepared(hashlib.sha256(data).hexdigest(), FORMATS[kind], data, width, height,
+                        thumb_type, thumb_bytes)
     full = _fit(upright, FULL_SIDE)
-    thumb = _fit(upright, THUMB_SIDE)
     content_type, encoded = _encode(full, kind, JPEG_QUALITY)
-    thumb_type, thumb_bytes = _encode(thumb, kind, THUMB_QUALITY)
     return Prepared(hashlib.sha256(data).hexdigest(), content_type, encoded, full.width,
                     full.height, thumb_type, thumb_bytes)
+
+
+# What a file may say about itself and still be kept as it is: how to show its pixels, never
+# who, where or with what it was taken.
+SAFE_INFO = {
+    "JPEG": {"jfif", "jfif_version", "jfif_unit", "jfif_density", "dpi", "icc_profile",
+             "progressive", "progression", "adobe", "adobe_transform"},
+    "PNG": {"icc_profile", "dpi", "gamma", "srgb", "chromaticity", "transparency", "aspect"},
+    "WEBP": {"icc_profile", "loop", "duration", "background", "timestamp"},
+}
+SAFE_JPEG_SEGMENTS = {"APP0", "APP2", "APP14"}  # JFIF, the ICC profile, Adobe's colour flag
+
+
+def _clean(image: Image.Image, data: bytes, kind: str) -> bool:
+    """Whether a file holds nothing but its pixels and how to show them, is no larger than
+    FULL_SIDE and is upright: then it is stored byte for byte (a k-mood export read back in
+    is the same photo, not a second generation of it)."""
+    if max(image.size) > FULL_SIDE or len(image.getexif()) or not set(image.info) <= SAFE_INFO[
+            kind]:
+        return False
+    if kind == "JPEG":
+        return ({marker for marker, _ in getattr(image, "applist", [])} <= SAFE_JPEG_SEGMENTS
+                and data.endswith(b"\xff\xd9"))  # nothing after the image
+    if kind == "PNG":
+        return data.endswith(b"IEND\xaeB`\x82")
+    return int.from_bytes(data[4:8], "little") + 8 == len(data)  # WebP: RIFF holds it all
 
 
 def _fit(image: Image.Image, side: int) -> Image.Image:

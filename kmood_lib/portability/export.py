@@ -1,7 +1,8 @@
 """Everything of one user, out: k-mood's own JSON (entries with activities, metrics, songs and
-what the worker found out, moods, activities and groups, metrics) and a CSV in Daylio's newest
-column layout, written the way Daylio writes it so other tools read it and k-mood reads it
-back exactly (`kmood_json` reads the JSON back in).
+what the worker found out, moods, activities and groups, metrics), the same JSON with the
+photos in a ZIP, and a CSV in Daylio's newest column layout, written the way Daylio writes it
+so other tools read it and k-mood reads it back exactly (`kmood_json` reads the JSON and the
+ZIP back in).
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ import csv
 import html
 import io
 import json
+import zipfile
 from datetime import datetime
+from typing import IO
 
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.journal import queries, vocab
 from kmood_lib.portability.daylio.csv_export import spreadsheet_safe
-from kmood_lib.portability.kmood_json import FORMAT, VERSION
+from kmood_lib.portability.kmood_json import FORMAT, VERSION, ZIP_JSON
 from kmood_lib.reminders import schedule as reminders
 
 CSV_COLUMNS = ["full_date", "date", "weekday", "time", "mood", "activities", "scales",
@@ -56,6 +59,26 @@ def export_document(conn, user_id: int, now_ms: int) -> dict:
 
 def export_json(conn, user_id: int, now_ms: int) -> str:
     return json.dumps(export_document(conn, user_id, now_ms), ensure_ascii=False)
+
+
+EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp"}
+
+
+def export_zip(conn, user_id: int, now_ms: int, out: IO[bytes]) -> None:
+    """The JSON export and every photo, as a ZIP written to `out` (a file: photos are read
+    one at a time, never held together): `export.json`, whose entries name their photos'
+    files, and `photos/<entry id>/<n>.<ext>`, the stored photos as they are."""
+    document = export_document(conn, user_id, now_ms)
+    with zipfile.ZipFile(out, "w") as archive:
+        for entry in document["entries"]:
+            for n, photo in enumerate(entry.get("photos") or (), start=1):
+                kind, data = conn.execute(
+                    "SELECT content_type, data FROM photo_files WHERE photo_id = ?"
+                    " AND size = 'full'", (photo["id"],)).fetchone()
+                photo["file"] = f"photos/{entry['id']}/{n}.{EXTENSIONS.get(kind, 'bin')}"
+                archive.writestr(photo["file"], bytes(data), zipfile.ZIP_STORED)  # compressed
+        archive.writestr(ZIP_JSON, json.dumps(document, ensure_ascii=False),
+                         zipfile.ZIP_DEFLATED)
 
 
 def daylio_html(text: str) -> str:

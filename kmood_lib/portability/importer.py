@@ -41,7 +41,7 @@ from kmood_lib.journal.entry_input import (
     Moment,
 )
 from kmood_lib.portability import kmood_json, restore, staging
-from kmood_lib.portability.daylio.backup import read_backup
+from kmood_lib.portability.daylio.backup import open_archive, read_backup
 from kmood_lib.portability.daylio.csv_export import read_csv
 from kmood_lib.portability.daylio.moods import MoodNames, suggest_level
 from kmood_lib.portability.daylio.plan import DEFAULT_LIMITS, Limits, Plan, Row
@@ -254,6 +254,9 @@ def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int],
     export, or a Daylio CSV (k-mood's CSV export is one) -> its plan, its rows (read as they
     are asked for) and its format. Raises DaylioFormatError, also for a file past `limits`."""
     if data[:4] == b"PK\x03\x04":
+        archive = open_archive(data)
+        if kmood_json.is_export_zip(archive):  # k-mood's own, with its photos
+            return (*kmood_json.read_export_zip(archive, limits), "kmood-json")
         return (*read_backup(data, limits), "daylio-backup")
     if kmood_json.is_export(data):
         return (*kmood_json.read_export(data, limits), "kmood-json")

@@ -1,15 +1,18 @@
-"""k-mood's own JSON export read back into an import plan (the importer applies it like a
-Daylio file): every entry with its offset, song, location and metrics, checked field by field."""
+"""k-mood's own JSON export (or the ZIP of it with the photos) read back into an import plan (the
+importer applies it like a Daylio file): every entry with its offset, song, location, metrics
+and photos, checked field by field."""
 
 from __future__ import annotations
 
 import math
+import zipfile
 from collections.abc import Iterator
 from datetime import datetime
 
 from kmood_lib.journal import writes
 from kmood_lib.journal.entry_input import SONG_SOURCES, Song
 from kmood_lib.portability import restore
+from kmood_lib.portability.daylio.backup import read_member
 from kmood_lib.portability.daylio.plan import (
     DEFAULT_LIMITS,
     DaylioFormatError,
@@ -21,6 +24,7 @@ from kmood_lib.portability.daylio.plan import (
 from kmood_lib.portability.json_stream import Document
 
 FORMAT, VERSION = "k-mood", 1
+ZIP_JSON = "export.json"  # the JSON inside export_zip's archive, beside photos/
 
 
 class ExportFormatError(DaylioFormatError):
@@ -29,6 +33,34 @@ class ExportFormatError(DaylioFormatError):
 
 def is_export(data: bytes) -> bool:
     return data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+
+
+def is_export_zip(archive: zipfile.ZipFile) -> bool:
+    return ZIP_JSON in archive.namelist()
+
+
+def read_export_zip(archive: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS
+                    ) -> tuple[Plan, Iterator[Row]]:
+    """k-mood's ZIP export: its JSON, read as read_export reads a JSON file, and its photos,
+    each read from the archive (through the bounded reader) when its row is staged."""
+    data = read_member(archive, ZIP_JSON, limits)
+    plan, rows = read_export(bytes(data), limits)
+    members = set(archive.namelist())
+    plan.read_asset = lambda name: read_member(archive, name, limits)
+    return plan, _with_photos(plan, rows, members)
+
+
+def _with_photos(plan: Plan, rows: Iterator[Row], members: set[str]) -> Iterator[Row]:
+    missing = 0
+    for row in rows:
+        named = [f for f in row.photos if f in members]
+        missing += len(row.photos) - len(named)
+        row.photos = tuple(named)
+        plan.photos += len(named)
+        yield row
+    if missing:
+        plan.warnings.append(f"{missing} photo{'s' if missing != 1 else ''} named by entries"
+                             " missing from the ZIP: left out")
 
 
 def read_export(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Iterator[Row]]:
@@ -120,7 +152,16 @@ def _row(plan: Plan, entry, position: int, defs: dict) -> Row | None:
                int(moment.utcoffset().total_seconds()), mood, texts["mood_label"] or None,
                [a.strip() for a in activities if a.strip()], texts["note_title"], texts["note"],
                metrics, key, second=moment.second, location=location, song=song, source=source,
-               weather=weather)
+               weather=weather, photos=_photo_files(entry.get("photos")))
+
+
+def _photo_files(value) -> tuple[str, ...]:
+    """The ZIP members an entry's photos name ("file", as export_zip writes them); a plain
+    JSON export has none, and anything else is not a photo file."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(p["file"] for p in value if isinstance(p, dict) and isinstance(
+        p.get("file"), str) and p["file"].startswith("photos/") and ".." not in p["file"])
 
 
 def _location(value, errors: list) -> tuple[float, float] | None:

@@ -94,7 +94,7 @@ def test_export_to_a_file_and_import_json_into_a_fresh_database(tmp_path):
     assert entries(tmp_path / "other.db") == 7
     not_json = run(["kmood.py", "import-json", str(tmp_path / "backup.daylio"), "--user", "ann"],
                    other)
-    assert not_json.returncode == 2 and "not a k-mood JSON export" in not_json.stderr
+    assert not_json.returncode == 2 and "not a k-mood JSON or ZIP export" in not_json.stderr
     nobody = run(["kmood.py", "export", "--user", "nobody"], env)
     assert nobody.returncode == 2 and "no user 'nobody'" in nobody.stderr
 
@@ -116,3 +116,31 @@ def test_crafted_files_are_one_line_and_exit_2_never_a_traceback(tmp_path):
             assert done.returncode == 2, (what, command, done.returncode, done.stderr[-500:])
             assert "Traceback" not in done.stderr and done.stderr.strip(), (what, command)
     assert entries(tmp_path / "k.db") == 0
+
+
+def test_a_zip_export_with_photos_imports_into_a_fresh_database_from_the_command_line(
+        tmp_path):
+    from tests.unit.test_daylio_backup_photos import photo_backup, stored_photos
+
+    env = base_env(tmp_path / "k.db")
+    run(["kmood.py", "create-user", "ann", "--password-stdin"], env, input="a long password\n")
+    (tmp_path / "photos.daylio").write_bytes(photo_backup())
+    imported = run(["kmood.py", "import-daylio", str(tmp_path / "photos.daylio"), "--user",
+                    "ann"], env)
+    assert imported.returncode == 0, imported.stderr
+    out = tmp_path / "ann.zip"
+    no_file = run(["kmood.py", "export", "--user", "ann", "--format", "zip"], env)
+    assert no_file.returncode == 2 and "needs --output" in no_file.stderr
+    done = run(["kmood.py", "export", "--user", "ann", "--format", "zip", "-o", str(out)], env)
+    assert done.returncode == 0 and f"wrote zip export of ann to {out}" in done.stderr
+    other = base_env(tmp_path / "other.db")
+    run(["kmood.py", "create-user", "ann", "--password-stdin"], other, input="a long password\n")
+    first = run(["kmood.py", "import-json", str(out), "--user", "ann"], other)
+    assert first.returncode == 0 and "Imported 3 entries" in first.stdout, first.stderr
+    before, after = (sqlite3.connect(tmp_path / name) for name in ("k.db", "other.db"))
+    try:
+        assert stored_photos(after, 1) == stored_photos(before, 1)  # 6 photos, byte for byte
+        assert sum(map(len, stored_photos(after, 1).values())) == 6
+    finally:
+        before.close()
+        after.close()

@@ -213,3 +213,19 @@ def form_with_photos(fields: dict, files: list[bytes]) -> tuple[bytes, str]:
               for i, data in enumerate(files)]
     return (b"".join(parts) + f"--{boundary}--\r\n".encode(),
             f"multipart/form-data; boundary={boundary}")
+
+
+def test_a_clean_file_is_kept_byte_for_byte_and_one_with_hidden_text_is_not(alice, entry, conn):
+    from PIL import PngImagePlugin
+
+    clean = images.png(64, 64, alpha=False)
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Location", "52.52 N 13.40 E, home")
+    out = io.BytesIO()
+    Image.open(io.BytesIO(clean)).save(out, "PNG", pnginfo=info)
+    kept, cleaned = upload(alice, entry, clean, out.getvalue()).json["photos"]
+    assert stored(conn, kept["id"]) == clean
+    assert b"home" not in stored(conn, cleaned["id"]) and b"home" in out.getvalue()
+    jpeg = images.phone_jpeg(200, 100, rotated=False)
+    [photo] = upload(alice, entry, jpeg).json["photos"][2:]
+    assert stored(conn, photo["id"]) != jpeg and b"Phone" not in stored(conn, photo["id"])

@@ -34,7 +34,7 @@ def read_backup(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Ite
     rows, read one by one as they are asked for (the plan is complete once they all were);
     raises DaylioFormatError for a file that is not one, or one past `limits`, and lists entry
     problems in the plan."""
-    archive = _archive(data)
+    archive = open_archive(data)
     document = Document(_backup_json(read_member(archive, MEMBER, limits)), MEMBER, "dayEntries",
                         check_items=limits.check_rows)
     values = document.values
@@ -122,7 +122,7 @@ def _backup_rows(plan: Plan, document: Document, moods: dict, tags: dict, identi
                              f" fields were used")
 
 
-def _archive(data: bytes) -> zipfile.ZipFile:
+def open_archive(data: bytes) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError):

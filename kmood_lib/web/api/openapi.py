@@ -449,6 +449,7 @@ _REPORT = {"type": "object", "properties": {
     "problems": {"type": "array", "items": STR}, "more_problems": INT,
     "warnings": {"type": "array", "items": STR}, "ignored": {"type": "array", "items": STR},
     "imported": INT, "duplicates": INT, "dry_run": BOOL, "message": STR,
+    "photos": {**INT, "description": "photos the file brings (a .daylio backup, k-mood's ZIP)"},
     "restored": {"type": "array", "items": STR, "description": "what a k-mood export brought"
                  " back besides its entries (labels, vocabularies, reminders)"}}}
 PATHS["/api/import/daylio"] = {"post": _op(
@@ -486,11 +487,14 @@ PATHS["/api/photos/{id}"] = {"delete": _op("Remove a photo", None, status=204, p
 
 PATHS["/api/export"] = {"get": {
     "summary": "Everything of this user as a file: k-mood's JSON (imports back into any "
-               "k-mood) or a CSV in Daylio's newest column layout",
-    "parameters": [{"name": "format", "in": "query", "schema": {"enum": ["json", "csv"]}}],
+               "k-mood), the ZIP of it with the photos (export.json and photos/<entry>/<n>.<ext>;"
+               " imports back the same way) or a CSV in Daylio's newest column layout",
+    "parameters": [{"name": "format", "in": "query",
+                    "schema": {"enum": ["json", "zip", "csv"]}}],
     "responses": {
         "200": {"description": "the file (Content-Disposition: attachment)", "content": {
             "application/json": {"schema": {"type": "object"}},
+            "application/zip": {"schema": {"type": "string", "format": "binary"}},
             "text/csv": {"schema": {"type": "string"}}}},
         **{code: {"description": "error", "content": {"application/json": {
             "schema": _ref("Error")}}} for code in ("401", "422")}}}}

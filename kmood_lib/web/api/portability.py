@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from zoneinfo import ZoneInfo
 
 import bottle
@@ -49,19 +50,46 @@ def import_file(services, conn, auth: Auth):
 @routes.get("/api/export")
 def export_file(services, conn, auth: Auth):
     wanted = query_params(bottle.request).get("format", "json")
-    if wanted not in ("json", "csv"):
-        raise ValidationError({"format": "json or csv"}, "format must be json or csv")
+    if wanted not in ("json", "csv", "zip"):
+        raise ValidationError({"format": "json, zip or csv"}, "format must be json, zip or csv")
     return download(services, conn, auth, wanted)
 
 
+ZIP_CHUNK = 1024 * 1024
+
+
 def download(services, conn, auth: Auth, wanted: str) -> bottle.HTTPResponse:
-    """The whole journal as a file: one read snapshot, so it is consistent."""
+    """The whole journal as a file: one read snapshot, so it is consistent. The ZIP (with
+    the photos) is written to a temporary file and sent from it in chunks."""
     clock = services.clock
+    day = clock.now().date().isoformat()
+    if wanted == "zip":
+        spool = tempfile.TemporaryFile()
+        try:
+            with transaction(conn, immediate=False):
+                export.export_zip(conn, auth.user.id, clock.now_ms(), spool)
+            size = spool.tell()
+            spool.seek(0)
+        except BaseException:
+            spool.close()
+            raise
+        return bottle.HTTPResponse(_chunks(spool), headers={
+            "Content-Type": "application/zip", "Content-Length": str(size),
+            "Cache-Control": "no-store",
+            "Content-Disposition": f'attachment; filename="kmood-{day}.zip"'})
     with transaction(conn, immediate=False):
         body = (export.export_json(conn, auth.user.id, clock.now_ms()) if wanted == "json"
                 else export.export_csv(conn, auth.user.id))
-    day = clock.now().date().isoformat()
     kind = "application/json" if wanted == "json" else "text/csv"
     return bottle.HTTPResponse(body.encode("utf-8"), headers={
         "Content-Type": f"{kind}; charset=utf-8", "Cache-Control": "no-store",
         "Content-Disposition": f'attachment; filename="kmood-{day}.{wanted}"'})
+
+
+def _chunks(spool):
+    """A spooled file, sent a chunk at a time and closed (deleted) when done or abandoned."""
+    try:
+        while chunk := spool.read(ZIP_CHUNK):
+            yield chunk
+    finally:
+        spool.close()

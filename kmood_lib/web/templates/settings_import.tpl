@@ -13,5 +13,5 @@
   <div class="actions"><button type="submit">Check the file</button></div>
 </form>
 <h2>Export</h2>
-<p class="muted">Everything you have logged, to keep or to take elsewhere. The JSON file holds all of it (entries with their activities, metrics, songs, weather and places; your moods, activities and metrics) and imports back into any k-mood, here or on a new server. The CSV uses Daylio's columns, so tools that read Daylio exports read it too.</p>
-<p class="actions"><a class="button" href="/api/export?format=json" download>Download JSON</a> <a class="button secondary" href="/api/export?format=csv" download>Download CSV</a></p>
+<p class="muted">Everything you have logged, to keep or to take elsewhere. The JSON file holds all of it (entries with their activities, metrics, songs, weather and places; your moods, activities and metrics) and imports back into any k-mood, here or on a new server; the ZIP adds your photos. The CSV uses Daylio's columns, so tools that read Daylio exports read it too.</p>
+<p class="actions"><a class="button" href="/api/export?format=zip" download>Download ZIP (JSON and photos)</a> <a class="button secondary" href="/api/export?format=json" download>Download JSON</a> <a class="button secondary" href="/api/export?format=csv" download>Download CSV</a></p>
