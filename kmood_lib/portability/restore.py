@@ -1,6 +1,7 @@
 """What a k-mood export brings besides its entries, put back when it is imported: mood labels,
-activities (groups, archived) and metrics, the ListenBrainz and Last.fm names, reminders, and
-the weather already fetched for its entries.
+activities (groups, archived) and metrics, the ListenBrainz and Last.fm names, reminders, note
+templates (a Daylio backup's writing templates too), and the weather already fetched for its
+entries.
 
 Nothing here overwrites what the person set on this server: a label, group, name or setting
 of their own stays. Reminders come back switched off when they had a token (an export never
@@ -15,7 +16,7 @@ from zoneinfo import ZoneInfo
 from kmood_lib.accounts import users
 from kmood_lib.core.errors import DomainError
 from kmood_lib.core.text import name_key
-from kmood_lib.journal import vocab
+from kmood_lib.journal import templates, vocab
 from kmood_lib.portability.daylio.plan import Plan
 from kmood_lib.reminders import schedule
 
@@ -35,8 +36,16 @@ def apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, now_ms: int, allow_priva
             _metrics(conn, user_id, extras.get("metrics") or [], now_ms, plan),
             _integrations(conn, user_id, extras.get("user") or {}, now_ms),
             _reminders(conn, user_id, tz, extras.get("reminders") or [], now_ms,
-                       allow_private_urls, plan)]
+                       allow_private_urls, plan),
+            _templates(conn, user_id, extras.get("templates") or [], now_ms, plan)]
     return [line for line in done if line]
+
+
+def _templates(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
+    """Note templates made where the person has none of that name."""
+    made, problems = templates.ensure_templates(conn, user_id, listed, now_ms)
+    plan.warnings.extend(f"left out: {p}" for p in problems)
+    return f"{made} note template(s) added" if made else None
 
 
 def describe(plan: Plan) -> list[str]:
@@ -47,10 +56,13 @@ def describe(plan: Plan) -> list[str]:
     reminders = extras.get("reminders") or []
     lines = [f"mood labels, {len(extras.get('activities') or [])} activities and"
              f" {len(extras.get('metrics') or [])} metrics from the export are kept where you"
-             f" have none of your own"]
+             f" have none of your own"] if set(extras) - {"templates"} else []
     if reminders:
         lines.append(f"{len(reminders)} reminder(s) would come back, switched off until their"
                      f" token is entered again (an export never carries tokens)")
+    if extras.get("templates"):
+        lines.append(f"{len(extras['templates'])} note template(s) would be added where you"
+                     " have none of that name")
     return lines
 
 
@@ -192,5 +204,6 @@ def extras_of(document: dict) -> dict:
             "reminders": [r for r in reminders if isinstance(r, dict)]
             if isinstance(reminders, list) else [],
             "user": {k: v for k, v in user.items() if isinstance(v, str)}
-            if isinstance(user, dict) else {}}
+            if isinstance(user, dict) else {},
+            "templates": names(document.get("templates"), "note_title", "note")}
 

@@ -62,7 +62,9 @@ def notice(params: Params) -> str | None:
 
 SECTIONS = [("profile", "/settings", "Profile"), ("moods", "/settings/moods", "Mood labels"),
             ("activities", "/settings/activities", "Activities"),
-            ("metrics", "/settings/metrics", "Metrics"), ("tokens", "/settings/tokens", "API tokens"),
+            ("metrics", "/settings/metrics", "Metrics"),
+            ("templates", "/settings/templates", "Note templates"),
+            ("tokens", "/settings/tokens", "API tokens"),
             ("reminders", "/settings/reminders", "Reminders"),
             ("import", "/settings/import", "Import & export")]
 ADMIN_SECTIONS = [("users", "/settings/users", "Household"), ("jobs", "/admin/jobs", "Jobs")]

@@ -32,6 +32,7 @@ BASE_BODIES = {
     "ActivityWrite": {"name": "walk2", "group": "outside"},
     "ActivitiesChange": {"ids": [1], "action": "group", "group": "outside"},
     "MetricWrite": {"name": "energy", "unit": "pts"},
+    "TemplateWrite": {"name": "Evening", "note_title": "Today", "note": "What went well?"},
     "moods": {"label": "fine"},
     "ReminderWrite": {"time": "20:30", "weekdays": [0, 1], "timezone": "Europe/Berlin",
                       "channel": "ntfy", "url": "https://ntfy.sh/kmood-test", "token": "tk",

@@ -20,6 +20,8 @@ def world(client_for):
         "mood": 2, "note": "alice private note", "activities": ["secret-activity"],
         "metrics": {"secret-metric": 1}}).json["id"]
     a["photo"] = upload(alice, a["entry"], images.webp()).json["photos"][0]["id"]
+    a["template"] = alice.post("/api/templates", {"name": "secret-template",
+                                                  "note": "alice private template"}).json["id"]
     return alice, bob, a
 
 
@@ -28,7 +30,7 @@ def snapshot(alice, a):
         "entry": alice.get(f"/api/entries/{a['entry']}").json,
         "lists": [alice.get(p).json for p in ("/api/entries", "/api/activities", "/api/metrics",
                                               "/api/tokens", "/api/moods", "/api/me",
-                                              "/api/reminders")],
+                                              "/api/reminders", "/api/templates")],
     }
 
 
@@ -48,6 +50,8 @@ FOREIGN_OBJECT_ROUTES = [
     ("POST", "/api/entries/{entry}/photos", None),
     ("PUT", "/api/entries/{entry}/photos/order", {"order": []}),
     ("DELETE", "/api/photos/{photo}", None),
+    ("PATCH", "/api/templates/{template}", {"name": "stolen"}),
+    ("DELETE", "/api/templates/{template}", None),
 ]
 
 
@@ -70,6 +74,7 @@ def test_every_object_route_with_an_id_is_in_the_cross_user_matrix(wsgi):
 
 @pytest.mark.parametrize("path,key", [("/api/entries", "entries"), ("/api/activities", "activities"),
                                       ("/api/metrics", "metrics"), ("/api/tokens", "tokens"),
+                                      ("/api/templates", "templates"),
                                       ("/api/reminders", "reminders")])
 def test_lists_show_only_the_users_own_objects(world, path, key):
     alice, bob, _ = world
@@ -188,6 +193,9 @@ FOREIGN_PAGE_ROUTES = [
     ("POST", "/photos/{photo}/delete", {}),
     ("POST", "/photos/{photo}/earlier", {}),
     ("POST", "/entries/{entry}/photos", {}),
+    ("POST", "/settings/templates/{template}", {"name": "stolen", "note": "x"}),
+    ("GET", "/settings/templates/{template}/delete", {}),
+    ("POST", "/settings/templates/{template}/delete", {}),
 ]
 
 
@@ -195,7 +203,8 @@ def page_snapshot(conn) -> dict:
     return {table: [tuple(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY 1")]
             for table in ("entries", "entry_activities", "activities", "activity_groups",
                           "metrics", "entry_metrics", "api_tokens", "reminders", "reminder_deliveries",
-                          "pending_imports", "jobs", "photos", "photo_files")}
+                          "pending_imports", "jobs", "photos", "photo_files",
+                          "note_templates")}
 
 
 @pytest.mark.parametrize("method,template,form", FOREIGN_PAGE_ROUTES)

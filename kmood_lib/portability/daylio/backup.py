@@ -46,6 +46,7 @@ def read_backup(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Ite
     identity = hashlib.sha256(json.dumps(values.get("metadata"), sort_keys=True,
                                          default=str).encode()).hexdigest()[:16]
     _backup_ignored(plan, values)
+    _backup_templates(plan, values.get("writingTemplates"))
     assets = Assets(values.get("assets"), archive)
     plan.read_asset = lambda name: read_member(archive, name, limits)
     return plan, _backup_rows(plan, document, moods, tags, identity, limits, assets)
@@ -275,6 +276,24 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
                list(dict.fromkeys(tags[t] for t in tag_ids)),
                html_to_text(notes["note_title"], plan.html), html_to_text(notes["note"], plan.html),
                [], f"daylio-backup:{identity}:{ident}"), mismatch
+
+
+def _backup_templates(plan: Plan, listed) -> None:
+    """Writing templates (HTML, like notes) -> note templates made by the import's restore
+    step: the template's title names it, its body is the note it starts."""
+    found = []
+    for item in listed if isinstance(listed, list) else ():
+        if not isinstance(item, dict):
+            continue
+        title, body = item.get("title"), item.get("body")
+        name = html_to_text(title, plan.html).strip() if isinstance(title, str) else ""
+        note = html_to_text(body, plan.html).strip() if isinstance(body, str) else ""
+        if name and note:
+            found.append({"name": name[:64], "note_title": "", "note": note})
+        elif name or note:
+            plan.warnings.append("a writing template without a title or a text: left out")
+    if found:
+        plan.extras = {**plan.extras, "templates": found}
 
 
 def _backup_ignored(plan: Plan, document: dict) -> None:

@@ -17,7 +17,7 @@ from kmood_lib.accounts import users
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
-from kmood_lib.journal import insights, queries, saving, stats, vocab, writes
+from kmood_lib.journal import insights, queries, saving, stats, templates, vocab, writes
 from kmood_lib.journal.entry_json import dumps
 from kmood_lib.journal.nowplaying import now_playing
 from kmood_lib.web.auth import Auth
@@ -125,7 +125,7 @@ def patch_mood(services, conn, auth: Auth, level: int):
     return json_response(moods_json(conn, auth.user.id))
 
 
-# --- activities and metrics: one set of routes over each vocabulary -----------------------
+# --- activities, metrics and note templates: one set of routes over each vocabulary -------
 
 @dataclass(frozen=True)
 class Vocabulary:
@@ -140,6 +140,9 @@ ACTIVITIES = Vocabulary("activities", vocab.list_activities, vocab.create_activi
                         vocab.update_activity, vocab.delete_activity)
 METRICS = Vocabulary("metrics", vocab.list_metrics, vocab.create_metric, vocab.update_metric,
                      vocab.delete_metric)
+TEMPLATES = Vocabulary("templates", templates.list_templates, templates.create_template,
+                       lambda conn, user_id, item_id, body, now_ms: templates.update_template(
+                           conn, user_id, item_id, body), templates.delete_template)
 
 
 def list_items(words: Vocabulary, conn, auth: Auth):
@@ -165,7 +168,7 @@ def delete_item(words: Vocabulary, conn, auth: Auth, item_id: int):
     return bottle.HTTPResponse(status=204)
 
 
-for words in (ACTIVITIES, METRICS):
+for words in (ACTIVITIES, METRICS, TEMPLATES):
     routes.get(f"/api/{words.plural}", name=f"list_{words.plural}")(functools.partial(list_items, words))
     routes.post(f"/api/{words.plural}", name=f"create_{words.plural}")(functools.partial(create_item, words))
     routes.patch(f"/api/{words.plural}/<item_id:id>",

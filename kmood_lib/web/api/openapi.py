@@ -215,6 +215,12 @@ SCHEMAS = {
             "activity": STR, "count_with": INT, "average_with": NUM, "count_without": INT,
             "average_without": {"type": ["number", "null"]},
             "difference": {"type": ["number", "null"]}}}}}},
+    "Template": {"type": "object", "properties": {"id": INT, "name": STR, "note_title": STR,
+                                                  "note": STR}},
+    "TemplateWrite": {"type": "object", "additionalProperties": False, "properties": {
+        "name": _name(64), "note_title": {"type": "string", "maxLength": 200},
+        "note": {"type": "string", "maxLength": 20000}},
+        "description": "a name, and a title or a note (or both)"},
     "Photo": {"type": "object", "required": ["id", "url", "thumb_url", "width", "height"],
               "properties": {
                   "id": INT, "url": {**STR, "description": "the photo, without metadata"},
@@ -385,6 +391,7 @@ PATHS = {
         body=None, errors=(401, 404, 422))},
     **_vocabulary("activities", "Activity", "ActivityWrite"),
     **_vocabulary("metrics", "Metric", "MetricWrite"),
+    **_vocabulary("templates", "Template", "TemplateWrite"),
     "/api/activities/bulk": {"post": _op(
         "Move several activities to a group, archive, restore or delete them: all or none "
         "(an id that is not one of mine is a 404 and changes nothing)", "ActivitiesChanged",

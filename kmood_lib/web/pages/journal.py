@@ -11,7 +11,7 @@ import bottle
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.enrich.song_metadata import cover_of
-from kmood_lib.journal import photos, queries, saving, stats, vocab, writes
+from kmood_lib.journal import photos, queries, saving, stats, templates, vocab, writes
 from kmood_lib.web import entry_form, uploads
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params, header, query_params
@@ -99,8 +99,14 @@ def home_page(services, conn, auth: Auth, fields: Params | None = None, errors=N
     current, longest = stats.streaks(conn, user.id, today)
     values = entry_form.values_posted(fields) if fields is not None else (
         entry_form.values_new(local_now(services, user)))
+    offered = templates.list_templates(conn, user.id)
+    if fields is None:  # ?template=<id>: the form starts from it (without script)
+        chosen = query_params(bottle.request).get("template", "")
+        picked = next((t for t in offered if str(t["id"]) == chosen), None)
+        if picked:
+            values.update(note_title=picked["note_title"], note=picked["note"])
     return page("home.tpl", auth, active="log", status=status, values=values,
-                photo_limits=uploads.limits_of(services.config),
+                photo_limits=uploads.limits_of(services.config), templates=offered,
                 errors=errors or {}, todays=todays, streak=current, longest=longest,
                 today=today.isoformat(), scripts=("log.js",),
                 **vocabulary(conn, user.id, keep=values.get("activities", set())))

@@ -16,7 +16,7 @@ from kmood_lib.accounts import users
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.timezones import canonical_zones
-from kmood_lib.journal import vocab
+from kmood_lib.journal import templates, vocab
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params, query_params
 from kmood_lib.web.routing import Routes
@@ -231,8 +231,28 @@ def declare(words: VocabularyPages) -> None:
                 name=f"{words.plural}_delete")(bind(delete_item))
 
 
+def templates_page(conn, auth: Auth, fields=None, errors=None, status=200):
+    return settings_page("templates", auth, status,
+                         templates=templates.list_templates(conn, auth.user.id),
+                         fields=fields or {}, errors=errors or {})
+
+
+def template_body(fields: Params) -> dict:
+    return {"name": fields.get("name", ""), "note_title": fields.get("note_title", ""),
+            "note": fields.get("note", "").replace("\r\n", "\n")}
+
+
+TEMPLATES = VocabularyPages(
+    "templates", "template", templates_page, template_body, templates.create_template,
+    lambda conn, user_id, item_id, body, now_ms: templates.update_template(
+        conn, user_id, item_id, body),
+    templates.get_template, templates.delete_template,
+    lambda conn, item: ["Entries written from it keep their title and note."])
+
+
 declare(ACTIVITIES)
 declare(METRICS)
+declare(TEMPLATES)
 
 
 def chosen_activities(fields: Params) -> list[int]:

@@ -46,6 +46,13 @@
   <label>{{'New activities' if groups else 'Activities'}} <span class="muted">(separate with commas)</span>
     <input name="new_activities" value="{{values.get('new_activities', '')}}" autocomplete="off" placeholder="for example: walk, friends">
   </label>
+  % if creating and get('templates'):
+  <p class="templates" id="templates"><span class="muted">Start from:</span>
+    % for template in templates:
+    <a class="chip-link" href="/?template={{template['id']}}" data-title="{{template['note_title']}}" data-note="{{template['note']}}" dir="auto">{{template['name']}}</a>
+    % end
+  </p>
+  % end
   <label>Title <input name="note_title" value="{{values.get('note_title', '')}}" maxlength="200" dir="auto"></label>
   <label>Note <textarea name="note" maxlength="20000" dir="auto">{{values.get('note', '')}}</textarea></label>
   % if metrics:

@@ -6,10 +6,29 @@ const extras = document.getElementById("extras");
 function setup() {
   setupFilter();
   setupGroups();
+  setupTemplates();
   if (!form || !extras) return;
   extras.hidden = false;
   setupLocation();
   suggestSong();
+}
+
+// A template fills the title (when empty) and the note in place — no page load, so it works
+// offline too; the note already typed is kept, the template's added below it.
+function setupTemplates() {
+  const offered = document.getElementById("templates");
+  if (!form || !offered) return;
+  offered.addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-note]");
+    if (!link) return;
+    event.preventDefault();
+    const title = form.elements.note_title;
+    const note = form.elements.note;
+    if (!title.value.trim()) title.value = link.dataset.title;
+    note.value = note.value.trim() ? `${note.value.replace(/\s+$/, "")}\n\n${link.dataset.note}`
+      : link.dataset.note;
+    note.focus();
+  });
 }
 
 function setupLocation() {
