@@ -30,6 +30,7 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
     import waitress
 
     from kmood_lib.web.app import make_wsgi
+    from kmood_lib.web.plugins import photos_body_bytes
 
     services = bootstrap(config, **(bootstrap_kwargs or {}))
     wsgi = make_wsgi(services)
@@ -43,7 +44,8 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
         # the upload limit; every other route refuses a larger Content-Length itself (JSON 413).
         server = waitress.create_server(
             wsgi, host=config.host, port=config.port, threads=config.threads,
-            max_request_body_size=max(config.max_body_bytes, config.max_upload_bytes) + 65536,
+            max_request_body_size=max(config.max_body_bytes, config.max_upload_bytes,
+                                      photos_body_bytes(config)) + 65536,
             connection_limit=config.connection_limit, channel_timeout=config.channel_timeout_s,
             asyncore_use_poll=True,  # select() stops at 1 024 descriptors
             ident="k-mood",

@@ -2,24 +2,25 @@
 metadata before a transaction begins, then stored in SQLite beside the entry (migration
 0019), and served only to the entry's owner.
 
-1. `prepare(data, limits)` decodes with Pillow: only JPEG, PNG and WebP; the pixel count is
-   checked from the header before anything is decoded (a decompression bomb is refused
-   without being expanded); EXIF orientation is applied, then everything else in the file
-   (EXIF, GPS, XMP, ICC profiles, comments) is left behind by re-encoding the pixels; the
-   long side is brought down to FULL_SIDE and a THUMB_SIDE thumbnail is made.
+1. `prepare(data, limits)` decodes with Pillow: only JPEG (MPO too), PNG and WebP; the pixel
+   count is checked from the header before anything is decoded (a decompression bomb is
+   refused without being expanded); EXIF orientation is applied, colours are brought to sRGB,
+   then everything else in the file (EXIF, GPS, XMP, colour profiles, comments) is left
+   behind by re-encoding the pixels, the long side at most FULL_SIDE; a THUMB_SIDE thumbnail
+   is made. A file that already holds nothing but its pixels is kept byte for byte.
 2. `add(conn, ...)` writes prepared photos inside the caller's short transaction; the same
    upload given to the same entry twice is one photo (keyed by the upload's SHA-256).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import sqlite3
-import warnings
 from dataclasses import dataclass
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageCms, ImageOps
 
 from kmood_lib.core.errors import NotFound, TooLarge, UnsupportedMedia, ValidationError
 
@@ -56,49 +57,67 @@ def prepare(data: bytes, limits: Limits, name: str = "photo") -> Prepared:
     if len(data) > limits.max_bytes:
         raise TooLarge(f"{name} is {len(data)} bytes; the limit is {limits.max_bytes}",
                        {"photo": f"larger than {limits.max_bytes // (1024 * 1024)} MB"})
+    # The guard against decompression bombs is the check of the header's size below, before
+    # anything is decoded; Pillow's own (a process-wide 89 megapixels) would turn a large but
+    # allowed panorama into "not an image".
+    Image.MAX_IMAGE_PIXELS = None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data), formats=list(FORMATS))
-            width, height = image.size
-            if width * height > limits.max_pixels:
-                raise TooLarge(f"{name} has {width} x {height} pixels; the limit is"
-                               f" {limits.max_pixels}", {"photo": "too many pixels"})
-            kind = image.format
-            image.load()
-            upright = ImageOps.exif_transpose(image)
-    except (UnidentifiedImageError, Image.DecompressionBombError,
-            Image.DecompressionBombWarning, OSError, SyntaxError, ValueError) as exc:
-        raise UnsupportedMedia(
-            f"{name} is not a JPEG, PNG or WebP image this server can read ({exc.__class__.__name__})",
-            {"photo": "not a JPEG, PNG or WebP image"}) from None
-    thumb_type, thumb_bytes = _encode(_fit(upright, THUMB_SIDE), kind, THUMB_QUALITY)
-    if _clean(image, data, kind):  # nothing to take away: kept as it came, no generation lost
-        return Prepared(hashlib.sha256(data).hexdigest(), FORMATS[kind], data, width, height,
-                        thumb_type, thumb_bytes)
-    full = _fit(upright, FULL_SIDE)
-    content_type, encoded = _encode(full, kind, JPEG_QUALITY)
-    return Prepared(hashlib.sha256(data).hexdigest(), content_type, encoded, full.width,
-                    full.height, thumb_type, thumb_bytes)
+        image = Image.open(io.BytesIO(data), formats=list(FORMATS))
+        width, height = image.size
+        kind = "JPEG" if image.format == "MPO" else image.format  # a phone's JPEG + depth map
+    except Exception as exc:  # noqa: BLE001 - whatever a hostile file makes a decoder raise
+        raise _unreadable(name, exc) from None
+    if width * height > limits.max_pixels:
+        raise TooLarge(f"{name} has {width} x {height} pixels; the limit is {limits.max_pixels}",
+                       {"photo": f"more than {limits.max_pixels / 1e6:g} million pixels"})
+    if kind not in FORMATS:
+        raise _unreadable(name, ValueError(kind))
+    try:
+        keep = _clean(image, data, kind)
+        if kind == "JPEG" and not keep:
+            image.draft(None, (FULL_SIDE, FULL_SIDE))  # decode at 1/2, 1/4, 1/8 when it can
+        image.load()
+        if not keep:
+            ImageOps.exif_transpose(image, in_place=True)
+            image = _normalised(image)
+            image.thumbnail((FULL_SIDE, FULL_SIDE), Image.Resampling.LANCZOS)
+            kind_out, full = _encode(image, kind, JPEG_QUALITY)
+        thumb = _normalised(image.copy())
+        thumb.thumbnail((THUMB_SIDE, THUMB_SIDE), Image.Resampling.LANCZOS)
+        thumb_type, thumb_bytes = _encode(thumb, kind, THUMB_QUALITY)
+    except Exception as exc:  # noqa: BLE001 - a truncated or malformed image, found decoding
+        raise _unreadable(name, exc) from None
+    digest = hashlib.sha256(data).hexdigest()
+    if keep:  # nothing to take away: kept as it came, no generation lost
+        return Prepared(digest, FORMATS[kind], data, width, height, thumb_type, thumb_bytes)
+    return Prepared(digest, kind_out, full, image.width, image.height, thumb_type, thumb_bytes)
+
+
+def _unreadable(name: str, exc: Exception) -> UnsupportedMedia:
+    return UnsupportedMedia(
+        f"{name} is not a JPEG, PNG or WebP image this server can read"
+        f" ({exc.__class__.__name__})", {"photo": "not a JPEG, PNG or WebP image"})
 
 
 # What a file may say about itself and still be kept as it is: how to show its pixels, never
-# who, where or with what it was taken.
+# who, where or with what it was taken (a colour profile can carry any text: converted away).
 SAFE_INFO = {
-    "JPEG": {"jfif", "jfif_version", "jfif_unit", "jfif_density", "dpi", "icc_profile",
-             "progressive", "progression", "adobe", "adobe_transform"},
-    "PNG": {"icc_profile", "dpi", "gamma", "srgb", "chromaticity", "transparency", "aspect"},
-    "WEBP": {"icc_profile", "loop", "duration", "background", "timestamp"},
+    "JPEG": {"jfif", "jfif_version", "jfif_unit", "jfif_density", "dpi", "progressive",
+             "progression", "adobe", "adobe_transform"},
+    "PNG": {"dpi", "gamma", "srgb", "chromaticity", "transparency", "aspect"},
+    "WEBP": {"loop", "duration", "background", "timestamp"},
 }
-SAFE_JPEG_SEGMENTS = {"APP0", "APP2", "APP14"}  # JFIF, the ICC profile, Adobe's colour flag
+SAFE_JPEG_SEGMENTS = {"APP0", "APP14"}  # JFIF, Adobe's colour flag
+SAFE_MODES = {"JPEG": {"RGB", "L"}, "PNG": {"RGB", "RGBA", "L", "LA", "P"},
+              "WEBP": {"RGB", "RGBA"}}
 
 
 def _clean(image: Image.Image, data: bytes, kind: str) -> bool:
-    """Whether a file holds nothing but its pixels and how to show them, is no larger than
-    FULL_SIDE and is upright: then it is stored byte for byte (a k-mood export read back in
-    is the same photo, not a second generation of it)."""
-    if max(image.size) > FULL_SIDE or len(image.getexif()) or not set(image.info) <= SAFE_INFO[
-            kind]:
+    """Whether a file holds nothing but its pixels and how to show them, in plain colours, is
+    no larger than FULL_SIDE and is upright: then it is stored byte for byte (a k-mood export
+    read back in is the same photo, not a second generation of it)."""
+    if (image.format == "MPO" or max(image.size) > FULL_SIDE or len(image.getexif())
+            or image.mode not in SAFE_MODES[kind] or not set(image.info) <= SAFE_INFO[kind]):
         return False
     if kind == "JPEG":
         return ({marker for marker, _ in getattr(image, "applist", [])} <= SAFE_JPEG_SEGMENTS
@@ -108,30 +127,49 @@ def _clean(image: Image.Image, data: bytes, kind: str) -> bool:
     return int.from_bytes(data[4:8], "little") + 8 == len(data)  # WebP: RIFF holds it all
 
 
-def _fit(image: Image.Image, side: int) -> Image.Image:
-    """A copy whose long side is at most `side` pixels, carrying nothing but its pixels and
-    its colour profile (so a wide-gamut phone photo keeps its colours)."""
-    copy = image.copy()
-    copy.thumbnail((side, side), Image.Resampling.LANCZOS)
-    profile = image.info.get("icc_profile")
-    copy.info = {"icc_profile": profile} if isinstance(profile, bytes) else {}
-    return copy
+@functools.cache
+def _srgb() -> ImageCms.ImageCmsProfile:
+    return ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB"))
+
+
+def _normalised(image: Image.Image) -> Image.Image:
+    """The pixels in sRGB, as RGB(A) or L(A), carrying nothing else: a palette or a
+    transparent colour becomes an alpha channel, a colour profile (which can carry any text)
+    is applied to the pixels and dropped, CMYK becomes RGB."""
+    info = image.info
+    transparent = "transparency" in info or "A" in image.getbands()
+    if image.mode not in ("RGB", "RGBA", "L", "LA", "CMYK"):
+        image = image.convert("RGBA" if transparent else "RGB")
+    elif transparent and image.mode in ("RGB", "L"):
+        image = image.convert("RGBA" if image.mode == "RGB" else "LA")
+    profile = info.get("icc_profile")
+    if profile and image.mode in ("RGB", "RGBA", "CMYK"):
+        alpha = image.getchannel("A") if image.mode == "RGBA" else None
+        try:
+            image = ImageCms.profileToProfile(image.convert("RGB") if alpha else image,
+                                              io.BytesIO(profile), _srgb(), outputMode="RGB")
+        except (ImageCms.PyCMSError, OSError, ValueError, TypeError):
+            pass  # a profile the colour engine cannot read: the pixels as they are
+        if alpha is not None and image.mode == "RGB":
+            image.putalpha(alpha)
+    if image.mode == "CMYK":
+        image = image.convert("RGB")
+    image.info = {}
+    return image
 
 
 def _encode(image: Image.Image, kind: str, quality: int) -> tuple[str, bytes]:
     """The pixels in the upload's own format (a JPEG stays a JPEG; transparency stays in PNG
-    or WebP), with the colour profile and nothing else: no EXIF, GPS, XMP or comment."""
-    out, profile = io.BytesIO(), image.info.get("icc_profile")
-    extra = {"icc_profile": profile} if profile else {}
+    or WebP), and nothing else: no EXIF, GPS, XMP, colour profile or comment."""
+    out = io.BytesIO()
     if kind == "JPEG":
-        image.convert("RGB").save(out, "JPEG", quality=quality, optimize=True, **extra)
+        image.convert("RGB" if image.mode != "L" else "L").save(out, "JPEG", quality=quality,
+                                                                  optimize=True)
     elif kind == "WEBP":
-        mode = "RGBA" if "A" in image.getbands() or "transparency" in image.info else "RGB"
-        image.convert(mode).save(out, "WEBP", quality=quality, **extra)
+        image.convert("RGBA" if "A" in image.getbands() else "RGB").save(out, "WEBP",
+                                                                         quality=quality)
     else:
-        if image.mode not in ("1", "L", "LA", "P", "RGB", "RGBA", "I;16"):
-            image = image.convert("RGBA")
-        image.save(out, "PNG", optimize=True, **extra)
+        image.save(out, "PNG", optimize=True)
     return FORMATS[kind], out.getvalue()
 
 

@@ -179,7 +179,10 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
         """A row's photos read from the archive, checked and re-encoded one by one (one in
         memory at a time), staged beside it; one that cannot be read is left out, said so."""
         prepared = []
-        for member in row.photos:
+        for member in row.photos[photo_limits.per_entry:]:
+            plan.warnings.append(f"{row.where}: photo {member.rsplit('/', 1)[-1][:16]} left out"
+                                 f" (an entry holds at most {photo_limits.per_entry})")
+        for member in row.photos[:photo_limits.per_entry]:
             shown = member.rsplit("/", 1)[-1][:16]
             try:
                 prepared.append(photos.prepare(plan.read_asset(member), photo_limits, shown))

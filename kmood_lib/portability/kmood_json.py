@@ -91,6 +91,7 @@ def read_export(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Ite
 
 
 def _rows(plan: Plan, document: Document, defs: dict, limits: Limits) -> Iterator[Row]:
+    without_files = 0
     for position, entry in document.items():
         plan.total += 1
         limits.check_rows(plan.total)
@@ -98,7 +99,13 @@ def _rows(plan: Plan, document: Document, defs: dict, limits: Limits) -> Iterato
         if row is not None:
             plan.saw_day(row.local_date)
             plan.moods[(row.label or str(row.level), row.level)] += 1
+            listed = entry.get("photos")
+            without_files += (len(listed) if isinstance(listed, list) else 0) - len(row.photos)
             yield row
+    if without_files > 0:
+        plan.ignored.append(f"{without_files} photo{'s' if without_files != 1 else ''} the"
+                            " entries list but this file does not hold (a JSON export names"
+                            " them; the ZIP export brings them)")
 
 
 def _row(plan: Plan, entry, position: int, defs: dict) -> Row | None:

@@ -33,11 +33,22 @@ log = logging.getLogger(__name__)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
+PHOTO_FORM_BYTES = 1024 * 1024  # the rest of a form that carries photos
+
+
+def photos_body_bytes(config) -> int:
+    """The largest body that carries an entry's photos: each at its limit, and the form."""
+    return config.photos_per_entry * config.photo_max_bytes + PHOTO_FORM_BYTES
+
+
 def body_limit(route: bottle.Route, config) -> int:
-    """KMOOD_MAX_UPLOAD_BYTES for routes that say `max_body="upload"`, else KMOOD_MAX_BODY_BYTES;
-    waitress itself only stops bodies past the larger of the two."""
-    return (config.max_upload_bytes if route.config.get("max_body") == "upload"
-            else config.max_body_bytes)
+    """KMOOD_MAX_UPLOAD_BYTES for routes that say `max_body="upload"`, room for an entry's
+    photos for `max_body="photos"`, else KMOOD_MAX_BODY_BYTES; waitress itself only stops
+    bodies past the largest."""
+    wanted = route.config.get("max_body")
+    if wanted == "photos":
+        return photos_body_bytes(config)
+    return config.max_upload_bytes if wanted == "upload" else config.max_body_bytes
 
 
 def wanted(route: bottle.Route) -> set[str]:

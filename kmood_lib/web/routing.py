@@ -2,7 +2,7 @@
 (like a blueprint), and make_app installs every table on the one explicit Bottle app.
 
 A route's config travels with it to the plugins: `auth="public" | "user" | "admin"`,
-`csrf=False`, `max_body="upload"`, and `form=<page function>` — the page a refused form post
+`csrf=False`, `max_body="upload"` (or `"photos"`), and `form=<page function>` — the page a refused form post
 is re-rendered on (see plugins.ErrorPlugin).
 """
 

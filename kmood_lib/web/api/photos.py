@@ -20,7 +20,7 @@ def entry_photos(conn, entry_id: int) -> dict:
     return {"photos": photos.of_entries(conn, [entry_id]).get(entry_id, [])}
 
 
-@routes.post("/api/entries/<entry_id:id>/photos", max_body="upload")
+@routes.post("/api/entries/<entry_id:id>/photos", max_body="photos")
 def add_photos(services, conn, auth: Auth, entry_id: int):
     add_uploaded(services, conn, auth.user.id, entry_id)
     return json_response(entry_photos(conn, entry_id), 201)

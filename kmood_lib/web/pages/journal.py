@@ -117,7 +117,7 @@ def home(services, conn, auth: Auth):
     return home_page(services, conn, auth)
 
 
-@routes.post("/entries", form=home_page, labels=entry_form.form_errors, max_body="upload")
+@routes.post("/entries", form=home_page, labels=entry_form.form_errors, max_body="photos")
 def log_entry(services, conn, auth: Auth):
     prepared = uploads.prepare_uploaded(services, required=False)  # refused: nothing saved
     saved = saving.create(services, conn, auth.user,
@@ -174,7 +174,7 @@ def photos_refused(services, conn, auth: Auth, entry_id: int, fields, errors, st
     return edit_page(services, conn, auth, entry_id, status=status, photo_error=errors["photo"])
 
 
-@routes.post("/entries/<entry_id:id>/photos", max_body="upload", form=photos_refused,
+@routes.post("/entries/<entry_id:id>/photos", max_body="photos", form=photos_refused,
              labels=lambda exc: {"photo": exc.fields.get("photo", exc.message)})
 def add_photos(services, conn, auth: Auth, entry_id: int):
     queries.get_entry(conn, auth.user.id, entry_id)  # someone else's is a 404, not a form
