@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import zoneinfo
+from datetime import date
 from pathlib import Path
 
 REGIONS = ("Africa", "America", "Antarctica", "Arctic", "Asia", "Atlantic", "Australia",
@@ -34,3 +35,8 @@ def canonical_zones() -> list[tuple[str, list[str]]]:
     for name in sorted(names):
         groups.setdefault(name.split("/", 1)[0], []).append(name)
     return [("UTC", ["UTC"])] + sorted(groups.items())
+
+
+def local_today(clock, timezone: str) -> date:
+    """Today on a person's own calendar (their profile's zone), by the injected clock."""
+    return clock.now().astimezone(zoneinfo.ZoneInfo(timezone)).date()

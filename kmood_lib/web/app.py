@@ -7,15 +7,25 @@ import bottle
 
 from kmood_lib.core.db import ConnectionPerThread
 from kmood_lib.web import http
-from kmood_lib.web.api import accounts, entries, jobs, openapi, photos, portability, reminders
+from kmood_lib.web.api import (
+    accounts,
+    entries,
+    goals,
+    jobs,
+    openapi,
+    photos,
+    portability,
+    reminders,
+)
 from kmood_lib.web.pages import admin, insight, journal, public, settings
+from kmood_lib.web.pages import goals as goal_pages
 from kmood_lib.web.pages import photos as photo_pages
 from kmood_lib.web.pages import portability as portability_pages
 from kmood_lib.web.pages import reminders as reminder_pages
 from kmood_lib.web.plugins import AuthPlugin, ErrorPlugin, RequestPlugin
 
-ROUTE_MODULES = (accounts, entries, photos, jobs, reminders, portability, openapi, public,
-                 journal, photo_pages, insight, settings, portability_pages, reminder_pages,
+ROUTE_MODULES = (accounts, entries, photos, goals, jobs, reminders, portability, openapi, public,
+                 journal, photo_pages, goal_pages, insight, settings, portability_pages, reminder_pages,
                  admin)
 
 

@@ -33,6 +33,8 @@ BASE_BODIES = {
     "ActivitiesChange": {"ids": [1], "action": "group", "group": "outside"},
     "MetricWrite": {"name": "energy", "unit": "pts"},
     "TemplateWrite": {"name": "Evening", "note_title": "Today", "note": "What went well?"},
+    "GoalWrite": {"name": "Walk", "period": "week", "target": 3, "start_date": "2026-11-30"},
+    "CheckIn": {"date": "2026-11-30"},
     "moods": {"label": "fine"},
     "ReminderWrite": {"time": "20:30", "weekdays": [0, 1], "timezone": "Europe/Berlin",
                       "channel": "ntfy", "url": "https://ntfy.sh/kmood-test", "token": "tk",

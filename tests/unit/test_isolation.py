@@ -22,6 +22,7 @@ def world(client_for):
     a["photo"] = upload(alice, a["entry"], images.webp()).json["photos"][0]["id"]
     a["template"] = alice.post("/api/templates", {"name": "secret-template",
                                                   "note": "alice private template"}).json["id"]
+    a["goal"] = alice.post("/api/goals", {"name": "secret-goal", "target": 2}).json["id"]
     return alice, bob, a
 
 
@@ -30,7 +31,8 @@ def snapshot(alice, a):
         "entry": alice.get(f"/api/entries/{a['entry']}").json,
         "lists": [alice.get(p).json for p in ("/api/entries", "/api/activities", "/api/metrics",
                                               "/api/tokens", "/api/moods", "/api/me",
-                                              "/api/reminders", "/api/templates")],
+                                              "/api/reminders", "/api/templates",
+                                              "/api/goals")],
     }
 
 
@@ -52,6 +54,11 @@ FOREIGN_OBJECT_ROUTES = [
     ("DELETE", "/api/photos/{photo}", None),
     ("PATCH", "/api/templates/{template}", {"name": "stolen"}),
     ("DELETE", "/api/templates/{template}", None),
+    ("GET", "/api/goals/{goal}", None),
+    ("PATCH", "/api/goals/{goal}", {"name": "stolen"}),
+    ("DELETE", "/api/goals/{goal}", None),
+    ("GET", "/api/goals/{goal}/checkins", None),
+    ("POST", "/api/goals/{goal}/checkins", {}),
 ]
 
 
@@ -74,7 +81,7 @@ def test_every_object_route_with_an_id_is_in_the_cross_user_matrix(wsgi):
 
 @pytest.mark.parametrize("path,key", [("/api/entries", "entries"), ("/api/activities", "activities"),
                                       ("/api/metrics", "metrics"), ("/api/tokens", "tokens"),
-                                      ("/api/templates", "templates"),
+                                      ("/api/templates", "templates"), ("/api/goals", "goals"),
                                       ("/api/reminders", "reminders")])
 def test_lists_show_only_the_users_own_objects(world, path, key):
     alice, bob, _ = world
@@ -196,6 +203,11 @@ FOREIGN_PAGE_ROUTES = [
     ("POST", "/settings/templates/{template}", {"name": "stolen", "note": "x"}),
     ("GET", "/settings/templates/{template}/delete", {}),
     ("POST", "/settings/templates/{template}/delete", {}),
+    ("GET", "/goals/{goal}", {}),
+    ("POST", "/goals/{goal}", {"name": "stolen", "target": "1", "period": "week"}),
+    ("POST", "/goals/{goal}/checkin", {"done": "1"}),
+    ("GET", "/goals/{goal}/delete", {}),
+    ("POST", "/goals/{goal}/delete", {}),
 ]
 
 
@@ -204,7 +216,7 @@ def page_snapshot(conn) -> dict:
             for table in ("entries", "entry_activities", "activities", "activity_groups",
                           "metrics", "entry_metrics", "api_tokens", "reminders", "reminder_deliveries",
                           "pending_imports", "jobs", "photos", "photo_files",
-                          "note_templates")}
+                          "note_templates", "goals", "goal_checkins")}
 
 
 @pytest.mark.parametrize("method,template,form", FOREIGN_PAGE_ROUTES)

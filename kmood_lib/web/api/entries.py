@@ -9,13 +9,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from zoneinfo import ZoneInfo
 
 import bottle
 
 from kmood_lib.accounts import users
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
 from kmood_lib.journal import insights, queries, saving, stats, templates, vocab, writes
 from kmood_lib.journal.entry_json import dumps
@@ -198,7 +198,7 @@ def get_now_playing(services, conn, auth: Auth):
 # --- stats --------------------------------------------------------------------------------
 
 def today_for(services, user) -> date:
-    return services.clock.now().astimezone(ZoneInfo(user.timezone)).date()
+    return local_today(services.clock, user.timezone)
 
 
 @routes.get("/api/stats/summary")

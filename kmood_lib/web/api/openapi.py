@@ -215,6 +215,24 @@ SCHEMAS = {
             "activity": STR, "count_with": INT, "average_with": NUM, "count_without": INT,
             "average_without": {"type": ["number", "null"]},
             "difference": {"type": ["number", "null"]}}}}}},
+    "Goal": {"type": "object", "properties": {
+        "id": INT, "name": STR, "activity": {"type": ["string", "null"],
+                                             "description": "null: checked off by hand"},
+        "period": {"enum": ["week", "month"]}, "target": INT, "start_date": STR,
+        "archived": BOOL, "progress": {"type": "object", "properties": {
+            "period_start": STR, "done": INT, "target": INT, "reached": BOOL,
+            "current_streak": INT, "longest_streak": INT, "today_checked": BOOL,
+            "strip": {"type": "array", "items": {"type": "object", "properties": {
+                "start": STR, "done": INT}}}}}}},
+    "GoalWrite": {"type": "object", "additionalProperties": False, "properties": {
+        "name": _name(64), "activity": {"type": ["string", "null"]},
+        "period": {"enum": ["week", "month"]},
+        "target": {"type": "integer", "minimum": 1, "maximum": 31,
+                   "description": "days a period (at most 7 a week)"},
+        "start_date": {"type": "string", "format": "date"}, "archived": BOOL}},
+    "CheckIn": {"type": "object", "additionalProperties": False, "properties": {
+        "date": {"type": "string", "format": "date", "description": "default: today"},
+        "done": {**BOOL, "description": "false takes the check-off back"}}},
     "Template": {"type": "object", "properties": {"id": INT, "name": STR, "note_title": STR,
                                                   "note": STR}},
     "TemplateWrite": {"type": "object", "additionalProperties": False, "properties": {
@@ -488,6 +506,24 @@ PATHS["/api/entries/{id}/photos/order"]["put"]["requestBody"] = {"required": Tru
     "application/json": {"schema": {"type": "object", "required": ["order"],
                                     "additionalProperties": False, "properties": {
                                         "order": {"type": "array", "items": INT}}}}}}
+PATHS["/api/goals"] = {
+    "get": _op("Goals with their progress (counted from the journal or check-ins)",
+               {"type": "object", "properties": {"goals": {"type": "array",
+                                                           "items": _ref("Goal")}}},
+               params=[{"name": "archived", "in": "query", "schema": {"enum": ["0", "1"]}}]),
+    "post": _op("Create a goal", "Goal", 201, "GoalWrite")}
+PATHS["/api/goals/{id}"] = {
+    "get": _op("One goal with its progress", "Goal", params=ID, errors=(401, 404)),
+    "patch": _op("Change a goal (archive it with archived: true)", "Goal", body="GoalWrite",
+                 params=ID, errors=(401, 404, 422)),
+    "delete": _op("Delete a goal and its check-ins", None, 204, params=ID, errors=(401, 404))}
+PATHS["/api/goals/{id}/checkins"] = {
+    "get": _op("The days a goal without an activity was checked off",
+               {"type": "object", "properties": {"checkins": {"type": "array",
+                                                              "items": STR}}},
+               params=ID, errors=(401, 404)),
+    "post": _op("Check a goal without an activity off for a day (or take it back)", "Goal",
+                body="CheckIn", params=ID, errors=(401, 404, 422))}
 PATHS["/api/photos/{id}"] = {"delete": _op("Remove a photo", None, status=204, params=ID,
                                            errors=(401, 404))}
 

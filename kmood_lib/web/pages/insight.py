@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import calendar as cal
 from datetime import date, timedelta
-from zoneinfo import ZoneInfo
 
 import bottle
 
 from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
 from kmood_lib.journal import insights, queries, stats, vocab
 from kmood_lib.web import charts
@@ -46,7 +46,7 @@ def year_grid(year: int, days: dict, today: date) -> list[list[dict]]:
 
 
 def today_of(services, user) -> date:
-    return services.clock.now().astimezone(ZoneInfo(user.timezone)).date()
+    return local_today(services.clock, user.timezone)
 
 
 @routes.get("/calendar")

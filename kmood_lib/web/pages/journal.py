@@ -11,7 +11,7 @@ import bottle
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.enrich.song_metadata import cover_of
-from kmood_lib.journal import photos, queries, saving, stats, templates, vocab, writes
+from kmood_lib.journal import goals, photos, queries, saving, stats, templates, vocab, writes
 from kmood_lib.web import entry_form, uploads
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params, header, query_params
@@ -107,6 +107,7 @@ def home_page(services, conn, auth: Auth, fields: Params | None = None, errors=N
             values.update(note_title=picked["note_title"], note=picked["note"])
     return page("home.tpl", auth, active="log", status=status, values=values,
                 photo_limits=uploads.limits_of(services.config), templates=offered,
+                goals=goals.list_goals(conn, user.id, today, archived=False),
                 errors=errors or {}, todays=todays, streak=current, longest=longest,
                 today=today.isoformat(), scripts=("log.js",),
                 **vocabulary(conn, user.id, keep=values.get("activities", set())))

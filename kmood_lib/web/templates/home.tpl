@@ -26,3 +26,14 @@
 % else:
 <p class="muted">Nothing logged today yet.</p>
 % end
+<h2 id="goals">Goals</h2>
+% if goals:
+<ul class="goals">
+  % for goal in goals:
+  % include('_goal.tpl', goal=goal, back='/')
+  % end
+</ul>
+<p><a href="/goals">All goals</a></p>
+% else:
+<p class="muted">No goals yet. <a href="/goals">Set one</a>: “walk 3 days a week”, “call mum once a month”.</p>
+% end

@@ -1,0 +1,218 @@
+"""Goals (issue #26): "walk 3 times a week", "call mum once a month". A goal is a target
+number of days per week (Monday to Sunday) or per calendar month, from its start date. Its
+progress is counted, never stored: the days with its activity in the journal (two entries
+with it on one day count once), or, for a goal without an activity, the days it was checked
+off by hand. A period reaching the target is a success; streaks are runs of them."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date, timedelta
+
+from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.text import name_key
+from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, Fields, parse_local_date
+from kmood_lib.journal.vocab import MAX_NAME
+
+PERIODS = ("week", "month")
+MAX_GOALS = 100
+STRIP = {"week": 26, "month": 12}  # periods shown in a goal's strip, the current one last
+
+
+def period_start(day: date, period: str) -> date:
+    return day - timedelta(days=day.weekday()) if period == "week" else day.replace(day=1)
+
+
+def next_period(start: date, period: str) -> date:
+    if period == "week":
+        return start + timedelta(days=7)
+    return (start.replace(day=28) + timedelta(days=4)).replace(day=1)
+
+
+def _check(conn: sqlite3.Connection, user_id: int, body: dict, current: dict | None) -> dict:
+    f = Fields()
+    f.reject_fields(body, {"name", "activity", "period", "target", "start_date", "archived"},
+                    {"id", "progress"})
+    out: dict = {}
+    if current is None or "name" in body:
+        out["name"] = f.text(body, "name", MAX_NAME, required=True, min_len=1, is_name=True)
+    if "activity" in body:
+        activity = body["activity"]
+        if activity is None:
+            out["activity_id"] = None
+        else:
+            name = f.text(body, "activity", MAX_NAME, min_len=1, is_name=True)
+            if name is not None:
+                row = conn.execute("SELECT id FROM activities WHERE user_id = ? AND name_key = ?",
+                                   (user_id, name_key(name))).fetchone()
+                if row is None:
+                    f.fail("activity", "no activity of yours has this name")
+                else:
+                    out["activity_id"] = row[0]
+    if current is None or "period" in body:
+        if body.get("period", "week" if current is None else None) not in PERIODS:
+            f.fail("period", "must be week or month")
+        else:
+            out["period"] = body.get("period", "week")
+    period = out.get("period") or (current or {}).get("period") or "week"
+    if current is None or "target" in body:
+        target = body.get("target", 1 if current is None else None)
+        most = 7 if period == "week" else 31
+        if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= most:
+            f.fail("target", f"must be a whole number of days from 1 to {most} a {period}")
+        else:
+            out["target"] = target
+    elif current is not None and "period" in body and current["target"] > (
+            7 if period == "week" else 31):
+        f.fail("target", "must fit the new period")
+    if "start_date" in body:
+        try:
+            start = parse_local_date(body["start_date"], "start_date")
+            if not MIN_YEAR <= int(start[:4]) <= MAX_YEAR:
+                raise ValidationError({"start_date": f"must be in {MIN_YEAR}-{MAX_YEAR}"})
+            out["start_date"] = start
+        except ValidationError as exc:
+            f.fail("start_date", exc.fields["start_date"])
+    if "archived" in body:
+        if not isinstance(body["archived"], bool):
+            f.fail("archived", "must be true or false")
+        else:
+            out["archived"] = body["archived"]
+    f.raise_if_any()
+    return out
+
+
+def _row_json(row: sqlite3.Row) -> dict:
+    return {"id": row["id"], "name": row["name"], "activity": row["activity"],
+            "period": row["period"], "target": row["target"], "start_date": row["start_date"],
+            "archived": row["archived_at"] is not None}
+
+
+_SELECT = ("SELECT g.*, a.name AS activity FROM goals g LEFT JOIN activities a"
+           " ON a.id = g.activity_id WHERE g.user_id = ?")
+
+
+def list_goals(conn: sqlite3.Connection, user_id: int, today: date,
+               archived: bool = True) -> list[dict]:
+    """Every goal with its progress, the active ones first, by name."""
+    rows = conn.execute(_SELECT + ("" if archived else " AND g.archived_at IS NULL")
+                        + " ORDER BY g.archived_at IS NOT NULL, g.name_key", (user_id,))
+    return [{**_row_json(r), "progress": progress(conn, r, today)} for r in rows.fetchall()]
+
+
+def get_goal(conn: sqlite3.Connection, user_id: int, goal_id: int, today: date) -> dict:
+    row = conn.execute(_SELECT + " AND g.id = ?", (user_id, goal_id)).fetchone()
+    if row is None:
+        raise NotFound("goal")
+    return {**_row_json(row), "progress": progress(conn, row, today)}
+
+
+def create_goal(conn: sqlite3.Connection, user_id: int, body: dict, today: date,
+                now_ms: int) -> dict:
+    values = _check(conn, user_id, body, None)
+    if conn.execute("SELECT count(*) FROM goals WHERE user_id = ?",
+                    (user_id,)).fetchone()[0] >= MAX_GOALS:
+        raise ValidationError({"name": f"at most {MAX_GOALS} goals"})
+    try:
+        goal_id = conn.execute(
+            "INSERT INTO goals (user_id, name, name_key, activity_id, period, target,"
+            " start_date, archived_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " RETURNING id",
+            (user_id, values["name"], name_key(values["name"]), values.get("activity_id"),
+             values["period"], values["target"], values.get("start_date", today.isoformat()),
+             now_ms if values.get("archived") else None, now_ms)).fetchone()[0]
+    except sqlite3.IntegrityError:
+        raise ValidationError({"name": "a goal with this name exists"}) from None
+    return get_goal(conn, user_id, goal_id, today)
+
+
+def update_goal(conn: sqlite3.Connection, user_id: int, goal_id: int, body: dict, today: date,
+                now_ms: int) -> dict:
+    current = get_goal(conn, user_id, goal_id, today)
+    values = _check(conn, user_id, body, current)
+    name = values.get("name", current["name"])
+    archived = values.get("archived", current["archived"])
+    try:
+        conn.execute(
+            "UPDATE goals SET name = ?, name_key = ?, activity_id = ?, period = ?, target = ?,"
+            " start_date = ?, archived_at = CASE WHEN ? THEN coalesce(archived_at, ?) END"
+            " WHERE id = ? AND user_id = ?",
+            (name, name_key(name), values.get("activity_id", conn.execute(
+                "SELECT activity_id FROM goals WHERE id = ?", (goal_id,)).fetchone()[0]),
+             values.get("period", current["period"]), values.get("target", current["target"]),
+             values.get("start_date", current["start_date"]), archived, now_ms, goal_id,
+             user_id))
+    except sqlite3.IntegrityError:
+        raise ValidationError({"name": "a goal with this name exists"}) from None
+    return get_goal(conn, user_id, goal_id, today)
+
+
+def delete_goal(conn: sqlite3.Connection, user_id: int, goal_id: int) -> None:
+    if conn.execute("DELETE FROM goals WHERE id = ? AND user_id = ?",
+                    (goal_id, user_id)).rowcount == 0:
+        raise NotFound("goal")
+
+
+def check_in(conn: sqlite3.Connection, user_id: int, goal_id: int, day: str, today: date,
+             now_ms: int, done: bool = True) -> dict:
+    """Check a goal without an activity off for a day (or take it back); once a day at most.
+    A goal counted from an activity is checked off by logging the activity."""
+    goal = get_goal(conn, user_id, goal_id, today)
+    if goal["activity"] is not None:
+        raise ValidationError({"goal": f"this goal counts the days with {goal['activity']}:"
+                               " log it to check it off"})
+    parse_local_date(day, "date")
+    if day > today.isoformat():
+        raise ValidationError({"date": "must not be in the future"})
+    if done:
+        conn.execute("INSERT OR IGNORE INTO goal_checkins (goal_id, local_date, created_at)"
+                     " VALUES (?, ?, ?)", (goal_id, day, now_ms))
+    else:
+        conn.execute("DELETE FROM goal_checkins WHERE goal_id = ? AND local_date = ?",
+                     (goal_id, day))
+    return get_goal(conn, user_id, goal_id, today)
+
+
+def counted_days(conn: sqlite3.Connection, row, since: str) -> list[str]:
+    """The days that count for a goal from `since`: with its activity, or checked off."""
+    if row["activity_id"] is not None:
+        return [r[0] for r in conn.execute(
+            "SELECT local_date FROM activity_days WHERE user_id = ? AND activity_id = ?"
+            " AND local_date >= ? ORDER BY local_date",
+            (row["user_id"], row["activity_id"], since))]
+    return [r[0] for r in conn.execute(
+        "SELECT local_date FROM goal_checkins WHERE goal_id = ? AND local_date >= ?"
+        " ORDER BY local_date", (row["id"], since))]
+
+
+def progress(conn: sqlite3.Connection, row, today: date) -> dict:
+    """This period's count, the current and longest streaks of successful periods, and the
+    last periods as a strip (oldest first). The period in progress breaks no streak until it
+    ends short of the target."""
+    period, target = row["period"], row["target"]
+    start = period_start(date.fromisoformat(row["start_date"]), period)
+    now = period_start(today, period)
+    counts: dict[date, int] = {}
+    for day in counted_days(conn, row, start.isoformat()):
+        key = period_start(date.fromisoformat(day), period)
+        counts[key] = counts.get(key, 0) + 1
+    periods, at = [], start
+    while at <= now:
+        periods.append(at)
+        at = next_period(at, period)
+    longest = run = 0
+    for p in periods:
+        run = run + 1 if counts.get(p, 0) >= target else 0
+        longest = max(longest, run)
+    current = 0
+    for p in reversed(periods):
+        if counts.get(p, 0) >= target:
+            current += 1
+        elif p != now:  # the period in progress may still make it
+            break
+    done_now = counts.get(now, 0)
+    return {"period_start": now.isoformat(), "done": done_now, "target": target,
+            "reached": done_now >= target, "current_streak": current, "longest_streak": longest,
+            "today_checked": today.isoformat() in counted_days(conn, row, today.isoformat()),
+            "strip": [{"start": p.isoformat(), "done": counts.get(p, 0)}
+                      for p in periods[-STRIP[period]:]]}
