@@ -2,9 +2,9 @@
 <label>Name <input name="name" value="{{fields.get('name', '')}}" maxlength="64" required placeholder="Walk" dir="auto"></label>
 <label>Counts
   <select name="activity">
-    <option value=""{{' selected' if not fields.get('activity') else ''}}>days I check it off by hand</option>
+    <option value=""{{' selected' if not fields.get('activity') else ''}}>days I check it off</option>
     % for name in activities:
-    <option value="{{name}}"{{' selected' if fields.get('activity') == name else ''}}>days I log {{name}}</option>
+    <option value="{{name}}"{{' selected' if fields.get('activity') == name else ''}}>days with {{name}}</option>
     % end
   </select>
 </label>

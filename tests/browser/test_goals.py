@@ -1,0 +1,89 @@
+"""Goals and note templates in a real browser (issue #26): a template fills the log form in
+place, a goal is checked off with one tap, and the pages fit a phone in light and dark."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from tests.browser.conftest import (
+    DESKTOP,
+    PHONE,
+    click,
+    console_errors,
+    create_user,
+    follow,
+    screenshot,
+)
+from tests.browser.test_accessibility import violations
+from tests.browser.test_journal import api_session, login
+from tests.browser.test_phone_fit import as_a_phone, overflowing
+from tests.helpers import http
+
+
+@pytest.fixture(scope="module")
+def gus(app_stack):
+    create_user(app_stack, "gus")
+    auth = api_session(app_stack.url, "gus")
+    url = app_stack.url
+    today = date.today()
+    for back in range(0, 70):
+        day = today - timedelta(days=back)
+        if back % 7 in (0, 2, 4) or back % 5 == 0:
+            http("POST", url + "/api/entries", {
+                "mood": 3 + back % 3, "activities": ["walk"] if back % 7 in (0, 2, 4) else
+                ["reading"], "occurred_at": f"{day.isoformat()}T09:00:00"}, auth)
+    start = (today - timedelta(days=70)).isoformat()
+    for goal in ({"name": "Walk", "activity": "walk", "target": 3, "start_date": start},
+                 {"name": "Stretch in the morning", "target": 5, "start_date": start},
+                 {"name": "Read a book", "activity": "reading", "period": "month", "target": 6,
+                  "start_date": start}):
+        assert http("POST", url + "/api/goals", goal, auth)[0] == 201
+    for template in ({"name": "Evening", "note_title": "Today",
+                      "note": "What went well?\nWhat would I do differently?"},
+                     {"name": "Gratitude", "note": "Three good things:\n1.\n2.\n3."}):
+        assert http("POST", url + "/api/templates", template, auth)[0] == 201
+    return app_stack
+
+
+def test_a_template_fills_the_form_and_a_goal_is_checked_off_with_one_tap(gus, browser):
+    driver = browser(PHONE)
+    as_a_phone(driver, 390, 844)
+    login(driver, gus.url, "gus")
+    driver.get(gus.url + "/")
+    click(driver, driver.find_element(By.XPATH, "//p[@id='templates']/a[.='Evening']"))
+    assert driver.find_element(By.NAME, "note_title").get_attribute("value") == "Today"
+    assert driver.find_element(By.NAME, "note").get_attribute("value") == (
+        "What went well?\nWhat would I do differently?")
+    assert "?template=" not in driver.current_url  # filled in place, no page load
+    card = driver.find_element(By.ID, "goals")
+    assert card  # the heading
+    stretch = driver.find_element(By.XPATH, "//li[contains(@class,'goal')]"
+                                            "[.//a[.='Stretch in the morning']]")
+    assert "0 of 5 this week" in stretch.text
+    follow(driver, stretch.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    stretch = driver.find_element(By.XPATH, "//li[contains(@class,'goal')]"
+                                            "[.//a[.='Stretch in the morning']]")
+    assert "1 of 5 this week" in stretch.text and "✓ Done today" in stretch.text
+    assert console_errors(driver) == []
+
+
+@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop"),
+                                            ((320, 700), "phone320")])
+@pytest.mark.parametrize("dark", [False, True])
+def test_the_goals_and_templates_pages_fit_and_read_well(gus, browser, size, size_name, dark):
+    driver = browser(size, dark=dark)
+    scheme = "dark" if dark else "light"
+    for path, name in (("/goals", "goals"), ("/settings/templates", "templates"),
+                       ("/", "log-goals")):
+        if size != DESKTOP:
+            as_a_phone(driver, *size)
+        if path == "/goals":
+            login(driver, gus.url, "gus")
+        driver.get(gus.url + path)
+        assert overflowing(driver) == [], path
+        assert violations(driver) == [], path
+        screenshot(driver, f"{name}-{size_name}-{scheme}")
+    assert console_errors(driver) == []
