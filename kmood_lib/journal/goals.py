@@ -7,12 +7,12 @@ off by hand. A period reaching the target is a success; streaks are runs of them
 from __future__ import annotations
 
 import sqlite3
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.text import name_key
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, Fields, parse_local_date
-from kmood_lib.journal.vocab import MAX_NAME
+from kmood_lib.journal.vocab import MAX_NAME, activity_ids
 
 PERIODS = ("week", "month")
 MAX_GOALS = 100
@@ -216,3 +216,71 @@ def progress(conn: sqlite3.Connection, row, today: date) -> dict:
             "today_checked": today.isoformat() in counted_days(conn, row, today.isoformat()),
             "strip": [{"start": p.isoformat(), "done": counts.get(p, 0)}
                       for p in periods[-STRIP[period]:]]}
+
+
+def export_goals(conn: sqlite3.Connection, user_id: int) -> list[dict]:
+    """Every goal as the JSON export carries it, with its check-ins."""
+    out = []
+    for row in conn.execute(_SELECT + " ORDER BY g.name_key", (user_id,)).fetchall():
+        out.append({**{k: v for k, v in _row_json(row).items() if k != "id"},
+                    "checkins": [r[0] for r in conn.execute(
+                        "SELECT local_date FROM goal_checkins WHERE goal_id = ?"
+                        " ORDER BY local_date", (row["id"],))]})
+    return out
+
+
+def ensure_goals(conn: sqlite3.Connection, user_id: int, listed: list[dict], now_ms: int
+                 ) -> tuple[int, list[str]]:
+    """Goals brought by an import, made where the person has none of that name, with their
+    check-ins (an activity they name is made if the journal has none yet); returns (made,
+    problems) — one that does not pass the checks is left out, named."""
+    made, problems = 0, []
+    for item in listed:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            problems.append("a goal without a name")
+            continue
+        if conn.execute("SELECT 1 FROM goals WHERE user_id = ? AND name_key = ?",
+                        (user_id, name_key(item["name"].strip()))).fetchone():
+            continue
+        body = {k: item[k] for k in ("name", "period", "target", "start_date", "archived")
+                if k in item}
+        try:
+            if isinstance(item.get("activity"), str) and item["activity"].strip():
+                activity_ids(conn, user_id, [item["activity"].strip()], now_ms)
+                body["activity"] = item["activity"].strip()
+            values = _check(conn, user_id, body, None)
+        except ValidationError as exc:
+            problems.append(f"goal {item['name'][:40]!r}: {exc.message}")
+            continue
+        goal_id = conn.execute(
+            "INSERT INTO goals (user_id, name, name_key, activity_id, period, target,"
+            " start_date, archived_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " RETURNING id",
+            (user_id, values["name"], name_key(values["name"]), values.get("activity_id"),
+             values["period"], values["target"], values.get("start_date") or datetime.fromtimestamp(
+                 now_ms / 1000, timezone.utc).date().isoformat(),
+             now_ms if values.get("archived") else None,
+             now_ms)).fetchone()[0]
+        days = [d for d in item.get("checkins") or () if isinstance(d, str)]
+        good = []
+        for day in days:
+            try:
+                good.append(parse_local_date(day, "checkins"))
+            except ValidationError:
+                problems.append(f"goal {item['name'][:40]!r}: check-in {day[:12]!r} is not a day")
+        conn.executemany("INSERT OR IGNORE INTO goal_checkins (goal_id, local_date, created_at)"
+                         " VALUES (?, ?, ?)", [(goal_id, d, now_ms) for d in good])
+        made += 1
+    return made, problems
+
+
+def successful_weeks(conn: sqlite3.Connection, user_id: int, name: str) -> set[tuple[int, int]]:
+    """The ISO (year, week) of every week a weekly goal reached its target, counted."""
+    row = conn.execute(_SELECT + " AND g.name_key = ?", (user_id, name_key(name))).fetchone()
+    if row is None or row["period"] != "week":
+        return set()
+    counts: dict[tuple[int, int], int] = {}
+    for day in counted_days(conn, row, row["start_date"]):
+        week = tuple(date.fromisoformat(day).isocalendar()[:2])
+        counts[week] = counts.get(week, 0) + 1
+    return {week for week, n in counts.items() if n >= row["target"]}

@@ -17,7 +17,7 @@ from typing import IO
 
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
-from kmood_lib.journal import queries, templates, vocab
+from kmood_lib.journal import goals, queries, templates, vocab
 from kmood_lib.portability.daylio.csv_export import spreadsheet_safe
 from kmood_lib.portability.kmood_json import FORMAT, VERSION, ZIP_JSON
 from kmood_lib.reminders import schedule as reminders
@@ -55,6 +55,7 @@ def export_document(conn, user_id: int, now_ms: int) -> dict:
         "reminders": reminders.list_reminders(conn, user_id),  # tokens are write-only: none
         "templates": [{k: t[k] for k in ("name", "note_title", "note")}
                       for t in templates.list_templates(conn, user_id)],
+        "goals": goals.export_goals(conn, user_id),
         "entries": list(all_entries(conn, user_id))[::-1],  # oldest first
     }
 

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from kmood_lib.accounts import users
 from kmood_lib.core.errors import DomainError
 from kmood_lib.core.text import name_key
-from kmood_lib.journal import templates, vocab
+from kmood_lib.journal import goals, templates, vocab
 from kmood_lib.portability.daylio.plan import Plan
 from kmood_lib.reminders import schedule
 
@@ -37,8 +37,33 @@ def apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, now_ms: int, allow_priva
             _integrations(conn, user_id, extras.get("user") or {}, now_ms),
             _reminders(conn, user_id, tz, extras.get("reminders") or [], now_ms,
                        allow_private_urls, plan),
-            _templates(conn, user_id, extras.get("templates") or [], now_ms, plan)]
+            _templates(conn, user_id, extras.get("templates") or [], now_ms, plan),
+            _goals(conn, user_id, extras.get("goals") or [], now_ms, plan)]
     return [line for line in done if line]
+
+
+def _goals(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
+    """Goals made where the person has none of that name; a backup's successful weeks are
+    compared with what k-mood counts from the imported journal, and a difference is said."""
+    made, problems = goals.ensure_goals(conn, user_id, listed, now_ms)
+    plan.warnings.extend(f"left out: {p}" for p in problems)
+    for item in listed:
+        said = item.get("success_weeks") if isinstance(item, dict) else None
+        if not isinstance(said, list):
+            continue
+        theirs = {tuple(w) for w in said}
+        ours = goals.successful_weeks(conn, user_id, item["name"])
+        if theirs != ours:
+            plan.warnings.append(
+                f"goal {item['name'][:40]!r}: the backup counts {len(theirs)} successful"
+                f" week(s), k-mood counts {len(ours)} from the journal (k-mood's count is"
+                f" shown; weeks that differ: {_weeks(theirs ^ ours)})")
+    return f"{made} goal(s) added" if made else None
+
+
+def _weeks(weeks: set) -> str:
+    shown = sorted(weeks)[:6]
+    return ", ".join(f"{y}-W{w:02d}" for y, w in shown) + (" …" if len(weeks) > 6 else "")
 
 
 def _templates(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
@@ -56,10 +81,13 @@ def describe(plan: Plan) -> list[str]:
     reminders = extras.get("reminders") or []
     lines = [f"mood labels, {len(extras.get('activities') or [])} activities and"
              f" {len(extras.get('metrics') or [])} metrics from the export are kept where you"
-             f" have none of your own"] if set(extras) - {"templates"} else []
+             f" have none of your own"] if set(extras) - {"templates", "goals"} else []
     if reminders:
         lines.append(f"{len(reminders)} reminder(s) would come back, switched off until their"
                      f" token is entered again (an export never carries tokens)")
+    if extras.get("goals"):
+        lines.append(f"{len(extras['goals'])} goal(s) would be added where you have none of"
+                     " that name")
     if extras.get("templates"):
         lines.append(f"{len(extras['templates'])} note template(s) would be added where you"
                      " have none of that name")
@@ -205,5 +233,7 @@ def extras_of(document: dict) -> dict:
             if isinstance(reminders, list) else [],
             "user": {k: v for k, v in user.items() if isinstance(v, str)}
             if isinstance(user, dict) else {},
-            "templates": names(document.get("templates"), "note_title", "note")}
+            "templates": names(document.get("templates"), "note_title", "note"),
+            "goals": names(document.get("goals"), "activity", "period", "target", "start_date",
+                           "archived", "checkins", "success_weeks")}
 

@@ -11,7 +11,7 @@ import json
 import re
 import zipfile
 from collections.abc import Iterator
-from datetime import date
+from datetime import date, datetime, timezone
 
 from kmood_lib.portability.daylio.dates import date_ordinal_ms
 from kmood_lib.portability.daylio.moods import PREDEFINED
@@ -47,6 +47,7 @@ def read_backup(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Ite
                                          default=str).encode()).hexdigest()[:16]
     _backup_ignored(plan, values)
     _backup_templates(plan, values.get("writingTemplates"))
+    _backup_goals(plan, values, tags)
     assets = Assets(values.get("assets"), archive)
     plan.read_asset = lambda name: read_member(archive, name, limits)
     return plan, _backup_rows(plan, document, moods, tags, identity, limits, assets)
@@ -278,6 +279,93 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
                [], f"daylio-backup:{identity}:{ident}"), mismatch
 
 
+def _goal_id(goal: dict) -> int | None:
+    return _int(goal.get("goal_id")) if _int(goal.get("goal_id")) is not None else _int(
+        goal.get("id"))
+
+
+def _goal_days(listed) -> dict[int, list[str]]:
+    """goalEntries -> goal id -> the days checked off. Their month is 0-based in some
+    backups and 1-based in others: a 0 or a 12 settles it; otherwise the convention that puts
+    the days nearer to when each check-off was made (createdAt) wins."""
+    raw = [(_int(e.get("goalId")), _int(e.get("year")), _int(e.get("month")), _int(e.get("day")),
+            _int(e.get("createdAt"))) for e in listed if isinstance(e, dict)] \
+        if isinstance(listed, list) else []
+    raw = [r for r in raw if None not in r[:4]]
+
+    def day_of(r, base: int) -> date | None:
+        try:
+            return date(r[1], r[2] + 1 - base, r[3])
+        except (ValueError, OverflowError):
+            return None
+
+    def distance(base: int) -> float:
+        total = 0.0
+        for r in raw:
+            found = day_of(r, base)
+            if found is None:
+                total += 1e9
+            elif r[4] is not None:
+                made = datetime.fromtimestamp(r[4] / 1000, timezone.utc).date() if 0 < r[4] < 4e12 \
+                    else found
+                total += abs((made - found).days)
+        return total
+
+    months = {r[2] for r in raw}
+    base = 0 if 0 in months else 1 if 12 in months else min((0, 1), key=distance)
+    out: dict[int, list[str]] = {}
+    for r in raw:
+        found = day_of(r, base)
+        if found is not None:
+            out.setdefault(r[0], []).append(found.isoformat())
+    return out
+
+
+def _backup_goals(plan: Plan, document: dict, tags: dict[int, str]) -> None:
+    """Goals -> k-mood goals made by the import's restore step: a tag's goal counts the days
+    with that activity; one without a tag is checked off by hand (its goalEntries become the
+    check-ins). repeat_type 1 is a set of weekdays (a 7-bit mask: that many days a week), 2
+    a number of days a week, 3 a number a month; others are reported and left out. The
+    backup's successful weeks are kept to be compared with what k-mood counts."""
+    listed = document.get("goals")
+    if not isinstance(listed, list) or not listed:
+        return
+    days = _goal_days(document.get("goalEntries"))
+    weeks: dict[int, list[list[int]]] = {}
+    success = document.get("goalSuccessWeeks")
+    for w in success if isinstance(success, list) else ():
+        if isinstance(w, dict) and None not in (_int(w.get("goal_id")), _int(w.get("year")),
+                                                _int(w.get("week"))):
+            weeks.setdefault(_int(w["goal_id"]), []).append([_int(w["year"]), _int(w["week"])])
+    found = []
+    for goal in listed:
+        if not isinstance(goal, dict):
+            continue
+        tag = tags.get(_int(goal.get("id_tag")) or 0)
+        name = goal.get("name") if isinstance(goal.get("name"), str) else ""
+        name = html_to_text(name, plan.html).strip() or (tag or "")
+        kind, value = _int(goal.get("repeat_type")), _int(goal.get("repeat_value")) or 0
+        period, target = {1: ("week", bin(value & 127).count("1")), 2: ("week", value),
+                          3: ("month", value)}.get(kind, (None, 0))
+        if not name or period is None or not 1 <= target <= (7 if period == "week" else 31):
+            plan.warnings.append(f"a goal ({name[:40] or 'no name'}) with a repeat this build"
+                                 " does not read: left out")
+            continue
+        created = _int(goal.get("created_at"))
+        item = {"name": name[:64], "activity": tag, "period": period, "target": target,
+                "archived": _int(goal.get("state")) not in (0, None)}
+        if created is not None and 0 < created < 4e12:
+            item["start_date"] = datetime.fromtimestamp(created / 1000, timezone.utc).date(
+            ).isoformat()
+        if tag is None:
+            item["checkins"] = days.get(_goal_id(goal), [])
+        if period == "week":
+            item["success_weeks"] = weeks.get(_goal_id(goal), [])
+        found.append(item)
+    if found:
+        plan.extras = {**plan.extras, "goals": found}
+
+
 def _backup_templates(plan: Plan, listed) -> None:
     """Writing templates (HTML, like notes) -> note templates made by the import's restore
     step: the template's title names it, its body is the note it starts."""
@@ -297,8 +385,7 @@ def _backup_templates(plan: Plan, listed) -> None:
 
 
 def _backup_ignored(plan: Plan, document: dict) -> None:
-    for key, what in (("goals", "goals"), ("reminders", "Daylio reminders"),
-                      ("prefs", "app preferences")):
+    for key, what in (("reminders", "Daylio reminders"), ("prefs", "app preferences")):
         if document.get(key):
             plan.ignored.append(f"{what} not imported")
     if "pin" in document or any("pin" in str(k).lower() for k in (document.get("prefs") or {})
