@@ -80,7 +80,7 @@ def describe(plan: Plan) -> list[str]:
         return []
     reminders = extras.get("reminders") or []
     lines = [f"mood labels, {len(extras.get('activities') or [])} activities and"
-             f" {len(extras.get('metrics') or [])} metrics from the export are kept where you"
+             f" {len(extras.get('metrics') or [])} metrics from the file are kept where you"
              f" have none of your own"] if set(extras) - {"templates", "goals"} else []
     if reminders:
         lines.append(f"{len(reminders)} reminder(s) would come back, switched off until their"

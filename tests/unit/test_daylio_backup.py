@@ -256,3 +256,28 @@ def test_more_entries_than_the_row_limit_are_refused_whole(conn, ann):
                              limits=SMALL)
     assert importer.import_file(conn, ann, ZoneInfo("UTC"), csv_bytes(NEWEST, *rows[:3]), {},
                                 NOW_MS, limits=SMALL)["imported"] == 3
+
+
+def test_every_tag_comes_along_archived_as_it_was_in_daylio(conn, ann):
+    document = {"version": 15, "customMoods": MOODS, "tag_groups": GROUPS,
+                "tags": TAGS + [{"id": 9, "name": "never used", "id_tag_group": 1,
+                                 "state": 0}],
+                "dayEntries": ENTRIES[:1], "metadata": {"created_at": 1}}
+    run(conn, ann, backup(document))
+    found = {r[0]: (r[1], r[2]) for r in conn.execute(
+        "SELECT a.name, a.archived_at IS NOT NULL, g.name FROM activities a LEFT JOIN"
+        " activity_groups g ON g.id = a.group_id WHERE a.user_id = ?", (ann,))}
+    assert found == {"work": (0, "Work stuff"), "running": (0, "Sport"),
+                     "old hobby": (1, None), "never used": (0, "Work stuff")}
+
+
+def test_daylio_reminders_are_named_with_their_times_to_set_up_here(conn, ann):
+    document = {"version": 15, "customMoods": MOODS, "tags": TAGS, "tag_groups": GROUPS,
+                "dayEntries": ENTRIES[:1], "metadata": {"created_at": 1},
+                "reminders": [{"id": 1, "hour": 21, "minute": 30, "state": 0},
+                              {"id": 2, "hour": 8, "minute": 5, "state": 1},
+                              {"id": 3, "hour": 99, "minute": 0}]}
+    report = run(conn, ann, backup(document), dry_run=True)
+    [line] = [i for i in report["ignored"] if "reminder" in i]
+    assert line.startswith("Daylio reminders at 21:30, 08:05 (off): not made")
+    assert "Settings → Reminders" in line

@@ -203,7 +203,7 @@ def _backup_tags(plan: Plan, tags, groups) -> dict[int, str]:
         if isinstance(group, dict) and _int(group.get("id")) is not None \
                 and isinstance(group.get("name"), str) and group["name"].strip():
             group_names[group["id"]] = group["name"].strip()
-    out = {}
+    out, every = {}, []
     for tag in tags:
         ident = _int(tag.get("id")) if isinstance(tag, dict) else None
         name = tag.get("name") if isinstance(tag, dict) else None
@@ -214,6 +214,11 @@ def _backup_tags(plan: Plan, tags, groups) -> dict[int, str]:
         group = group_names.get(_int(tag.get("id_tag_group")) or 0)
         if group:
             plan.groups[name.strip()] = group
+        # every tag, used or not, archived (state 1) as it was: made by the restore step
+        every.append({"name": name.strip(), "group": group,
+                      "archived": _int(tag.get("state")) not in (0, None)})
+    if every:
+        plan.extras = {**plan.extras, "activities": every}
     return out
 
 
@@ -384,8 +389,26 @@ def _backup_templates(plan: Plan, listed) -> None:
         plan.extras = {**plan.extras, "templates": found}
 
 
+def _backup_reminders(plan: Plan, listed) -> None:
+    """Daylio's reminders are not made (a k-mood reminder needs a channel: ntfy, Gotify or a
+    webhook): the report names their times, to set up under Settings → Reminders."""
+    times = []
+    for item in listed if isinstance(listed, list) else ():
+        hour = _int(item.get("hour")) if isinstance(item, dict) else None
+        minute = _int(item.get("minute")) if isinstance(item, dict) else None
+        if hour is not None and minute is not None and 0 <= hour < 24 and 0 <= minute < 60:
+            off = " (off)" if _int(item.get("state")) not in (0, None) else ""
+            times.append(f"{hour:02d}:{minute:02d}{off}")
+    if times:
+        plan.ignored.append(f"Daylio reminder{'s' if len(times) != 1 else ''} at"
+                            f" {', '.join(times[:10])}: not made — set {'them' if len(times) > 1 else 'it'}"
+                            " up under Settings → Reminders, where you choose how it reaches"
+                            " you (ntfy, Gotify or a webhook)")
+
+
 def _backup_ignored(plan: Plan, document: dict) -> None:
-    for key, what in (("reminders", "Daylio reminders"), ("prefs", "app preferences")):
+    _backup_reminders(plan, document.get("reminders"))
+    for key, what in (("prefs", "app preferences"),):
         if document.get(key):
             plan.ignored.append(f"{what} not imported")
     if "pin" in document or any("pin" in str(k).lower() for k in (document.get("prefs") or {})
