@@ -17,7 +17,18 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: bench/q
 
 from PIL import Image  # noqa: E402
 
-from tests.helpers import base_env, free_port, healthy, http, multipart, run, spawn, stop, wait_until  # noqa: E402
+from tests.helpers import (  # noqa: E402
+    base_env,
+    free_port,
+    healthy,
+    http,
+    login_cookie,
+    multipart,
+    run,
+    spawn,
+    stop,
+    wait_until,
+)
 from tests.unit.test_daylio_backup import MOODS, TAGS, backup, day_entry  # noqa: E402
 
 ENTRIES, PHOTOS = 1000, 300
@@ -74,9 +85,7 @@ def one_import(data: bytes, tmp: Path, name: str) -> tuple[float, float, dict]:
     try:
         url = f"http://127.0.0.1:{port}"
         wait_until(lambda: healthy(url), 30, what="kmood server")
-        _, headers, _ = http("POST", url + "/api/session",
-                             {"username": "bench", "password": "bench-password"})
-        cookie = headers["Set-Cookie"].split(";")[0]
+        cookie = login_cookie(url, "bench", "bench-password")
         _, _, me = http("GET", url + "/api/me", headers={"Cookie": cookie})
         body, content_type = multipart({}, {"file": data})
         started = time.perf_counter()

@@ -19,7 +19,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: bench/q
 
 from kmood_lib.bootstrap import bootstrap  # noqa: E402
 from kmood_lib.core.config import Config  # noqa: E402
-from tests.helpers import base_env, free_port, healthy, http, run, spawn, stop, wait_until  # noqa: E402
+from tests.helpers import base_env, free_port, healthy, http, login_cookie, run, spawn, stop, wait_until  # noqa: E402
 from tests.insight_data import Plan, plant  # noqa: E402
 
 COLD, WARM = 7, 50
@@ -68,9 +68,7 @@ def main() -> list[str]:
     try:
         url = f"http://127.0.0.1:{port}"
         wait_until(lambda: healthy(url), 30, what="kmood server")
-        _, headers, _ = http("POST", url + "/api/session",
-                             {"username": "bench", "password": "bench-password"})
-        cookie = headers["Set-Cookie"].split(";")[0]
+        cookie = login_cookie(url, "bench", "bench-password")
         _, _, found = http("GET", url + "/api/insights", headers={"Cookie": cookie})
         lines.append(f"{found['days']} days, {found['checked']} comparisons checked,"
                      f" {len(found['findings'])} findings")

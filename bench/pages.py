@@ -22,7 +22,7 @@ from kmood_lib.core.config import Config  # noqa: E402
 from kmood_lib.core.db import transaction  # noqa: E402
 from kmood_lib.journal import vocab, writes  # noqa: E402
 from kmood_lib.journal.entry_input import parse_entry  # noqa: E402
-from tests.helpers import base_env, free_port, healthy, http, spawn, stop, wait_until  # noqa: E402
+from tests.helpers import base_env, free_port, healthy, login_cookie, spawn, stop, wait_until  # noqa: E402
 
 YEARS, PER_DAY, REQUESTS = 10, 3, 50
 ACTIVITIES = [f"activity {i}" for i in range(20)]
@@ -88,9 +88,7 @@ def main() -> list[str]:
     try:
         url = f"http://127.0.0.1:{port}"
         wait_until(lambda: healthy(url), 30, what="kmood server")
-        _, headers, _ = http("POST", url + "/api/session",
-                             {"username": "bench", "password": "bench-password"})
-        cookie = headers["Set-Cookie"].split(";")[0]
+        cookie = login_cookie(url, "bench", "bench-password")
         year = datetime.now().year
         pages = [("/healthz", "/healthz"), ("/", "/"), ("/entries", "/entries"),
                  (f"/calendar?year={year}", f"/calendar?year={year}"),

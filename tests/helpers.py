@@ -101,6 +101,13 @@ def http(method: str, url: str, body=None, headers: dict | None = None, timeout:
     return status, resp_headers, text
 
 
+def login_cookie(base_url: str, username: str, password: str) -> str:
+    """A session cookie for `username`, logged in over HTTP (`Cookie: ...` header value)."""
+    _, headers, _ = http("POST", base_url + "/api/session",
+                         {"username": username, "password": password})
+    return headers["Set-Cookie"].split(";")[0]
+
+
 def healthy(base_url: str) -> bool:
     try:
         return http("GET", base_url + "/healthz", timeout=2)[0] == 200

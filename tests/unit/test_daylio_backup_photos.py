@@ -14,7 +14,7 @@ from PIL import Image
 
 from kmood_lib.portability import importer
 from tests import images
-from tests.unit.test_daylio_backup import MOODS, TAGS, backup, day_entry
+from tests.unit.test_daylio_backup import MOODS, TAGS, ann, backup, day_entry  # noqa: F401
 from tests.unit.test_daylio_csv import run
 
 
@@ -79,9 +79,7 @@ def pixels(data: bytes) -> bytes:
     return Image.open(io.BytesIO(data)).convert("RGB").tobytes()
 
 
-def test_a_backup_s_photos_arrive_on_their_entries_in_order(conn, make_user):
-    make_user("ann", timezone="Europe/Berlin")
-    ann = conn.execute("SELECT id FROM users WHERE username = 'ann'").fetchone()[0]
+def test_a_backup_s_photos_arrive_on_their_entries_in_order(conn, ann):
     data = photo_backup()
     dry = run(conn, ann, data, dry_run=True)
     assert dry["photos"] == 6 and conn.execute("SELECT count(*) FROM photos").fetchone()[0] == 0
@@ -105,9 +103,7 @@ def test_a_backup_s_photos_arrive_on_their_entries_in_order(conn, make_user):
     assert again["imported"] == 0 and stored_photos(conn, ann) == found
 
 
-def test_a_photo_that_cannot_be_read_is_left_out_and_the_rest_imports(conn, make_user):
-    make_user("ann", timezone="Europe/Berlin")
-    ann = conn.execute("SELECT id FROM users WHERE username = 'ann'").fetchone()[0]
+def test_a_photo_that_cannot_be_read_is_left_out_and_the_rest_imports(conn, ann):
     entry = day_entry(300, datetime(2024, 6, 1, 9, 0), 2, 1)
     entry["assets"] = [1, 2]
     data = with_assets([entry], [{"id": 1, "checksum": sums(1), "type": 1},
@@ -121,12 +117,10 @@ def test_a_photo_that_cannot_be_read_is_left_out_and_the_rest_imports(conn, make
 
 
 def test_photos_of_an_import_that_stopped_half_way_arrive_when_the_worker_finishes_it(
-        conn, make_user, services, clock):
+        conn, ann, services, clock):
     from kmood_lib import maintenance
     from tests.unit.test_import_staging import Stop, stop_after
 
-    make_user("ann", timezone="Europe/Berlin")
-    ann = conn.execute("SELECT id FROM users WHERE username = 'ann'").fetchone()[0]
     entries, assets, files = [], [], {}
     for i in range(600):  # three publishing batches; a photo on the first and the last
         entries.append(day_entry(1000 + i, datetime(2023, 1, 1, 8, 0) + timedelta(days=i), 1,

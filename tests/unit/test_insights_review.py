@@ -10,20 +10,7 @@ import pytest
 from kmood_lib.journal import insights
 from kmood_lib.journal.insights import Journal, Thresholds, Trait
 from tests.insight_data import Plan, index_notes, plant
-
-TODAY = date(2026, 12, 4)
-FOREVER = ("0001-01-01", "9999-12-31")
-
-
-@pytest.fixture
-def alice(client_for, clock):
-    clock.set(datetime(2026, 12, 4, 12, 0, tzinfo=timezone.utc))
-    return client_for("alice")
-
-
-@pytest.fixture
-def uid(conn, alice):
-    return conn.execute("SELECT id FROM users WHERE username = 'alice'").fetchone()[0]
+from tests.unit.test_insights import FOREVER, TODAY, alice, uid  # noqa: F401 - fixtures
 
 
 def _entry(conn, uid: int, day: date, mood: int) -> int:

@@ -18,25 +18,13 @@ from PIL import Image
 from kmood_lib.journal import photos
 from tests import images
 from tests.images import upload
-from tests.unit.test_daylio_backup import day_entry
+from tests.unit.test_daylio_backup import (
+    ann,  # noqa: F401 - a fixture
+    day_entry,
+)
 from tests.unit.test_daylio_backup_photos import picture, stored_photos, sums, with_assets
 from tests.unit.test_daylio_csv import run
-from tests.unit.test_photos import csrf_of, form_with_photos
-
-
-@pytest.fixture
-def alice(client_for):
-    return client_for("alice")
-
-
-@pytest.fixture
-def entry(alice):
-    return alice.post("/api/entries", {"mood": 4, "note": "at the lake"}).json["id"]
-
-
-def stored(conn, photo_id: int, size: str = "full") -> bytes:
-    return bytes(conn.execute("SELECT data FROM photo_files WHERE photo_id = ? AND size = ?",
-                              (photo_id, size)).fetchone()[0])
+from tests.unit.test_photos import alice, csrf_of, entry, form_with_photos, stored  # noqa: F401 - fixtures
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -78,9 +66,7 @@ def test_a_phone_mpo_jpeg_is_stored_not_a_500(alice, entry, conn):
     assert alice.get(photo["url"]).headers["Content-Type"] == "image/jpeg"
 
 
-def test_an_mpo_photo_in_a_daylio_backup_does_not_sink_the_whole_import(conn, make_user):
-    make_user("ann", timezone="Europe/Berlin")
-    ann = conn.execute("SELECT id FROM users WHERE username = 'ann'").fetchone()[0]
+def test_an_mpo_photo_in_a_daylio_backup_does_not_sink_the_whole_import(conn, ann):
     entry = day_entry(300, datetime(2024, 6, 1, 9, 0), 2, 1)
     entry["assets"] = [1, 2]
     data = with_assets([entry], [{"id": 1, "checksum": sums(1), "type": 1},
@@ -206,9 +192,7 @@ def test_a_log_form_carrying_photos_past_the_upload_limit_but_within_their_own_i
 
 # --- 6. a Daylio entry brings any number of photos ----------------------------------------
 
-def test_a_daylio_entry_cannot_bring_more_photos_than_the_per_entry_limit(conn, make_user):
-    make_user("ann", timezone="Europe/Berlin")
-    ann = conn.execute("SELECT id FROM users WHERE username = 'ann'").fetchone()[0]
+def test_a_daylio_entry_cannot_bring_more_photos_than_the_per_entry_limit(conn, ann):
     limit = photos.DEFAULT_LIMITS.per_entry  # what import_file is given by default (6)
     entry = day_entry(300, datetime(2024, 6, 1, 9, 0), 2, 1)
     entry["assets"] = list(range(1, limit + 5))
