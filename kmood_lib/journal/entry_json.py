@@ -88,6 +88,7 @@ def entry_json(row, metrics: dict[str, float]) -> dict:
             "artist": row["song_artist"], "title": row["song_title"], "album": row["song_album"],
             "source": row["song_source"], "metadata": song_metadata(row)},
         "photos": json.loads(row["photos_json"]),
+        "memos": json.loads(row["memos_json"]),
         "metrics": metrics,
         "source": row["source"],
         "created_at": ms_to_iso(row["created_at"]),
@@ -152,6 +153,12 @@ PHOTOS_JSON = (
     " '/photos/' || id || '/thumb', 'width', width, 'height', height)) FROM (SELECT id, width,"
     " height FROM photos WHERE entry_id = e.id ORDER BY position, id))")
 
+# An entry's voice memos in order (migration 0023).
+MEMOS_JSON = (
+    "(SELECT json_group_array(json_object('id', id, 'url', '/memos/' || id, 'content_type',"
+    " content_type)) FROM (SELECT id, content_type FROM voice_memos WHERE entry_id = e.id"
+    " ORDER BY position, id))")
+
 # Same keys, same order as entry_json(); the joins are those of queries.ENTRY_SELECT.
 _FIELDS = [
     ("id", "e.id"),
@@ -185,6 +192,7 @@ _FIELDS = [
              " CASE WHEN c.content_type IS NOT NULL THEN '/covers/' || sl.release_mbid END)"
              " END) END"),
     ("photos", f"json({PHOTOS_JSON})"),
+    ("memos", f"json({MEMOS_JSON})"),
     ("metrics", "json((SELECT json_group_object(name, json(value)) FROM (SELECT m.name,"
                 f" {_METRIC_VALUE} AS value FROM entry_metrics em JOIN metrics m"
                 f" ON m.id = em.metric_id WHERE em.entry_id = e.id AND {_METRIC_OK}"

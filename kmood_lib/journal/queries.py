@@ -30,7 +30,7 @@ ENTRY_SELECT = (
     " (SELECT json_group_array(name) FROM (SELECT a.name FROM entry_activities ea"
     "   JOIN activities a ON a.id = ea.activity_id WHERE ea.entry_id = e.id"
     "   ORDER BY a.name_key)) AS activities_json, " + entry_json_sql.PHOTOS_JSON
-    + " AS photos_json,"
+    + " AS photos_json, " + entry_json_sql.MEMOS_JSON + " AS memos_json,"
     " s.artist AS song_artist, s.title AS song_title, s.album AS song_album,"
     " s.source AS song_source, w.temperature_c AS w_temperature, w.code AS w_code,"
     " w.unavailable AS w_unavailable, pl.locality AS p_locality,"

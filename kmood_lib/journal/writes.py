@@ -140,7 +140,8 @@ def insert_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
     lookup = json.loads(song["lookup"]) if song is not None and song["lookup"] else None
     row.update(
         lat=_stored_real(row["lat"]), lon=_stored_real(row["lon"]),
-        activities_json=json.dumps(names), photos_json="[]", p_locality=None, p_country=None, p_name=None,
+        activities_json=json.dumps(names), photos_json="[]", memos_json="[]", p_locality=None,
+        p_country=None, p_name=None,
         w_unavailable=None, w_temperature=None, w_code=None,
         song_artist=song and song["artist"], song_title=song and song["title"],
         song_album=song and song["album"], song_source=song and song["source"],

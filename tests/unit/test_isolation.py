@@ -162,6 +162,10 @@ def page_world(world, conn, clock):
                  " VALUES (?, 'image/jpeg', x'ffd8ff', 0)", (RELEASE,))
     assert alice.get(f"/covers/{RELEASE}").status == 200
     a["release"] = RELEASE
+    a["memo"] = conn.execute("INSERT INTO voice_memos (entry_id, position, sha256, content_type,"
+                             " created_at, data) VALUES (?, 1, 'x', 'audio/mp4', 0, x'00')"
+                             " RETURNING id", (a["entry"],)).fetchone()[0]
+    assert alice.get(f"/memos/{a['memo']}").status == 200
     return alice, bob, a
 
 
@@ -196,6 +200,7 @@ FOREIGN_PAGE_ROUTES = [
     ("POST", "/settings/import/{upload}/cancel", {}),
     ("GET", "/covers/{release}", {}),
     ("GET", "/photos/{photo}", {}),
+    ("GET", "/memos/{memo}", {}),
     ("GET", "/photos/{photo}/thumb", {}),
     ("POST", "/photos/{photo}/delete", {}),
     ("POST", "/photos/{photo}/earlier", {}),

@@ -118,6 +118,9 @@ SCHEMAS = {
         "song": _nullable(_ref("Song")),
         "photos": {"type": "array", "items": _ref("Photo"), "description": "in their order;"
                    " add them with POST /api/entries/{id}/photos"},
+        "memos": {"type": "array", "description": "voice memos (from a Daylio backup), in"
+                  " order", "items": {"type": "object", "properties": {
+                      "id": INT, "url": STR, "content_type": STR}}},
         "metrics": {"type": "object", "additionalProperties": NUM},
         "source": {"enum": ["web", "api", "daylio"]},
         "created_at": {"type": "string", "format": "date-time",

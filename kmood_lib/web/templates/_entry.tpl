@@ -22,6 +22,9 @@
     % end
   </ul>
   % end
+  % for memo in entry.get('memos') or ():
+  <audio class="memo" controls preload="none" src="{{memo['url']}}" aria-label="Voice memo"></audio>
+  % end
   % if entry['activities']:
   <ul class="tags" aria-label="Activities">
     % for name in entry['activities']:
