@@ -7,7 +7,8 @@ off by hand. A period reaching the target is a success; streaks are runs of them
 from __future__ import annotations
 
 import sqlite3
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.text import name_key
@@ -164,6 +165,8 @@ def check_in(conn: sqlite3.Connection, user_id: int, goal_id: int, day: str, tod
     parse_local_date(day, "date")
     if day > today.isoformat():
         raise ValidationError({"date": "must not be in the future"})
+    if day < goal["start_date"]:
+        raise ValidationError({"date": f"must not be before the goal's start ({goal['start_date']})"})
     if done:
         conn.execute("INSERT OR IGNORE INTO goal_checkins (goal_id, local_date, created_at)"
                      " VALUES (?, ?, ?)", (goal_id, day, now_ms))
@@ -173,49 +176,71 @@ def check_in(conn: sqlite3.Connection, user_id: int, goal_id: int, day: str, tod
     return get_goal(conn, user_id, goal_id, today)
 
 
+# A local day's period start in SQL: its Monday, or the 1st of its month.
+_PERIOD_SQL = {
+    "week": "date(local_date, '-' || ((CAST(strftime('%w', local_date) AS INTEGER) + 6) % 7)"
+            " || ' days')",
+    "month": "substr(local_date, 1, 8) || '01'",
+}
+
+
+def _days_source(row) -> tuple[str, tuple]:
+    """The relation of the days that count for a goal (column local_date) and its params."""
+    if row["activity_id"] is not None:
+        return ("SELECT local_date FROM activity_days WHERE user_id = ? AND activity_id = ?",
+                (row["user_id"], row["activity_id"]))
+    return "SELECT local_date FROM goal_checkins WHERE goal_id = ?", (row["id"],)
+
+
 def counted_days(conn: sqlite3.Connection, row, since: str) -> list[str]:
     """The days that count for a goal from `since`: with its activity, or checked off."""
-    if row["activity_id"] is not None:
-        return [r[0] for r in conn.execute(
-            "SELECT local_date FROM activity_days WHERE user_id = ? AND activity_id = ?"
-            " AND local_date >= ? ORDER BY local_date",
-            (row["user_id"], row["activity_id"], since))]
-    return [r[0] for r in conn.execute(
-        "SELECT local_date FROM goal_checkins WHERE goal_id = ? AND local_date >= ?"
-        " ORDER BY local_date", (row["id"], since))]
+    source, params = _days_source(row)
+    return [r[0] for r in conn.execute(f"SELECT local_date FROM ({source}) WHERE local_date >= ?"
+                                       " ORDER BY local_date", (*params, since))]
+
+
+def period_counts(conn: sqlite3.Connection, row, today: date) -> tuple[dict[date, int], bool]:
+    """Days that count per period from the goal's start date (a day before it never does),
+    grouped in SQL; and whether today counts."""
+    source, params = _days_source(row)
+    counts, today_counts = {}, False
+    for start, n, has_today in conn.execute(
+            f"SELECT {_PERIOD_SQL[row['period']]} AS p, count(*), max(local_date = ?)"
+            f" FROM ({source}) WHERE local_date >= ? GROUP BY p",
+            (today.isoformat(), *params, row["start_date"])):
+        counts[date.fromisoformat(start)] = n
+        today_counts = today_counts or bool(has_today)
+    return counts, today_counts
 
 
 def progress(conn: sqlite3.Connection, row, today: date) -> dict:
     """This period's count, the current and longest streaks of successful periods, and the
     last periods as a strip (oldest first). The period in progress breaks no streak until it
-    ends short of the target."""
+    ends short of the target, nor does a first period the goal started part-way through."""
     period, target = row["period"], row["target"]
-    start = period_start(date.fromisoformat(row["start_date"]), period)
-    now = period_start(today, period)
-    counts: dict[date, int] = {}
-    for day in counted_days(conn, row, start.isoformat()):
-        key = period_start(date.fromisoformat(day), period)
-        counts[key] = counts.get(key, 0) + 1
-    periods, at = [], start
-    while at <= now:
-        periods.append(at)
-        at = next_period(at, period)
+    begun = date.fromisoformat(row["start_date"])
+    first, now = period_start(begun, period), period_start(today, period)
+    counts, today_counts = period_counts(conn, row, today)
+    reached = sorted(p for p, n in counts.items() if n >= target and first <= p <= now)
     longest = run = 0
-    for p in periods:
-        run = run + 1 if counts.get(p, 0) >= target else 0
+    for i, p in enumerate(reached):  # runs of successes next to each other
+        run = run + 1 if i and next_period(reached[i - 1], period) == p else 1
         longest = max(longest, run)
-    current = 0
-    for p in reversed(periods):
-        if counts.get(p, 0) >= target:
+    current, at, hits = 0, now, set(reached)
+    while at >= first:
+        if at in hits:
             current += 1
-        elif p != now:  # the period in progress may still make it
-            break
-    done_now = counts.get(now, 0)
+        elif at != now and not (at == first and begun > first):
+            break  # ended short (the running one and a part-way first one do not count)
+        at = period_start(at - timedelta(days=1), period)
+    strip, at = [], now
+    while at >= first and len(strip) < STRIP[period]:
+        strip.append({"start": at.isoformat(), "done": counts.get(at, 0)})
+        at = period_start(at - timedelta(days=1), period)
+    done_now = counts.get(now, 0) if now >= first else 0
     return {"period_start": now.isoformat(), "done": done_now, "target": target,
             "reached": done_now >= target, "current_streak": current, "longest_streak": longest,
-            "today_checked": today.isoformat() in counted_days(conn, row, today.isoformat()),
-            "strip": [{"start": p.isoformat(), "done": counts.get(p, 0)}
-                      for p in periods[-STRIP[period]:]]}
+            "today_checked": today_counts, "strip": strip[::-1]}
 
 
 def export_goals(conn: sqlite3.Connection, user_id: int) -> list[dict]:
@@ -229,48 +254,57 @@ def export_goals(conn: sqlite3.Connection, user_id: int) -> list[dict]:
     return out
 
 
-def ensure_goals(conn: sqlite3.Connection, user_id: int, listed: list[dict], now_ms: int
-                 ) -> tuple[int, list[str]]:
+def ensure_goals(conn: sqlite3.Connection, user_id: int, listed: list[dict], now_ms: int,
+                 tz: ZoneInfo) -> tuple[list[str], list[str]]:
     """Goals brought by an import, made where the person has none of that name, with their
-    check-ins (an activity they name is made if the journal has none yet); returns (made,
-    problems) — one that does not pass the checks is left out, named."""
-    made, problems = 0, []
+    check-ins (an activity they name is made if the journal has none yet). A goal without a
+    start date starts on the local day it was made (`created_ms`, a Daylio backup's) or
+    today. Returns (the names made, problems): one that does not pass is left out, named."""
+    made, problems = [], []
     for item in listed:
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             problems.append("a goal without a name")
             continue
+        name = item["name"]
         if conn.execute("SELECT 1 FROM goals WHERE user_id = ? AND name_key = ?",
-                        (user_id, name_key(item["name"].strip()))).fetchone():
+                        (user_id, name_key(name.strip()))).fetchone():
             continue
         body = {k: item[k] for k in ("name", "period", "target", "start_date", "archived")
-                if k in item}
+                if item.get(k) is not None}
+        created = item.get("created_ms")
+        moment = created if isinstance(created, int) and 0 < created < 4e12 else now_ms
+        body.setdefault("start_date", datetime.fromtimestamp(moment / 1000, tz).date()
+                        .isoformat())
         try:
             if isinstance(item.get("activity"), str) and item["activity"].strip():
                 activity_ids(conn, user_id, [item["activity"].strip()], now_ms)
                 body["activity"] = item["activity"].strip()
             values = _check(conn, user_id, body, None)
         except ValidationError as exc:
-            problems.append(f"goal {item['name'][:40]!r}: {exc.message}")
+            problems.append(f"goal {name[:40]!r}: {exc.message}")
             continue
         goal_id = conn.execute(
             "INSERT INTO goals (user_id, name, name_key, activity_id, period, target,"
             " start_date, archived_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " RETURNING id",
             (user_id, values["name"], name_key(values["name"]), values.get("activity_id"),
-             values["period"], values["target"], values.get("start_date") or datetime.fromtimestamp(
-                 now_ms / 1000, timezone.utc).date().isoformat(),
-             now_ms if values.get("archived") else None,
-             now_ms)).fetchone()[0]
-        days = [d for d in item.get("checkins") or () if isinstance(d, str)]
-        good = []
-        for day in days:
+             values["period"], values["target"], values["start_date"],
+             now_ms if values.get("archived") else None, now_ms)).fetchone()[0]
+        listed_days = item.get("checkins")
+        good, bad = [], 0
+        for day in listed_days if isinstance(listed_days, list) else ():
             try:
                 good.append(parse_local_date(day, "checkins"))
             except ValidationError:
-                problems.append(f"goal {item['name'][:40]!r}: check-in {day[:12]!r} is not a day")
+                bad += 1
+        early = [d for d in good if d < values["start_date"]]
+        if bad or early or (listed_days is not None and not isinstance(listed_days, list)):
+            problems.append(f"goal {name[:40]!r}: {bad + len(early)} check-in(s) that are not"
+                            " days of the goal")
         conn.executemany("INSERT OR IGNORE INTO goal_checkins (goal_id, local_date, created_at)"
-                         " VALUES (?, ?, ?)", [(goal_id, d, now_ms) for d in good])
-        made += 1
+                         " VALUES (?, ?, ?)",
+                         [(goal_id, d, now_ms) for d in good if d >= values["start_date"]])
+        made.append(values["name"])
     return made, problems
 
 

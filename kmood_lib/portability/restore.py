@@ -38,27 +38,29 @@ def apply(conn, user_id: int, tz: ZoneInfo, plan: Plan, now_ms: int, allow_priva
             _reminders(conn, user_id, tz, extras.get("reminders") or [], now_ms,
                        allow_private_urls, plan),
             _templates(conn, user_id, extras.get("templates") or [], now_ms, plan),
-            _goals(conn, user_id, extras.get("goals") or [], now_ms, plan)]
+            _goals(conn, user_id, tz, extras.get("goals") or [], now_ms, plan)]
     return [line for line in done if line]
 
 
-def _goals(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
+def _goals(conn, user_id: int, tz: ZoneInfo, listed: list[dict], now_ms: int, plan: Plan
+           ) -> str | None:
     """Goals made where the person has none of that name; a backup's successful weeks are
     compared with what k-mood counts from the imported journal, and a difference is said."""
-    made, problems = goals.ensure_goals(conn, user_id, listed, now_ms)
+    made, problems = goals.ensure_goals(conn, user_id, listed, now_ms, tz)
     plan.warnings.extend(f"left out: {p}" for p in problems)
     for item in listed:
         said = item.get("success_weeks") if isinstance(item, dict) else None
-        if not isinstance(said, list):
+        if not isinstance(said, list) or item["name"] not in made:
             continue
-        theirs = {tuple(w) for w in said}
+        theirs = {(w[0], w[1]) for w in said if isinstance(w, list) and len(w) == 2
+                  and all(isinstance(n, int) and not isinstance(n, bool) for n in w)}
         ours = goals.successful_weeks(conn, user_id, item["name"])
         if theirs != ours:
             plan.warnings.append(
                 f"goal {item['name'][:40]!r}: the backup counts {len(theirs)} successful"
                 f" week(s), k-mood counts {len(ours)} from the journal (k-mood's count is"
                 f" shown; weeks that differ: {_weeks(theirs ^ ours)})")
-    return f"{made} goal(s) added" if made else None
+    return f"{len(made)} goal(s) added" if made else None
 
 
 def _weeks(weeks: set) -> str:
@@ -217,8 +219,8 @@ def weather_of(value) -> dict | None:
 
 def extras_of(document: dict) -> dict:
     """The export's extras in the shapes `apply` reads; what has another shape is left out."""
-    def names(items, *keys):
-        return [{k: i.get(k) for k in ("name", *keys)} for i in items or []
+    def names(items, *keys):  # only the keys given: a missing one takes its default
+        return [{k: i[k] for k in ("name", *keys) if k in i} for i in items or []
                 if isinstance(i, dict) and isinstance(i.get("name"), str)] \
             if isinstance(items, list) else []
 
@@ -235,5 +237,5 @@ def extras_of(document: dict) -> dict:
             if isinstance(user, dict) else {},
             "templates": names(document.get("templates"), "note_title", "note"),
             "goals": names(document.get("goals"), "activity", "period", "target", "start_date",
-                           "archived", "checkins", "success_weeks")}
+                           "archived", "checkins")}
 

@@ -70,8 +70,14 @@ def test_a_streak_runs_through_the_period_still_in_progress(alice):
 
 
 def test_a_goal_without_an_activity_is_checked_off_by_hand_once_a_day(alice):
-    goal = alice.post("/api/goals", {"name": "Stretch", "target": 5}).json
-    assert goal["activity"] is None and goal["start_date"] == TODAY.isoformat()
+    fresh = alice.post("/api/goals", {"name": "Fresh"}).json
+    assert fresh["activity"] is None and fresh["start_date"] == TODAY.isoformat()
+    refused = alice.post(f"/api/goals/{fresh['id']}/checkins",
+                         {"date": (TODAY - timedelta(days=1)).isoformat()})
+    assert refused.status == 422 and "before the goal's start" in refused.json["error"][
+        "fields"]["date"]
+    goal = alice.post("/api/goals", {"name": "Stretch", "target": 5, "start_date": (
+        TODAY - timedelta(days=7)).isoformat()}).json
     path = f"/api/goals/{goal['id']}/checkins"
     for _ in range(2):
         answer = alice.post(path, {})

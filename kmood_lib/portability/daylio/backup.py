@@ -13,6 +13,7 @@ import zipfile
 from collections.abc import Iterator
 from datetime import date, datetime, timezone
 
+from kmood_lib.core.text import name_key
 from kmood_lib.portability.daylio.dates import date_ordinal_ms
 from kmood_lib.portability.daylio.moods import PREDEFINED
 from kmood_lib.portability.daylio.notes import html_to_text
@@ -342,7 +343,7 @@ def _backup_goals(plan: Plan, document: dict, tags: dict[int, str]) -> None:
         if isinstance(w, dict) and None not in (_int(w.get("goal_id")), _int(w.get("year")),
                                                 _int(w.get("week"))):
             weeks.setdefault(_int(w["goal_id"]), []).append([_int(w["year"]), _int(w["week"])])
-    found = []
+    found, named = [], set()
     for goal in listed:
         if not isinstance(goal, dict):
             continue
@@ -356,12 +357,15 @@ def _backup_goals(plan: Plan, document: dict, tags: dict[int, str]) -> None:
             plan.warnings.append(f"a goal ({name[:40] or 'no name'}) with a repeat this build"
                                  " does not read: left out")
             continue
+        name = name[:60]
+        if name_key(name) in named:  # two goals, one name (two on one tag): both kept, told apart
+            name = f"{name} ({period})" if name_key(f"{name} ({period})") not in named else (
+                f"{name} ({len(named) + 1})")
+        named.add(name_key(name))
         created = _int(goal.get("created_at"))
-        item = {"name": name[:64], "activity": tag, "period": period, "target": target,
-                "archived": _int(goal.get("state")) not in (0, None)}
-        if created is not None and 0 < created < 4e12:
-            item["start_date"] = datetime.fromtimestamp(created / 1000, timezone.utc).date(
-            ).isoformat()
+        item = {"name": name, "activity": tag, "period": period, "target": target,
+                "archived": _int(goal.get("state")) not in (0, None),
+                "created_ms": created}  # its start: that moment's day where the person lives
         if tag is None:
             item["checkins"] = days.get(_goal_id(goal), [])
         if period == "week":
