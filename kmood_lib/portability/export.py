@@ -17,7 +17,7 @@ from typing import IO
 
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
-from kmood_lib.journal import goals, queries, templates, vocab
+from kmood_lib.journal import goals, memos, queries, templates, vocab
 from kmood_lib.portability.daylio.csv_export import spreadsheet_safe
 from kmood_lib.portability.kmood_json import FORMAT, VERSION, ZIP_JSON
 from kmood_lib.reminders import schedule as reminders
@@ -68,9 +68,9 @@ EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp"}
 
 
 def export_zip(conn, user_id: int, now_ms: int, out: IO[bytes]) -> None:
-    """The JSON export and every photo, as a ZIP written to `out` (a file: photos are read
-    one at a time, never held together): `export.json`, whose entries name their photos'
-    files, and `photos/<entry id>/<n>.<ext>`, the stored photos as they are."""
+    """The JSON export and every photo and voice memo, as a ZIP written to `out` (a file:
+    they are read one at a time, never held together): `export.json`, whose entries name
+    their files, `photos/<entry id>/<n>.<ext>` and `memos/<entry id>/<n>.<ext>`, as stored."""
     document = export_document(conn, user_id, now_ms)
     with zipfile.ZipFile(out, "w") as archive:
         for entry in document["entries"]:
@@ -80,6 +80,11 @@ def export_zip(conn, user_id: int, now_ms: int, out: IO[bytes]) -> None:
                     " AND size = 'full'", (photo["id"],)).fetchone()
                 photo["file"] = f"photos/{entry['id']}/{n}.{EXTENSIONS.get(kind, 'bin')}"
                 archive.writestr(photo["file"], bytes(data), zipfile.ZIP_STORED)  # compressed
+            for n, memo in enumerate(entry.get("memos") or (), start=1):
+                kind, data = conn.execute("SELECT content_type, data FROM voice_memos"
+                                          " WHERE id = ?", (memo["id"],)).fetchone()
+                memo["file"] = f"memos/{entry['id']}/{n}.{memos.EXTENSIONS.get(kind, 'bin')}"
+                archive.writestr(memo["file"], bytes(data), zipfile.ZIP_STORED)
         archive.writestr(ZIP_JSON, json.dumps(document, ensure_ascii=False),
                          zipfile.ZIP_DEFLATED)
 

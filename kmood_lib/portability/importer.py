@@ -29,7 +29,7 @@ from kmood_lib.core.errors import Busy, DomainError, StorageFull
 from kmood_lib.core.text import name_key
 from kmood_lib.core.text import problem as text_problem
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, resolve_local_time
-from kmood_lib.journal import photos, vocab
+from kmood_lib.journal import memos, photos, vocab
 from kmood_lib.journal.entry_input import (
     MAX_ACTIVITIES,
     MAX_ACTIVITY_NAME,
@@ -172,6 +172,8 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
                 else None
             if row.photos and not dry_run:
                 stage_photos(row)
+            if row.memos and not dry_run:
+                stage_memos(row)
             yield (row.import_key, moment.local_date, moment.local_minute, row.second, row.level,
                    row.note, staging.entry_json(row, moment, label))
 
@@ -190,6 +192,18 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
                 plan.warnings.append(f"{row.where}: photo {shown} left out ({exc.message})")
         if prepared:
             staging.stage_photos(conn, run, row.import_key, prepared)
+
+    def stage_memos(row: Row) -> None:
+        """A row's voice memos, kept as they are once recognised as audio, staged beside it."""
+        kept = []
+        for member in row.memos:
+            try:
+                kept.append(memos.prepare(plan.read_asset(member),
+                                          f"memo {member.rsplit('/', 1)[-1][:16]}"))
+            except DomainError as exc:
+                plan.warnings.append(f"{row.where}: {exc.message}; left out")
+        if kept:
+            staging.stage_memos(conn, run, row.import_key, kept)
 
     run = staging.begin(conn, user_id, now_ms, finish_expired, lease_ms)
     published = False
@@ -221,7 +235,7 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
         if not published:
             staging.drop(conn, run.id)
     report.update(imported=imported, duplicates=duplicates, dry_run=dry_run, restored=restored,
-                  warnings=list(plan.warnings), photos=plan.photos)
+                  warnings=list(plan.warnings), photos=plan.photos, memos=plan.memos)
     report["message"] = (f"{'Would import' if dry_run else 'Imported'} {imported} entr"
                          f"{'y' if imported == 1 else 'ies'}; {duplicates} already in the"
                          f" journal.")

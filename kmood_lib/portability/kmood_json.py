@@ -54,13 +54,15 @@ def _with_photos(plan: Plan, rows: Iterator[Row], members: set[str]) -> Iterator
     missing = 0
     for row in rows:
         named = [f for f in row.photos if f in members]
-        missing += len(row.photos) - len(named)
-        row.photos = tuple(named)
+        heard = [f for f in row.memos if f in members]
+        missing += len(row.photos) - len(named) + len(row.memos) - len(heard)
+        row.photos, row.memos = tuple(named), tuple(heard)
         plan.photos += len(named)
+        plan.memos += len(heard)
         yield row
     if missing:
-        plan.warnings.append(f"{missing} photo{'s' if missing != 1 else ''} named by entries"
-                             " missing from the ZIP: left out")
+        plan.warnings.append(f"{missing} photo{'s' if missing != 1 else ''} (or memos) named by"
+                             " entries missing from the ZIP: left out")
 
 
 def read_export(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Iterator[Row]]:
@@ -159,16 +161,17 @@ def _row(plan: Plan, entry, position: int, defs: dict) -> Row | None:
                int(moment.utcoffset().total_seconds()), mood, texts["mood_label"] or None,
                [a.strip() for a in activities if a.strip()], texts["note_title"], texts["note"],
                metrics, key, second=moment.second, location=location, song=song, source=source,
-               weather=weather, photos=_photo_files(entry.get("photos")))
+               weather=weather, photos=_files(entry.get("photos"), "photos/"),
+               memos=_files(entry.get("memos"), "memos/"))
 
 
-def _photo_files(value) -> tuple[str, ...]:
-    """The ZIP members an entry's photos name ("file", as export_zip writes them); a plain
-    JSON export has none, and anything else is not a photo file."""
+def _files(value, folder: str) -> tuple[str, ...]:
+    """The ZIP members an entry's photos or memos name ("file", as export_zip writes them);
+    a plain JSON export has none, and anything else is not such a file."""
     if not isinstance(value, list):
         return ()
     return tuple(p["file"] for p in value if isinstance(p, dict) and isinstance(
-        p.get("file"), str) and p["file"].startswith("photos/") and ".." not in p["file"])
+        p.get("file"), str) and p["file"].startswith(folder) and ".." not in p["file"])
 
 
 def _location(value, errors: list) -> tuple[float, float] | None:

@@ -202,6 +202,55 @@ def stage_photos(conn, run: Run, import_key: str, prepared: list) -> None:
     patiently(write)
 
 
+def stage_memos(conn, run: Run, import_key: str, kept: list) -> None:
+    """A row's voice memos (journal.memos.Memo), staged in their own transaction."""
+    def write() -> None:
+        with transaction(conn):
+            conn.executemany(
+                "INSERT INTO import_memos (run_id, import_key, position, sha256, content_type,"
+                " data) VALUES (?, ?, ?, ?, ?, ?)",
+                [(run.id, import_key, i, m.sha256, m.content_type, m.data)
+                 for i, m in enumerate(kept)])
+            run.renew(conn)
+
+    patiently(write)
+
+
+def attach_memos(conn, run: Run) -> int:
+    """Move the staged memos whose entry is published onto it, a few per transaction."""
+    moved = 0
+    while True:
+        started = time.monotonic()
+
+        def one_batch() -> int:
+            with transaction(conn):
+                ids = [r[0] for r in conn.execute(
+                    "SELECT im.id FROM import_memos im JOIN entries e ON e.user_id = ?"
+                    " AND e.import_key = im.import_key WHERE im.run_id = ? ORDER BY im.id"
+                    " LIMIT ?", (run.user_id, run.id, PHOTO_BATCH))]
+                if not ids:
+                    return 0
+                chosen = json.dumps(ids)
+                conn.execute(
+                    "INSERT OR IGNORE INTO voice_memos (entry_id, position, sha256,"
+                    " content_type, created_at, data) SELECT e.id, im.position + 1 +"
+                    " coalesce((SELECT max(position) FROM voice_memos WHERE entry_id = e.id),"
+                    " 0), im.sha256, im.content_type, ?, im.data FROM import_memos im"
+                    " JOIN entries e ON e.user_id = ? AND e.import_key = im.import_key"
+                    " WHERE im.id IN (SELECT value FROM json_each(?)) ORDER BY im.id",
+                    (run.now_ms(), run.user_id, chosen))
+                conn.execute("DELETE FROM import_memos WHERE id IN (SELECT value FROM"
+                             " json_each(?))", (chosen,))
+                run.renew(conn)
+                return len(ids)
+
+        done = patiently(one_batch)
+        if not done:
+            return moved
+        moved += done
+        pause_after(started)
+
+
 def attach_photos(conn, run: Run) -> int:
     """Move the staged photos whose entry is published onto it, PHOTO_BATCH per transaction
     (one the entry already has, from an earlier import of the same file, is left as it is);
@@ -257,6 +306,9 @@ def forget_photos(conn, run: Run) -> int:
             gone = conn.execute("DELETE FROM import_photos WHERE id IN (SELECT id FROM"
                                 " import_photos WHERE run_id = ? LIMIT ?)",
                                 (run.id, PHOTO_BATCH)).rowcount
+            gone += conn.execute("DELETE FROM import_memos WHERE id IN (SELECT id FROM"
+                                 " import_memos WHERE run_id = ? LIMIT ?)",
+                                 (run.id, PHOTO_BATCH)).rowcount
             run.renew(conn)
         if not gone:
             return forgotten
@@ -271,6 +323,9 @@ def drop(conn, run_id: int) -> None:
             gone = conn.execute("DELETE FROM import_photos WHERE id IN (SELECT id FROM"
                                 " import_photos WHERE run_id = ? LIMIT ?)",
                                 (run_id, PHOTO_BATCH)).rowcount
+            gone += conn.execute("DELETE FROM import_memos WHERE id IN (SELECT id FROM"
+                                 " import_memos WHERE run_id = ? LIMIT ?)",
+                                 (run_id, PHOTO_BATCH)).rowcount
             gone += conn.execute("DELETE FROM import_rows WHERE id IN (SELECT id FROM import_rows"
                                  " WHERE run_id = ? LIMIT ?)", (run_id, DROP_BATCH)).rowcount
             if not gone:
@@ -413,6 +468,7 @@ def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
             break
         after = position_of(rows)
         attach_photos(conn, run)  # the batch's photos onto its entries, a few at a time
+        attach_memos(conn, run)
         new = sum(fresh)
         imported += new
         duplicates += len(rows) - new
@@ -422,8 +478,8 @@ def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
         pause_after(started)
     left = forget_photos(conn, run)
     if left:
-        warnings.append(f"{left} photo{'s' if left != 1 else ''} of entries already in the"
-                        " journal from another file were left out")
+        warnings.append(f"{left} photo or memo file{'s' if left != 1 else ''} of entries"
+                        " already in the journal from another file were left out")
     return imported, duplicates
 
 

@@ -73,11 +73,12 @@ class Assets:
                     asset.get("checksum"), str):
                 self.listed[_int(asset["id"])] = (asset["checksum"], _int(asset.get("type")))
         self.used: set[str] = set()
-        self.missing = self.memos = 0
+        self.missing = 0
 
-    def photos_of(self, entry: dict) -> tuple[str, ...]:
-        """The members of an entry's photos, in its order; memos and missing files counted."""
-        found = []
+    def assets_of(self, entry: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The members of an entry's photos and of its voice memos, each in its order;
+        missing files counted."""
+        found, memos = [], []
         ids = entry.get("assets")
         for ident in ids if isinstance(ids, list) else ():
             checksum, kind = self.listed.get(_int(ident), (None, None))
@@ -86,16 +87,10 @@ class Assets:
                 self.missing += 1
                 continue
             self.used.add(member)
-            if kind == self.AUDIO:
-                self.memos += 1
-            else:
-                found.append(member)
-        return tuple(found)
+            (memos if kind == self.AUDIO else found).append(member)
+        return tuple(found), tuple(memos)
 
     def report(self, plan: Plan) -> None:
-        if self.memos:
-            plan.ignored.append(f"{self.memos} voice memo{'s' if self.memos != 1 else ''} not"
-                                " imported (k-mood keeps photos only for now)")
         if self.missing:
             plan.warnings.append(f"{self.missing} photo or memo file{'s' if self.missing != 1 else ''}"
                                  " named by entries missing from the archive: left out")
@@ -115,8 +110,9 @@ def _backup_rows(plan: Plan, document: Document, moods: dict, tags: dict, identi
         row, off = _backup_row(plan, entry, position, moods, tags, identity)
         mismatched += off
         if row is not None:
-            row.photos = assets.photos_of(entry)
+            row.photos, row.memos = assets.assets_of(entry)
             plan.photos += len(row.photos)
+            plan.memos += len(row.memos)
             yield row
     assets.report(plan)
     if mismatched:

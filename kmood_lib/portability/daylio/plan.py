@@ -79,6 +79,7 @@ class Row:
     source: str = "daylio"
     weather: dict | None = None  # what the worker had found (k-mood's own export only)
     photos: tuple[str, ...] = ()  # archive members of its photos, in order (backups only)
+    memos: tuple[str, ...] = ()  # archive members of its voice memos, in order
 
 
 class Notes(list):
@@ -123,6 +124,7 @@ class Plan:
     # a backup's archive member by name -> its bytes (read when its row is staged), or None
     read_asset: object | None = field(default=None, repr=False)
     photos: int = 0  # photos the rows name that the archive holds
+    memos: int = 0  # voice memos likewise
     _spellings: dict[str, str] = field(default_factory=dict, repr=False)  # key -> first spelling
 
     def problem(self, message: str) -> None:

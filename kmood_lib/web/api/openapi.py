@@ -478,6 +478,7 @@ _REPORT = {"type": "object", "properties": {
     "warnings": {"type": "array", "items": STR}, "ignored": {"type": "array", "items": STR},
     "imported": INT, "duplicates": INT, "dry_run": BOOL, "message": STR,
     "photos": {**INT, "description": "photos the file brings (a .daylio backup, k-mood's ZIP)"},
+    "memos": {**INT, "description": "voice memos the file brings"},
     "restored": {"type": "array", "items": STR, "description": "what a k-mood export brought"
                  " back besides its entries (labels, vocabularies, reminders)"}}}
 PATHS["/api/import/daylio"] = {"post": _op(
