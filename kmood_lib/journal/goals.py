@@ -17,7 +17,7 @@ from kmood_lib.journal.vocab import MAX_NAME, activity_ids
 
 PERIODS = ("week", "month")
 MAX_GOALS = 100
-STRIP = {"week": 26, "month": 12}  # periods shown in a goal's strip, the current one last
+STRIP = {"week": 52, "month": 12}  # a year of periods in a goal's strip, the current one last
 
 
 def period_start(day: date, period: str) -> date:

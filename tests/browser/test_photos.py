@@ -194,3 +194,31 @@ def test_photos_chosen_offline_wait_with_their_entry_and_arrive_after_it(browser
                 or "415" not in e] == []
     finally:
         stack.stop()
+
+
+def test_what_is_not_a_photo_is_refused_on_the_phone_and_another_s_photo_is_not_shown(
+        pam, browser, tmp_path):
+    from tests.browser.test_journal import api_session
+
+    driver = browser(PHONE)
+    as_a_phone(driver, 390, 844)
+    login(driver, pam.url, "pam")
+    for name, data in (("drawing.svg", images.SVG), ("huge.png", images.png_bomb(50))):
+        path = tmp_path / name
+        path.write_bytes(data)
+        driver.get(f"{pam.url}/entries/{pam.pam_entry}/edit")
+        driver.find_element(By.ID, "photo-files").send_keys(str(path))
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "#photos button[type=submit]"))
+        alert = driver.find_element(By.CSS_SELECTOR, "#photos .errors")
+        assert ("not a JPEG, PNG or WebP" if name.endswith(".svg") else
+                "more than 40 million pixels") in alert.text, alert.text
+    screenshot(driver, "photos-refused-phone-light", whole_page=False)
+    create_user(pam, "pia2")
+    auth = api_session(pam.url, "pam")
+    assert http_upload(pam.url, pam.pam_entry, images.webp(), auth) == 201
+    [*_, photo] = http("GET", f"{pam.url}/api/entries/{pam.pam_entry}",
+                       headers=auth)[2]["photos"]
+    other = browser(PHONE)
+    login(other, pam.url, "pia2")
+    other.get(pam.url + photo["url"])
+    assert "No such photo" in other.page_source and "<img" not in other.page_source

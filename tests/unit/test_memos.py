@@ -7,8 +7,10 @@ from __future__ import annotations
 import io
 import zipfile
 
-from tests.unit.test_daylio_backup import ann  # noqa: F401 - a fixture
-from tests.unit.test_daylio_backup import day_entry
+from tests.unit.test_daylio_backup import (
+    ann,  # noqa: F401 - a fixture
+    day_entry,
+)
 from tests.unit.test_daylio_backup_photos import picture, sums, with_assets
 from tests.unit.test_daylio_csv import run
 
