@@ -50,7 +50,7 @@ def test_photos_chosen_on_a_phone_are_stored_without_their_location(pam, browser
     driver.get(f"{pam.url}/entries/{pam.pam_entry}/edit")
     chooser = driver.find_element(By.ID, "photo-files")
     chooser.send_keys("\n".join(pam.pam_photos))  # two files, as a gallery picks them
-    follow(driver, driver.find_element(By.CSS_SELECTOR, "#photos button[type=submit]"))
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "#photos form[enctype] button[type=submit]"))
     assert "Added 2 photos" in driver.find_element(By.TAG_NAME, "main").text
     shown = driver.find_elements(By.CSS_SELECTOR, ".photo-list img")
     assert len(shown) == 2
@@ -208,8 +208,10 @@ def test_what_is_not_a_photo_is_refused_on_the_phone_and_another_s_photo_is_not_
         path.write_bytes(data)
         driver.get(f"{pam.url}/entries/{pam.pam_entry}/edit")
         driver.find_element(By.ID, "photo-files").send_keys(str(path))
-        follow(driver, driver.find_element(By.CSS_SELECTOR, "#photos button[type=submit]"))
-        alert = driver.find_element(By.CSS_SELECTOR, "#photos .errors")
+        follow(driver, driver.find_element(By.CSS_SELECTOR, "#photos form[enctype] button[type=submit]"))
+        found = driver.find_elements(By.CSS_SELECTOR, "#photos .errors")
+        assert found, (name, driver.current_url, driver.find_element(By.TAG_NAME, "main").text[-400:])
+        alert = found[0]
         assert ("not a JPEG, PNG or WebP" if name.endswith(".svg") else
                 "more than 40 million pixels") in alert.text, alert.text
     screenshot(driver, "photos-refused-phone-light", whole_page=False)
