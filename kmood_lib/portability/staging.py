@@ -216,8 +216,11 @@ def stage_memos(conn, run: Run, import_key: str, kept: list) -> None:
     patiently(write)
 
 
-def attach_memos(conn, run: Run) -> int:
-    """Move the staged memos whose entry is published onto it, a few per transaction."""
+def _attach(conn, run: Run, table: str, move: Callable[[str], None]) -> int:
+    """Move a run's staged files (`table`: import_photos or import_memos) whose entry is
+    published onto it, PHOTO_BATCH per transaction: `move` copies the chosen rows (their ids,
+    as JSON) to where they belong; they are then deleted from the staging. Returns how many
+    were moved."""
     moved = 0
     while True:
         started = time.monotonic()
@@ -225,22 +228,15 @@ def attach_memos(conn, run: Run) -> int:
         def one_batch() -> int:
             with transaction(conn):
                 ids = [r[0] for r in conn.execute(
-                    "SELECT im.id FROM import_memos im JOIN entries e ON e.user_id = ?"
-                    " AND e.import_key = im.import_key WHERE im.run_id = ? ORDER BY im.id"
-                    " LIMIT ?", (run.user_id, run.id, PHOTO_BATCH))]
+                    f"SELECT s.id FROM {table} s JOIN entries e ON e.user_id = ?"  # a constant
+                    " AND e.import_key = s.import_key WHERE s.run_id = ? ORDER BY s.id LIMIT ?",
+                    (run.user_id, run.id, PHOTO_BATCH))]
                 if not ids:
                     return 0
                 chosen = json.dumps(ids)
-                conn.execute(
-                    "INSERT OR IGNORE INTO voice_memos (entry_id, position, sha256,"
-                    " content_type, created_at, data) SELECT e.id, im.position + 1 +"
-                    " coalesce((SELECT max(position) FROM voice_memos WHERE entry_id = e.id),"
-                    " 0), im.sha256, im.content_type, ?, im.data FROM import_memos im"
-                    " JOIN entries e ON e.user_id = ? AND e.import_key = im.import_key"
-                    " WHERE im.id IN (SELECT value FROM json_each(?)) ORDER BY im.id",
-                    (run.now_ms(), run.user_id, chosen))
-                conn.execute("DELETE FROM import_memos WHERE id IN (SELECT value FROM"
-                             " json_each(?))", (chosen,))
+                move(chosen)
+                conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT value FROM json_each(?))",
+                             (chosen,))
                 run.renew(conn)
                 return len(ids)
 
@@ -249,52 +245,46 @@ def attach_memos(conn, run: Run) -> int:
             return moved
         moved += done
         pause_after(started)
+
+
+def attach_memos(conn, run: Run) -> int:
+    """The staged voice memos onto their published entries (see _attach)."""
+    def move(chosen: str) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO voice_memos (entry_id, position, sha256, content_type,"
+            " created_at, data) SELECT e.id, im.position + 1 + coalesce((SELECT max(position)"
+            " FROM voice_memos WHERE entry_id = e.id), 0), im.sha256, im.content_type, ?,"
+            " im.data FROM import_memos im JOIN entries e ON e.user_id = ?"
+            " AND e.import_key = im.import_key"
+            " WHERE im.id IN (SELECT value FROM json_each(?)) ORDER BY im.id",
+            (run.now_ms(), run.user_id, chosen))
+
+    return _attach(conn, run, "import_memos", move)
 
 
 def attach_photos(conn, run: Run) -> int:
-    """Move the staged photos whose entry is published onto it, PHOTO_BATCH per transaction
-    (one the entry already has, from an earlier import of the same file, is left as it is);
-    returns how many were moved."""
-    moved = 0
-    while True:
-        started = time.monotonic()
+    """The staged photos onto their published entries (see _attach); one the entry already
+    has, from an earlier import of the same file, is left as it is."""
+    def move(chosen: str) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO photos (entry_id, position, sha256, width, height,"
+            " created_at) SELECT e.id, ip.position + 1 + coalesce((SELECT max(position)"
+            " FROM photos WHERE entry_id = e.id), 0), ip.sha256, ip.width, ip.height, ?"
+            " FROM import_photos ip JOIN entries e ON e.user_id = ?"
+            " AND e.import_key = ip.import_key"
+            " WHERE ip.id IN (SELECT value FROM json_each(?)) ORDER BY ip.id",
+            (run.now_ms(), run.user_id, chosen))
+        for size, kind, data in (("full", "content_type", "data"),
+                                 ("thumb", "thumb_type", "thumb")):
+            conn.execute(
+                f"INSERT OR IGNORE INTO photo_files (photo_id, size, content_type, data)"
+                f" SELECT p.id, '{size}', ip.{kind}, ip.{data} FROM import_photos ip"
+                " JOIN entries e ON e.user_id = ? AND e.import_key = ip.import_key"
+                " JOIN photos p ON p.entry_id = e.id AND p.sha256 = ip.sha256"
+                " WHERE ip.id IN (SELECT value FROM json_each(?))",
+                (run.user_id, chosen))
 
-        def one_batch() -> int:
-            with transaction(conn):
-                ids = [r[0] for r in conn.execute(
-                    "SELECT ip.id FROM import_photos ip JOIN entries e ON e.user_id = ?"
-                    " AND e.import_key = ip.import_key WHERE ip.run_id = ? ORDER BY ip.id"
-                    " LIMIT ?", (run.user_id, run.id, PHOTO_BATCH))]
-                if not ids:
-                    return 0
-                chosen = json.dumps(ids)
-                conn.execute(
-                    "INSERT OR IGNORE INTO photos (entry_id, position, sha256, width, height,"
-                    " created_at) SELECT e.id, ip.position + 1 + coalesce((SELECT max(position)"
-                    " FROM photos WHERE entry_id = e.id), 0), ip.sha256, ip.width, ip.height, ?"
-                    " FROM import_photos ip JOIN entries e ON e.user_id = ?"
-                    " AND e.import_key = ip.import_key"
-                    " WHERE ip.id IN (SELECT value FROM json_each(?)) ORDER BY ip.id",
-                    (run.now_ms(), run.user_id, chosen))
-                for size, kind, data in (("full", "content_type", "data"),
-                                         ("thumb", "thumb_type", "thumb")):
-                    conn.execute(
-                        f"INSERT OR IGNORE INTO photo_files (photo_id, size, content_type, data)"
-                        f" SELECT p.id, '{size}', ip.{kind}, ip.{data} FROM import_photos ip"
-                        " JOIN entries e ON e.user_id = ? AND e.import_key = ip.import_key"
-                        " JOIN photos p ON p.entry_id = e.id AND p.sha256 = ip.sha256"
-                        " WHERE ip.id IN (SELECT value FROM json_each(?))",
-                        (run.user_id, chosen))
-                conn.execute("DELETE FROM import_photos WHERE id IN (SELECT value FROM"
-                             " json_each(?))", (chosen,))
-                run.renew(conn)
-                return len(ids)
-
-        done = patiently(one_batch)
-        if not done:
-            return moved
-        moved += done
-        pause_after(started)
+    return _attach(conn, run, "import_photos", move)
 
 
 def forget_photos(conn, run: Run) -> int:

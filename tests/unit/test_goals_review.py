@@ -7,29 +7,14 @@ import json
 import time
 from datetime import date, datetime, timedelta, timezone
 
-import pytest
-
 from kmood_lib.journal import goals
 from tests.helpers import multipart
 from tests.unit.test_daylio_backup import MOODS, TAGS, backup
 from tests.unit.test_daylio_csv import run
 from tests.unit.test_goal_import import ms
+from tests.unit.test_goals import TODAY, alice, log  # noqa: F401 - alice: a fixture
 
-TODAY = date(2026, 12, 2)  # a Wednesday
 MONDAY = TODAY - timedelta(days=2)
-
-
-@pytest.fixture
-def alice(client_for, clock):
-    clock.set(datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc))
-    return client_for("alice")
-
-
-def log(client, day: date, *activities: str, hour: int = 9) -> int:
-    answer = client.post("/api/entries", {"mood": 4, "activities": list(activities),
-                                          "occurred_at": f"{day.isoformat()}T{hour:02d}:00:00Z"})
-    assert answer.status == 201, answer.json
-    return answer.json["id"]
 
 
 def import_json(client, document: dict):
