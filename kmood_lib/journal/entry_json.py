@@ -147,7 +147,7 @@ _METRIC_VALUE = _real(
     zero="CASE WHEN typeof(em.value) = 'integer' THEN '0.0' ELSE json_quote(char(0) || :nonce"
          " || ':metric:' || em.entry_id || ':' || em.metric_id) END")
 
-# An entry's photos in order, as photos.json_of() shows one (migration 0019).
+# An entry's photos in order, as its JSON lists them (migration 0019).
 PHOTOS_JSON = (
     "(SELECT json_group_array(json_object('id', id, 'url', '/photos/' || id, 'thumb_url',"
     " '/photos/' || id || '/thumb', 'width', width, 'height', height)) FROM (SELECT id, width,"

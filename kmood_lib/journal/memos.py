@@ -50,19 +50,6 @@ def prepare(data: bytes, name: str = "memo") -> Memo:
     return Memo(hashlib.sha256(data).hexdigest(), kind, data)
 
 
-def of_entries(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int, list[dict]]:
-    found: dict[int, list[dict]] = {}
-    if not entry_ids:
-        return found
-    marks = ",".join("?" * len(entry_ids))
-    for memo_id, entry_id, kind in conn.execute(
-            f"SELECT id, entry_id, content_type FROM voice_memos WHERE entry_id IN ({marks})"
-            " ORDER BY entry_id, position, id", entry_ids):
-        found.setdefault(entry_id, []).append({"id": memo_id, "url": f"/memos/{memo_id}",
-                                               "content_type": kind})
-    return found
-
-
 def file_of(conn: sqlite3.Connection, user_id: int, memo_id: int) -> tuple[str, bytes, str]:
     """(content type, bytes, ETag) of one of the user's memos."""
     row = conn.execute("SELECT m.content_type, m.data, m.sha256 FROM voice_memos m JOIN entries e"

@@ -243,24 +243,6 @@ def move_earlier(conn: sqlite3.Connection, user_id: int, photo_id: int) -> int:
     return row[1]
 
 
-def of_entries(conn: sqlite3.Connection, entry_ids: list[int]) -> dict[int, list[dict]]:
-    """Each entry's photos in order, as the entry JSON shows them."""
-    found: dict[int, list[dict]] = {}
-    if not entry_ids:
-        return found
-    marks = ",".join("?" * len(entry_ids))
-    for photo_id, entry_id, width, height in conn.execute(
-            f"SELECT id, entry_id, width, height FROM photos WHERE entry_id IN ({marks})"
-            " ORDER BY entry_id, position, id", entry_ids):
-        found.setdefault(entry_id, []).append(json_of(photo_id, width, height))
-    return found
-
-
-def json_of(photo_id: int, width: int, height: int) -> dict:
-    return {"id": photo_id, "url": f"/photos/{photo_id}", "thumb_url": f"/photos/{photo_id}/thumb",
-            "width": width, "height": height}
-
-
 def file_of(conn: sqlite3.Connection, user_id: int, photo_id: int, size: str
             ) -> tuple[str, bytes, str]:
     """(content type, bytes, ETag) of one of the user's photos at a size."""

@@ -21,6 +21,7 @@ from tests.browser.conftest import (
     follow,
     screenshot,
 )
+from tests.browser.test_accessibility import violations
 from tests.browser.test_journal import api_session, login
 from tests.browser.test_phone_fit import as_a_phone, overflowing
 from tests.helpers import http, wait_until
@@ -70,7 +71,8 @@ def test_photos_chosen_on_a_phone_are_stored_without_their_location(pam, browser
     assert console_errors(driver) == []
 
 
-@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop")])
+@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop"),
+                                            ((320, 700), "phone320")])
 @pytest.mark.parametrize("dark", [False, True])
 def test_history_shows_the_photos_as_thumbnails(pam, browser, size, size_name, dark):
     driver = browser(size, dark=dark)
@@ -87,12 +89,13 @@ def test_history_shows_the_photos_as_thumbnails(pam, browser, size, size_name, d
     driver.get(pam.url + "/entries")
     thumbs = driver.find_elements(By.CSS_SELECTOR, ".thumbs img")
     assert len(thumbs) == 2 and all(t.get_property("naturalWidth") > 0 for t in thumbs)
-    assert overflowing(driver) == []
+    assert overflowing(driver) == [] and violations(driver) == []
     scheme = "dark" if dark else "light"
     screenshot(driver, f"photos-history-{size_name}-{scheme}")
     if size != DESKTOP:
         as_a_phone(driver, *size)  # the shot resets the emulation
     driver.get(f"{pam.url}/entries/{pam.pam_entry}/edit")
+    assert overflowing(driver) == [] and violations(driver) == []
     screenshot(driver, f"photos-edit-{size_name}-{scheme}")
     assert console_errors(driver) == []
 

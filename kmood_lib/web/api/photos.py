@@ -7,7 +7,7 @@ import bottle
 
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
-from kmood_lib.journal import photos
+from kmood_lib.journal import photos, queries
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import json_body, json_response
 from kmood_lib.web.routing import Routes
@@ -16,14 +16,15 @@ from kmood_lib.web.uploads import add_uploaded
 routes = Routes()
 
 
-def entry_photos(conn, entry_id: int) -> dict:
-    return {"photos": photos.of_entries(conn, [entry_id]).get(entry_id, [])}
+def entry_photos(conn, user_id: int, entry_id: int) -> dict:
+    """The entry's photos as its JSON lists them (one way to show a photo, in entry_json)."""
+    return {"photos": queries.get_entry(conn, user_id, entry_id)["photos"]}
 
 
 @routes.post("/api/entries/<entry_id:id>/photos", max_body="photos")
 def add_photos(services, conn, auth: Auth, entry_id: int):
     add_uploaded(services, conn, auth.user.id, entry_id)
-    return json_response(entry_photos(conn, entry_id), 201)
+    return json_response(entry_photos(conn, auth.user.id, entry_id), 201)
 
 
 @routes.put("/api/entries/<entry_id:id>/photos/order")
@@ -35,7 +36,7 @@ def order_photos(services, conn, auth: Auth, entry_id: int):
         raise ValidationError({"order": "must be the list of the entry's photo ids"})
     with transaction(conn):
         photos.reorder(conn, auth.user.id, entry_id, order)
-    return json_response(entry_photos(conn, entry_id))
+    return json_response(entry_photos(conn, auth.user.id, entry_id))
 
 
 @routes.delete("/api/photos/<photo_id:id>")

@@ -13,7 +13,7 @@
 <ul class="list">
 % for template in templates:
   <li>
-    <form method="post" action="/settings/templates/{{template['id']}}" class="card">
+    <form method="post" action="/settings/templates/{{template['id']}}">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
       <label>Name <input name="name" value="{{template['name']}}" maxlength="64" required dir="auto"></label>
       <label>Title <input name="note_title" value="{{template['note_title']}}" maxlength="200" dir="auto"></label>
