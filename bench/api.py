@@ -1,20 +1,32 @@
 """API benchmark: 16 concurrent clients creating and listing entries against kmood.py on
-waitress (with kmood_worker.py beside it, as deployed), beside a bare Bottle+waitress endpoint
-measured in the same run, at KMOOD_THREADS 2, 4 and 8.
+waitress (with kmood_worker.py beside it, as deployed), beside two baselines measured in the
+same run, at KMOOD_THREADS 2, 4 and 8: a bare Bottle+waitress endpoint that touches no
+database, and the durable floor — the same stack parsing the same JSON body and inserting one
+row in one transaction with k-mood's pragmas (`synchronous` as configured), the least a create
+that survives a power cut can cost (bench/bare_app.py).
 
-For each: req/s, p50/p99, the ratios to bare, and the server's CPU per request (utime + stime
-of its process from /proc/<pid>/stat). Then, at the default thread count, 16 fast clients
-listing beside 2 slow clients whose now-playing lookups wait out their 2 s deadline (a
-ListenBrainz that never answers): the fast clients' p99 shows whether a slow request stalls
-everyone. Last, the SQL statements one create and one list run, counted in process.
+For each: req/s, p50/p99, the ratios to both baselines, and the server's CPU per request (utime
++ stime of its process from /proc/<pid>/stat). Then, per create, what reaches the disk: fsync
+and fdatasync calls (counted by strace attached to the server for a run of sequential
+creates) and bytes written (/proc/<pid>/io), k-mood beside the floor. Then, at the default
+thread count, 16 fast clients listing beside 2 slow clients whose now-playing lookups wait out
+their 2 s deadline (a ListenBrainz that never answers): the fast clients' p99 shows whether a
+slow request stalls everyone. Last, the SQL statements and commits one create and one list run, counted in
+process.
 """
 
 from __future__ import annotations
 
+import http.client as http_client
+import json
 import os
+import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: bench/queue.py shadows stdlib queue
@@ -40,6 +52,7 @@ SYNCHRONOUS = os.environ.get("BENCH_SYNCHRONOUS", "full")  # KMOOD_SYNCHRONOUS o
 DEFAULT_THREADS = Config.from_env({}).threads
 CLIENTS, SLOW_CLIENTS = 16, 2
 DURATION_S = 3.0
+CREATES_TRACED = 300  # sequential creates under strace, for the disk traffic of one
 ROUNDS = 3  # each pair (bare, k-mood) alternates this often; each side keeps its best round
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 
@@ -70,7 +83,8 @@ class Servers:
         self.server = spawn(["kmood.py"], self.env, self.tmp / "server.log")
         self.worker = spawn(["kmood_worker.py"], self.env, self.tmp / "worker.log")
         self.bare = spawn([str(ROOT / "bench" / "bare_app.py"), str(self.bare_port),
-                           str(threads)], self.env, self.tmp / "bare.log")
+                           str(threads), str(self.tmp / "floor.db")], self.env,
+                          self.tmp / "bare.log")
         url = f"http://127.0.0.1:{self.port}"
         wait_until(lambda: healthy(url), 30, what="kmood server")
         wait_until(lambda: _up(self.bare_port), 30, what="bare server")
@@ -84,18 +98,52 @@ class Servers:
 
     def load(self, name, port, method, path, pid=None, **kw):
         before = cpu_s(pid) if pid else 0.0
-        result = run_load(name, port, method, path, clients=CLIENTS, duration=DURATION_S, **kw)
+        result = run_load(name, port, method, path, clients=CLIENTS, duration=DURATION_S,
+                          **kw)
         result.cpu_us = (cpu_s(pid) - before) / max(1, result.requests) * 1e6 if pid else None
         return result
 
-    def pair(self, bare_args: tuple, kmood_args: tuple, **kw):
-        """The bare and the k-mood load in turn, ROUNDS times (this machine's speed drifts by a
-        third within a minute): each side's best round, so a ratio compares like with like."""
-        bare, kmood = [], []
+    def best_of(self, *sides, **kw) -> list:
+        """Each side's load in turn, ROUNDS times (this machine's speed drifts by a third within
+        a minute): each side's best round, so a ratio compares like with like. A side is
+        (name, port, method, path, pid, headers)."""
+        rounds = [[] for _ in sides]
         for _ in range(ROUNDS):
-            bare.append(self.load(*bare_args, pid=self.bare.pid, **kw))
-            kmood.append(self.load(*kmood_args, pid=self.server.pid, headers=self.auth, **kw))
-        return max(bare, key=lambda r: r.rps), max(kmood, key=lambda r: r.rps)
+            for results, (name, port, method, path, pid, headers) in zip(rounds, sides,
+                                                                          strict=True):
+                results.append(self.load(name, port, method, path, pid=pid, headers=headers,
+                                         **kw))
+        return [max(results, key=lambda r: r.rps) for results in rounds]
+
+    def disk_per_create(self, port: int, path: str, pid: int, headers: dict) -> tuple:
+        """(fsync + fdatasync calls, bytes written) per create over CREATES_TRACED sequential
+        creates: strace counts the calls of every thread of the server; /proc/<pid>/io the
+        bytes it sent to storage. (None, bytes) without strace."""
+        strace = shutil.which("strace")
+        out = self.tmp / f"strace-{port}.txt"
+        tracer = None
+        if strace:
+            tracer = subprocess.Popen([strace, "-f", "-c", "-e", "trace=fsync,fdatasync",
+                                       "-o", str(out), "-p", str(pid)],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(1)  # attached to every thread before the first create
+        written = _written(pid)
+        conn = http_client.HTTPConnection("127.0.0.1", port, timeout=30)
+        for n in range(CREATES_TRACED):
+            conn.request("POST", path, json.dumps(entry_body(n)),
+                         {"Content-Type": "application/json", **headers})
+            response = conn.getresponse()
+            response.read()
+            assert response.status == 201, (path, response.status)
+        conn.close()
+        written = (_written(pid) - written) / CREATES_TRACED
+        if tracer is None:
+            return None, written
+        tracer.send_signal(signal.SIGINT)
+        tracer.wait(timeout=30)
+        calls = sum(int(fields[3]) for fields in map(str.split, out.read_text().splitlines())
+                    if fields and fields[-1] in ("fsync", "fdatasync"))
+        return calls / CREATES_TRACED, written
 
     def stop(self):
         for proc in (self.server, self.worker, self.bare):
@@ -109,14 +157,23 @@ def line(result) -> str:
 
 def at(threads: int, listenbrainz_url: str) -> dict:
     servers = Servers(threads, listenbrainz_url)
+    bare, auth = servers.bare.pid, servers.auth
     try:
-        bare_post, create = servers.pair(
-            ("bare bottle+waitress POST", servers.bare_port, "POST", "/bare"),
-            ("k-mood POST /api/entries", servers.port, "POST", "/api/entries"),
+        bare_post, floor, create = servers.best_of(
+            ("bare bottle+waitress POST", servers.bare_port, "POST", "/bare", bare, None),
+            ("durable floor POST", servers.bare_port, "POST", "/durable", bare, None),
+            ("k-mood POST /api/entries", servers.port, "POST", "/api/entries",
+             servers.server.pid, auth),
             body_fn=entry_body)
-        bare_get, listing = servers.pair(
-            ("bare bottle+waitress GET", servers.bare_port, "GET", "/bare"),
-            ("k-mood GET /api/entries?limit=20", servers.port, "GET", "/api/entries?limit=20"))
+        bare_get, listing = servers.best_of(
+            ("bare bottle+waitress GET", servers.bare_port, "GET", "/bare", bare, None),
+            ("k-mood GET /api/entries?limit=20", servers.port, "GET", "/api/entries?limit=20",
+             servers.server.pid, auth))
+        disk = None
+        if threads == DEFAULT_THREADS:
+            disk = (servers.disk_per_create(servers.bare_port, "/durable", bare, {}),
+                    servers.disk_per_create(servers.port, "/api/entries", servers.server.pid,
+                                            auth))
         slow = fast = None
         if SLOW_CLIENTS:  # at every thread count: the default is chosen from these
             slow_box = []
@@ -132,8 +189,8 @@ def at(threads: int, listenbrainz_url: str) -> dict:
             slow = slow_box[0]
     finally:
         servers.stop()
-    return {"bare_get": bare_get, "bare_post": bare_post, "create": create, "list": listing,
-            "slow": slow, "fast": fast}
+    return {"bare_get": bare_get, "bare_post": bare_post, "floor": floor, "create": create,
+            "list": listing, "slow": slow, "fast": fast, "disk": disk}
 
 
 def statements_per_request() -> tuple[tuple, tuple]:
@@ -161,8 +218,9 @@ def statements_per_request() -> tuple[tuple, tuple]:
         for c in tracing:
             c.set_trace_callback(counted.append)
 
-    def count(call) -> tuple[int, int, int]:
-        """(statements the request ran, trigger programs they fired, statements FTS5 ran).
+    def count(call) -> tuple[int, int, int, int]:
+        """(statements the request ran, trigger programs they fired, statements FTS5 ran,
+        commits).
 
         Python's trace hook reports a trigger's run as its firing statement's text again, right
         after it; FTS5's own statements arrive as `--` comments."""
@@ -170,10 +228,19 @@ def statements_per_request() -> tuple[tuple, tuple]:
         assert call().status in (200, 201)
         ours = [sql for sql in counted if not sql.startswith("--")]
         statements = sum(1 for i, sql in enumerate(ours) if i == 0 or sql != ours[i - 1])
-        return statements, len(ours) - statements, len(counted) - len(ours)
+        commits = sum(1 for sql in ours if sql.strip().upper() in ("COMMIT", "END"))
+        return statements, len(ours) - statements, len(counted) - len(ours), commits
 
     return (count(lambda: client.post("/api/entries", entry_body(99))),
             count(lambda: client.get("/api/entries?limit=20")))
+
+
+def _written(pid: int) -> int:
+    """Bytes a process has caused to be sent to storage (write_bytes of /proc/<pid>/io)."""
+    for text in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if text.startswith("write_bytes:"):
+            return int(text.split()[1])
+    return 0
 
 
 def _up(port: int) -> bool:
@@ -191,19 +258,31 @@ def main() -> list[str]:
             r = at(threads, listenbrainz.url)
             lines.append(f"-- KMOOD_THREADS={threads}"
                          + (" (the default)" if threads == DEFAULT_THREADS else ""))
-            lines += [line(r[k]) for k in ("bare_get", "bare_post", "create", "list")]
+            lines += [line(r[k]) for k in ("bare_get", "bare_post", "floor", "create", "list")]
             lines.append(f"ratio create / bare POST: {r['create'].rps / r['bare_post'].rps:.2f}"
                          f"  (target >= 0.33, errors {r['create'].errors})")
+            lines.append(f"ratio create / durable floor: {r['create'].rps / r['floor'].rps:.2f}"
+                         f"  (target >= 0.50, errors {r['create'].errors},"
+                         f" floor errors {r['floor'].errors})")
             lines.append(f"ratio list   / bare GET:  {r['list'].rps / r['bare_get'].rps:.2f}"
                          f"  (target >= 0.40, errors {r['list'].errors})")
+            if r["disk"] is not None:
+                for name, (fsyncs, written) in zip(("durable floor", "k-mood"), r["disk"],
+                                                   strict=True):
+                    calls = "strace missing" if fsyncs is None else f"{fsyncs:.2f}"
+                    lines.append(f"per create, {name:<13}: fsync+fdatasync {calls},"
+                                 f" {written / 1024:.1f} KiB written"
+                                 f"  ({CREATES_TRACED} sequential creates)")
             if r["fast"] is not None:
                 lines += [r["slow"].line(), r["fast"].line()]
                 lines.append(f"fast clients' p99 beside {SLOW_CLIENTS} slow ones:"
                              f" {r['fast'].percentile(0.99) * 1000:.1f} ms  (target < 100 ms)")
-    (create, create_triggers, create_fts), (listing, _, _) = statements_per_request()
+    (create, create_triggers, create_fts, commits), (listing, _, _, list_commits) = \
+        statements_per_request()
     lines.append(f"SQL statements per request: create {create} (firing {create_triggers}"
                  f" trigger programs, and FTS5 runs {create_fts} of its own for the note's"
                  f" index), list-20 {listing}")
+    lines.append(f"commits per request: create {commits}, list-20 {list_commits}")
     return lines
 
 
