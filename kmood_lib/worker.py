@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from kmood_lib import __version__
 from kmood_lib.bootstrap import Services
-from kmood_lib.core.db import transaction
+from kmood_lib.core.db import storage_error, transaction
+from kmood_lib.core.logs import EveryInterval
 from kmood_lib.core.signals import StopSignal
 from kmood_lib.maintenance import maintenance_steps, run_sweeps
 from kmood_lib.queue import heartbeat, jobs
@@ -153,6 +154,9 @@ class Worker:
                                     __version__, started, step_since=started)
         self._beat_at: int | None = None  # when the row was last written
         self._acks: PendingAcks | None = None  # the batch in hand's waiting acknowledgements
+        self.failed = False  # a step of this iteration failed
+        self.backoff_s = 0.0  # the pause after the last failing iteration
+        self._storage_log = EveryInterval()  # a full disk fails every step: one line a minute
         self.before: list[Periodic] = [Periodic("sweep", self.config.sweep_interval_s, run_sweeps)]
         self.after: list[Periodic] = [
             Periodic(name, interval, step) for name, interval, step in maintenance_steps(services)
@@ -198,12 +202,28 @@ class Worker:
                 self._guarded(step.name, lambda s=step: s.run(self.services, self.conn, now_ms))
 
     def _guarded(self, name: str, step: Callable):
-        """The loop never dies of a step: log it and carry on next iteration."""
+        """The loop never dies of a step: log it and carry on next iteration. A database that
+        cannot take writes (a full disk, a read-only file, busy past the timeout) fails every
+        step alike: one line a minute without a traceback, since it is no bug."""
         try:
             return step()
-        except Exception:
-            log.exception("worker step %s failed; will try again next iteration", name)
+        except Exception as exc:
+            self.failed = True
+            if not isinstance(exc, sqlite3.Error) or storage_error(exc) is None:
+                log.exception("worker step %s failed; will try again next iteration", name)
+            elif held := self._storage_log.due():
+                log.error("worker step %s: the database cannot take writes now (%s); %d such"
+                          " failure(s) since the last line, at most one line a minute", name,
+                          exc, held)
             return None
+
+    def pause_after_failure(self) -> float:
+        """How long to wait after an iteration in which a step failed: from the wake interval,
+        doubling with each failing iteration in a row up to the poll interval, so a full disk
+        does not spin the loop. A clean iteration resets it (run_forever)."""
+        first = self.config.wake_interval_ms / 1000
+        self.backoff_s = min(max(first, 2 * self.backoff_s), max(first, self.config.poll_interval_s))
+        return self.backoff_s
 
     # --- jobs -----------------------------------------------------------------------------
 
@@ -320,7 +340,13 @@ class Worker:
         self.beat("starting", force=True)
         self._guarded("heartbeat", lambda: heartbeat.forget_dead(self.conn, self.now_ms()))
         while not self.stop.is_set():
-            if not self.run_once():
+            self.failed = False
+            worked = self.run_once()
+            if self.failed:
+                self.stop.wait(self.pause_after_failure())
+                continue
+            self.backoff_s = 0.0
+            if not worked:
                 self.idle()
         log.info("worker %s stopped", self.worker_id)
 
