@@ -133,6 +133,7 @@ class Soak:
         deploy = self.deploy
         done = run(["kmood.py", "migrate"], deploy.env)
         assert done.returncode == 0, done.stderr
+        (self.tmp / "backups").mkdir()
         deploy.start("server")
         deploy.start("steady")
         deploy.start("flaky")
@@ -174,7 +175,7 @@ class Soak:
         plan += [(outage_at, "upstream outage begins", lambda: self.outage(True)),
                  (outage_at + min(OUTAGE_S, 0.15 * SOAK_S), "upstream outage ends",
                   lambda: self.outage(False))]
-        full_at = 0.55 * SOAK_S
+        full_at = 0.6 * SOAK_S  # clear of the server's kills (at 90 s, then every 120 s)
         plan += [(full_at, "disk full", self.fill_disk),
                  (full_at + min(DISK_FULL_S, 0.1 * SOAK_S), "disk freed", self.free_disk)]
         for every, name, action in ((IMPORT_S, "import", self.import_),
@@ -184,9 +185,11 @@ class Soak:
             while t < SOAK_S:
                 plan.append((t, name, action))
                 t += every
-        plan += [(0.1 * SOAK_S, "memory: start", lambda: self.sample_rss("start")),
-                 (0.5 * SOAK_S, "memory: middle", lambda: self.sample_rss("middle")),
-                 (SOAK_S - 1, "memory: end", lambda: self.sample_rss("end")),
+        plan += [(between_kills(0.1 * SOAK_S), "memory: start", lambda: self.sample_rss("start")),
+                 (between_kills(0.5 * SOAK_S), "memory: middle",
+                  lambda: self.sample_rss("middle")),
+                 (between_kills(SOAK_S - WORKER_KILL_S), "memory: end",
+                  lambda: self.sample_rss("end")),
                  (SOAK_S, "load ends", lambda: None)]
         return sorted(plan, key=lambda item: item[0])
 
@@ -277,6 +280,12 @@ class Soak:
                    timeout=300)
         task.update(ok=done.returncode == 0, status=done.returncode,
                     error=done.stderr.strip()[-300:])
+
+
+def between_kills(t: float) -> float:
+    """The moment half-way between two of the flaky worker's kills at or after t, so that its
+    memory is read from a process that has started, not one just spawned."""
+    return (t // WORKER_KILL_S) * WORKER_KILL_S + WORKER_KILL_S / 2
 
 
 RETRYING_GRACE_S = 200  # a client mid-retry finishes its request before the checks

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 import statistics
 import time
+from collections import Counter
 from pathlib import Path
 
 from bench.soak_load import RETRY_FOR_S
@@ -141,19 +142,21 @@ def in_window(at: float, windows, kinds: tuple[str, ...], before: float, after: 
 
 
 def check_http(soak) -> list[tuple[str, str, bool]]:
-    during_restart = during_full = unexplained = refused = 0
+    during_restart: Counter = Counter()
+    during_full: Counter = Counter()
+    unexplained = 0
     examples = []
     for client in soak.clients:
         for s in client.samples:
             failed = s.status == "conn" or (isinstance(s.status, int) and s.status >= 500)
             if not failed:
                 continue
-            if in_window(s.at, soak.windows, ("server killed and restarted",), *SERVER_GRACE_S):
-                during_restart += 1
-                refused += s.status == "conn"
-            elif s.status in (503, 507) and in_window(s.at, soak.windows, ("disk full",), 0,
-                                                     DISK_GRACE_S):
-                during_full += 1
+            if s.status in (503, 507) and in_window(s.at, soak.windows, ("disk full",), 0,
+                                                   DISK_GRACE_S):
+                during_full[s.status] += 1
+            elif in_window(s.at, soak.windows, ("server killed and restarted",),
+                           *SERVER_GRACE_S):
+                during_restart[s.status] += 1
             else:
                 unexplained += 1
                 if len(examples) < 5:
@@ -162,12 +165,18 @@ def check_http(soak) -> list[tuple[str, str, bool]]:
     return [
         ("5xx or refused outside a deliberate fault",
          f"{unexplained} {examples if examples else ''}".strip(), unexplained == 0),
-        ("answered during faults (counted, expected)",
-         f"{during_restart} while the server restarted ({refused} refused connections),"
-         f" {during_full} 503/507 while the disk was full", True),
+        ("failed during faults (counted, expected)",
+         f"while the server restarted: {_counts(during_restart)}; while the disk was full:"
+         f" {_counts(during_full)}", True),
         ("4xx to valid requests", f"{len(client_failures)} {client_failures[:3]}".strip(),
          not client_failures),
     ]
+
+
+def _counts(counter: Counter) -> str:
+    names = {"conn": "refused or cut connections"}
+    return ", ".join(f"{n} {names.get(status, status)}" for status, n in
+                     sorted(counter.items(), key=str)) or "none"
 
 
 def check_tasks(soak, exits: dict[str, int]) -> list[tuple[str, str, bool]]:
