@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-fast lint bench soak migrate clean test-tools audit
 
-$(STAMP): requirements.txt requirements-dev.txt requirements-nats.txt
+$(STAMP): requirements.txt requirements-dev.txt requirements-nats.txt requirements-replica.txt
 	$(PYTHON) -c 'import sys; sys.exit("k-mood needs Python 3.11+") if sys.version_info < (3, 11) else None'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
