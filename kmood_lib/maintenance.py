@@ -47,11 +47,13 @@ def prune_jobs(services: Services, conn: sqlite3.Connection, now_ms: int) -> boo
 def checkpoint_wal(services: Services, conn: sqlite3.Connection, now_ms: int) -> bool:
     """Copy the WAL back into the database file here, off the server's save path; once all of
     it is copied and nobody is writing, cut the file to zero so an idle deployment's WAL is
-    small (a busy one is cut back to KMOOD_WAL_SIZE_LIMIT_BYTES whenever the WAL restarts)."""
+    small (a busy one is cut back to KMOOD_WAL_SIZE_LIMIT_BYTES whenever the WAL restarts).
+    KMOOD_CHECKPOINT_MODE=passive copies and never truncates."""
     busy, frames, copied = db.checkpoint(conn)
     log.debug("WAL checkpoint: %d of %d frame(s) copied%s", copied, frames,
               " (readers kept the rest)" if copied < frames else "")
-    if not busy and frames > 0 and copied == frames:
+    if (services.config.checkpoint_mode == "truncate" and not busy and frames > 0
+            and copied == frames):
         db.truncate_wal(conn)
     return False
 
@@ -95,5 +97,7 @@ def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
         steps.append(("backup", min(BACKUP_CHECK_S, services.config.backup_interval_s),
                       take_rotating_backup))
     # Last, so an iteration's own writes (its heartbeats among them) are copied back too.
-    steps.append(("wal_checkpoint", services.config.checkpoint_interval_s, checkpoint_wal))
+    # KMOOD_CHECKPOINT_MODE=off: Litestream replicates the WAL and owns the checkpoints.
+    if services.config.checkpoint_mode != "off":
+        steps.append(("wal_checkpoint", services.config.checkpoint_interval_s, checkpoint_wal))
     return steps

@@ -118,6 +118,13 @@ def _synchronous(raw: str) -> str:
     return value
 
 
+def _checkpoint_mode(raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in ("truncate", "passive", "off"):
+        raise ValueError(f"expected truncate, passive or off, got {raw!r}")
+    return value
+
+
 def _log_level(raw: str) -> str:
     value = raw.strip().upper()
     if value not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
@@ -230,6 +237,11 @@ class Config:
     checkpoint_interval_s: float = _setting(
         "KMOOD_CHECKPOINT_INTERVAL_S", "5", _float(0.001),
         "how often the worker copies the WAL into the database file"
+    )
+    checkpoint_mode: str = _setting(
+        "KMOOD_CHECKPOINT_MODE", "truncate", _checkpoint_mode,
+        "truncate: the worker copies the WAL back and cuts it to zero when idle; passive: it"
+        " copies, never truncates; off: it leaves checkpoints to Litestream"
     )
     wal_autocheckpoint_pages: int = _setting(
         "KMOOD_WAL_AUTOCHECKPOINT_PAGES", "10000", _int(0),

@@ -17,6 +17,7 @@ def test_defaults_work_with_an_empty_environment():
     ("KMOOD_BUSY_TIMEOUT_MS", "1.5"), ("KMOOD_COOKIE_SECURE", "yes"), ("KMOOD_LOG_LEVEL", "loud"),
     ("KMOOD_POLL_INTERVAL_S", "nan"), ("KMOOD_NOMINATIM_URL", "ftp://x"), ("KMOOD_DB", " "),
     ("KMOOD_SYNCHRONOUS", "off"), ("KMOOD_SYNCHRONOUS", "extra"),
+    ("KMOOD_CHECKPOINT_MODE", "restart"), ("KMOOD_CHECKPOINT_MODE", "0"),
 ])
 def test_a_bad_value_is_refused_naming_the_variable(name, value):
     with pytest.raises(ConfigError, match=name):
@@ -27,6 +28,13 @@ def test_a_bad_value_is_refused_naming_the_variable(name, value):
                                           ("FALSE", False)])
 def test_booleans_accept_only_0_1_true_false(raw, expected):
     assert Config.from_env({"KMOOD_TRUST_PROXY": raw}).trust_proxy is expected
+
+
+@pytest.mark.parametrize("raw,expected", [("truncate", "truncate"), (" Passive ", "passive"),
+                                          ("OFF", "off")])
+def test_checkpoint_mode_is_truncate_by_default_and_reads_three_words(raw, expected):
+    assert Config.from_env({}).checkpoint_mode == "truncate"
+    assert Config.from_env({"KMOOD_CHECKPOINT_MODE": raw}).checkpoint_mode == expected
 
 
 def test_every_setting_is_documented_in_the_readme():

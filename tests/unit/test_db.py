@@ -206,6 +206,48 @@ def test_the_idle_worker_cuts_the_wal_back_and_every_connection_limits_it(servic
     assert conn.execute("SELECT count(*) FROM filler").fetchone()[0] == 200
 
 
+@pytest.mark.parametrize("mode, copied, truncated", [
+    ("truncate", True, True),  # copied back, and the idle WAL cut to zero
+    ("passive", True, False),  # copied back; the WAL file keeps its frames
+    ("off", False, False),  # untouched: Litestream owns the checkpoints while it replicates
+])
+def test_the_checkpoint_mode_decides_what_the_worker_does_with_the_wal(config, clock, mode,
+                                                                       copied, truncated):
+    import os
+
+    from kmood_lib.bootstrap import bootstrap
+    from kmood_lib.worker import Worker
+
+    services = bootstrap(config.with_overrides(checkpoint_mode=mode), clock=clock)
+    conn = services.connect()
+    wal = services.config.db_path + "-wal"
+
+    def filler_in_main_file() -> bool:  # immutable=1 reads the database file alone, not the WAL
+        raw = sqlite3.connect(f"file:{services.config.db_path}?immutable=1", uri=True)
+        try:
+            return raw.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'filler'"
+                               ).fetchone()[0] == 1
+        finally:
+            raw.close()
+
+    try:
+        conn.execute("CREATE TABLE filler (x BLOB)")
+        for _ in range(20):
+            conn.execute("INSERT INTO filler VALUES (randomblob(50000))")
+        assert not filler_in_main_file() and os.path.getsize(wal) > 1_000_000
+        worker = Worker(services)
+        try:
+            worker.run_once()  # the checkpoint is its last step
+            assert filler_in_main_file() is copied
+            assert (os.path.getsize(wal) == 0) is truncated
+        finally:
+            worker.close()
+        assert conn.execute("SELECT count(*) FROM filler").fetchone()[0] == 20
+    finally:
+        conn.close()
+        services.hasher.close()
+
+
 def test_the_shared_write_connection_refuses_any_use_without_the_write_lock(services):
     """One write connection per process, for every thread, but only inside services.writer():
     a thread that kept it, or reached it otherwise, fails loudly instead of racing."""
