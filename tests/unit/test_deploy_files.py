@@ -1,5 +1,6 @@
 """The deployment files: systemd units that systemd itself accepts, a compose file with
-healthchecks and the optional NATS profile, and an example settings file k-mood can read."""
+healthchecks and the optional NATS and Litestream profiles, and an example settings file k-mood
+can read."""
 
 import dataclasses
 import shutil
@@ -13,7 +14,7 @@ from kmood_lib.core.config import Config
 from tests.helpers import ROOT
 
 SYSTEMD = ROOT / "deploy" / "systemd"
-UNITS = ("kmood.service", "kmood-worker.service")
+UNITS = ("kmood.service", "kmood-worker.service", "kmood-litestream.service")
 
 
 def unit_settings(name: str) -> dict[str, list[str]]:
@@ -35,6 +36,7 @@ def test_the_systemd_units_pass_systemd_analyze_verify(tmp_path):
     (app / ".venv" / "bin").mkdir(parents=True)
     data.mkdir()
     (app / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    (app / ".venv" / "bin" / "litestream").symlink_to(sys.executable)  # verify: it exists
     env_file = tmp_path / "kmood.env"
     env_file.write_text((SYSTEMD / "kmood.env").read_text())
     rendered = []
@@ -77,6 +79,21 @@ def test_the_example_settings_file_is_one_k_mood_accepts():
     config = Config.from_env(values)  # the commented-out examples included
     assert config.db_path == "/var/lib/k-mood/kmood.db" and config.cookie_secure
     assert config.backup_dir.startswith("/var/lib/k-mood/")  # inside ReadWritePaths
+    assert config.checkpoint_mode == "off"  # the example beside Litestream's settings
+
+
+def test_the_litestream_unit_replicates_the_same_database_hardened():
+    s = unit_settings("kmood-litestream.service")
+    assert s["ExecStart"] == [
+        "/opt/k-mood/.venv/bin/litestream replicate -config /etc/k-mood/litestream.yml"]
+    assert s["EnvironmentFile"][0] == "/etc/k-mood/kmood.env"  # KMOOD_DB for the config
+    assert s["User"] == ["kmood"] and s["ProtectSystem"] == ["strict"]
+    assert s["NoNewPrivileges"] == ["yes"] and s["CapabilityBoundingSet"] == [""]
+    assert s["ReadWritePaths"][0] == "/var/lib/k-mood"  # its -litestream folder beside the db
+    assert "LITESTREAM_REPLICA_PATH=/mnt/backup/k-mood" in (SYSTEMD / "kmood.env").read_text()
+    assert "ReadWritePaths=-/mnt/backup/k-mood" in (SYSTEMD / "kmood-litestream.service"
+                                                    ).read_text()
+    assert int(s["TimeoutStopSec"][0]) > 30  # its last sync on SIGTERM may take 30 s
 
 
 def test_compose_has_healthchecks_on_healthz_and_an_optional_nats_profile():
@@ -91,3 +108,26 @@ def test_compose_has_healthchecks_on_healthz_and_an_optional_nats_profile():
     assert services["server"]["environment"]["KMOOD_HOST"] == "0.0.0.0"
     assert services["nats"]["profiles"] == ["nats"]
     assert "requirements-nats.txt" in (ROOT / "Dockerfile").read_text()
+
+
+def test_compose_replica_profile_runs_litestream_beside_them_on_the_same_volume():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    litestream = services["litestream"]
+    assert litestream["profiles"] == ["replica"]
+    assert litestream["image"].startswith("litestream/litestream:0.5.")
+    assert "kmood-data:/data" in litestream["volumes"]
+    config = "./deploy/litestream.yml:/etc/litestream.yml:ro"
+    assert config in litestream["volumes"] and (ROOT / "deploy" / "litestream.yml").exists()
+    assert litestream["command"] == ["replicate", "-config", "/etc/litestream.yml"]
+    assert litestream["environment"]["KMOOD_DB"] == services["server"]["environment"]["KMOOD_DB"]
+    assert f"--uid {litestream['user']} kmood" in (ROOT / "Dockerfile").read_text()
+    for name in ("server", "worker"):  # set to off when the profile runs
+        assert "KMOOD_CHECKPOINT_MODE" in services[name]["environment"]
+
+
+def test_the_litestream_example_replicates_k_moods_database_to_one_replica():
+    config = yaml.safe_load((ROOT / "deploy" / "litestream.yml").read_text())
+    (db,) = config["dbs"]
+    assert db["path"] == "${KMOOD_DB}"
+    assert db["replica"] == {"type": "file", "path": "${LITESTREAM_REPLICA_PATH}"}
