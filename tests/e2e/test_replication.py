@@ -1,7 +1,8 @@
 """Off-machine replication with Litestream (README "Replication (off-machine)"): the shipped
 deploy/litestream.yml replicates the database while the server saves entries; once the database
 is gone, `litestream restore` brings back every entry that was acknowledged, and an earlier
-transaction ID gives the journal as it was then."""
+transaction ID gives the journal as it was then. k-mood runs on the restored file, and Litestream
+replicates it on from there."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 import uuid
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -38,11 +41,22 @@ def replicate(env: dict[str, str], log_path: Path) -> subprocess.Popen:
     return proc
 
 
-def replica_txids(env: dict[str, str]) -> list[int]:
-    """The transaction IDs of the LTX files the replica holds (`litestream ltx`)."""
+def stop_replicating(sidecar: subprocess.Popen, log_path: Path) -> None:
+    """SIGTERM: Litestream copies what is left of the WAL to the replica before it exits."""
+    sidecar.send_signal(signal.SIGTERM)
+    assert sidecar.wait(60) == 0, log_path.read_text()
+    log = log_path.read_text()
+    assert "litestream shut down" in log and "level=ERROR" not in log, log
+
+
+def replica_files(env: dict[str, str]) -> list[tuple[int, float]]:
+    """(transaction ID, Unix time it was read from the WAL, to the second) of every LTX file
+    the replica holds (`litestream ltx`)."""
     listed = litestream(["ltx", "-json"], env)
     assert listed.returncode == 0, listed.stderr
-    return sorted(int(f["max_txid"], 16) for f in json.loads(listed.stdout or "[]"))
+    return sorted((int(f["max_txid"], 16),
+                   datetime.fromisoformat(f["timestamp"].replace("Z", "+00:00")).timestamp())
+                  for f in json.loads(listed.stdout or "[]"))
 
 
 def save_entries(url: str, auth: dict[str, str], ledger: list[str]) -> None:
@@ -96,31 +110,42 @@ def test_litestream_restores_every_acknowledged_entry_after_the_database_is_lost
 
     first: list[str] = []
     save_entries(stack.url, auth, first)
-    # A point in time: the first LTX file the replica gains after the first round was saved
-    # holds the whole WAL as it was then, so the first round and nothing of the second.
-    listed = replica_txids(env)
-    known = listed[-1] if listed else 0
-    point = wait_until(lambda: [t for t in replica_txids(env) if t > known], 20, interval=0.2,
-                       what="Litestream to copy the first round")[0]
+    saved = time.time()  # every entry of the first round is committed by now
+    # A point in time: an LTX file read from the WAL after that (its time is cut to the second,
+    # hence the second's margin) holds the whole first round; none of the second, which starts
+    # only once the replica has it.
+    point = wait_until(lambda: [txid for txid, read in replica_files(env) if read > saved + 1],
+                       20, interval=0.2, what="Litestream to copy the first round")[0]
     second: list[str] = []
     save_entries(stack.url, auth, second)
 
-    # Catch up honestly: nothing writes any more, then Litestream stops on SIGTERM, which
-    # syncs the rest of the WAL to the replica before it exits.
+    # Catch up honestly: nothing writes any more, then Litestream stops and syncs the rest.
     assert stack.stop() == {"server": 0, "worker": 0}
-    sidecar.send_signal(signal.SIGTERM)
-    assert sidecar.wait(60) == 0, log_path.read_text()
-    log = log_path.read_text()
-    assert "litestream shut down" in log and "level=ERROR" not in log, log
+    stop_replicating(sidecar, log_path)
 
     for suffix in ("", "-wal", "-shm"):  # the disk is gone
         Path(f"{db_path}{suffix}").unlink(missing_ok=True)
     restored = litestream(["restore"], env)
     assert restored.returncode == 0, restored.stderr
-    found = client_ids(db_path)
-    assert sorted(found) == sorted(first + second)  # every acknowledged entry, each once
+    assert sorted(client_ids(db_path)) == sorted(first + second)  # every acknowledged one, once
 
     then = tmp_path / "then.db"
     as_it_was = litestream(["restore", "-txid", f"{point:016x}", "-o", str(then)], env)
     assert as_it_was.returncode == 0, as_it_was.stderr
     assert sorted(client_ids(then)) == sorted(first)
+
+    # Life goes on on the restored file: k-mood opens it, Litestream replicates it again. It
+    # opens the database only at its first tick (a second): stopped before that, it exits 0
+    # having copied nothing, so wait until the replica grows (the worker's heartbeats).
+    known = replica_files(env)[-1][0]
+    sidecar = replicate(env, tmp_path / "litestream-again.log")
+    stack.start(worker=True)
+    wait_until(lambda: replica_files(env)[-1][0] > known, 20, interval=0.2,
+               what="Litestream to replicate the restored database")
+    third: list[str] = []
+    save_entries(stack.url, stack.log_in("alice"), third)
+    assert stack.stop() == {"server": 0, "worker": 0}
+    stop_replicating(sidecar, tmp_path / "litestream-again.log")
+    again = tmp_path / "again.db"
+    assert litestream(["restore", "-o", str(again)], env).returncode == 0
+    assert sorted(client_ids(again)) == sorted(first + second + third)
