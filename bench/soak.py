@@ -70,6 +70,7 @@ class Deployment:
             **upstreams.env())
         self.procs: dict[str, subprocess.Popen] = {}
         self.born: dict[str, float] = {}
+        self.died: list[str] = []  # processes that exited when nobody killed them
 
     def start(self, name: str) -> None:
         args = ["kmood.py", "serve"] if name == "server" else ["kmood_worker.py"]
@@ -79,6 +80,8 @@ class Deployment:
             wait_until(lambda: healthy(self.url), 60, 0.05, what="the server after a start")
 
     def kill(self, name: str) -> None:
+        if self.procs[name].poll() is not None:  # died on its own before its kill
+            self.died.append(f"{name} exited {self.procs[name].returncode}")
         self.procs[name].send_signal(signal.SIGKILL)
         self.procs[name].wait()
 
@@ -91,6 +94,8 @@ class Deployment:
         """name -> (resident MB, age in s) of each process now."""
         out = {}
         for name, proc in self.procs.items():
+            if proc.poll() is not None:
+                continue
             status = Path(f"/proc/{proc.pid}/status").read_text()
             kb = next(int(line.split()[1]) for line in status.splitlines()
                       if line.startswith("VmRSS:"))

@@ -203,8 +203,9 @@ def check_tasks(soak, exits: dict[str, int]) -> list[tuple[str, str, bool]]:
         ("backups open and pass integrity_check",
          f"{sound} of {len(files)} (the CLI's and the worker's rotating ones)",
          sound == len(files) > 0),
-        ("every process stops cleanly on SIGTERM", f"{exits}",
-         all(code == 0 for code in exits.values())),
+        ("every process stops cleanly on SIGTERM, none died on its own",
+         f"{exits}; {soak.deploy.died or 'none died'}",
+         all(code == 0 for code in exits.values()) and not soak.deploy.died),
     ]
 
 
