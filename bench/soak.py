@@ -112,6 +112,7 @@ class Soak:
         self.events: dict[str, int] = {"worker kills": 0, "server kills": 0}
         self.tasks: list[dict] = []  # imports, exports and backups, with their outcome
         self.rss: dict[str, dict] = {}
+        self.server_rss: list[tuple[float, float]] = []  # (MB, age) of the server before each kill
         self.clients: list[Client] = []
         self.tokens: dict[str, str] = {}
         self.started = 0.0
@@ -205,6 +206,8 @@ class Soak:
         self.deploy.start("flaky")
 
     def kill_server(self) -> None:
+        if (seen := self.deploy.rss_mb().get("server")) is not None:
+            self.server_rss.append(seen)  # each instance at the same age: right before its kill
         began = time.monotonic()
         self.deploy.kill("server")
         self.events["server kills"] += 1
