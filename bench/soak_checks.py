@@ -144,13 +144,14 @@ def in_window(at: float, windows, kinds: tuple[str, ...], before: float, after: 
 def check_http(soak) -> list[tuple[str, str, bool]]:
     during_restart: Counter = Counter()
     during_full: Counter = Counter()
-    unexplained = 0
+    unexplained = without_retry_after = 0
     examples = []
     for client in soak.clients:
         for s in client.samples:
             failed = s.status == "conn" or (isinstance(s.status, int) and s.status >= 500)
             if not failed:
                 continue
+            without_retry_after += s.status in (503, 507) and not s.retry_after
             if s.status in (503, 507) and in_window(s.at, soak.windows, ("disk full",), 0,
                                                    DISK_GRACE_S):
                 during_full[s.status] += 1
@@ -165,6 +166,8 @@ def check_http(soak) -> list[tuple[str, str, bool]]:
     return [
         ("5xx or refused outside a deliberate fault",
          f"{unexplained} {examples if examples else ''}".strip(), unexplained == 0),
+        ("503 and 507 carry Retry-After", f"{without_retry_after} without",
+         without_retry_after == 0),
         ("failed during faults (counted, expected)",
          f"while the server restarted: {_counts(during_restart)}; while the disk was full:"
          f" {_counts(during_full)}", True),

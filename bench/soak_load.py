@@ -123,6 +123,7 @@ class Sample:
     op: str
     status: int | str  # an HTTP status, or "conn" when the connection failed
     seconds: float
+    retry_after: str | None = None
 
 
 @dataclass
@@ -166,7 +167,8 @@ class Client(threading.Thread):
             self.conn = None
             self.samples.append(Sample(started_at, op, "conn", time.perf_counter() - started))
             return "conn", None, None
-        self.samples.append(Sample(started_at, op, status, time.perf_counter() - started))
+        self.samples.append(Sample(started_at, op, status, time.perf_counter() - started,
+                                   retry_after))
         if response.getheader("Connection", "").lower() == "close":
             self.conn.close()
             self.conn = None

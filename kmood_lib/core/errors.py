@@ -78,9 +78,14 @@ class Busy(DomainError):
 
 
 class StorageFull(DomainError):
-    """The disk (or the database's own size limit) is full: nothing was written."""
+    """The disk (or the database's own size limit) is full: nothing was written. Retry-After
+    keeps clients (an outbox, a script) from retrying in a tight loop until space is freed."""
 
     status = 507
+
+    def __init__(self, message: str, retry_after_s: int = 30):
+        super().__init__(message, headers={"Retry-After": str(retry_after_s)})
+        self.retry_after_s = retry_after_s
 
 
 class UnsupportedMedia(DomainError):

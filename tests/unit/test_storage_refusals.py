@@ -51,6 +51,7 @@ def test_a_full_disk_is_a_507_under_the_api_and_nothing_is_written(alice, servic
         for _ in range(5):
             response = alice.post("/api/entries", {"mood": 4, "note": "x" * 20_000})
             assert response.status == 507, response.body
+            assert response.headers["Retry-After"] == "30"  # an outbox waits, not spins
             error = response.json["error"]
             assert error["code"] == "insufficient_storage"
             assert "disk is full" in error["message"] and "nothing was saved" in error["message"]
@@ -69,6 +70,7 @@ def test_a_full_disk_shows_the_log_form_again_with_everything_typed(alice, servi
     fields = [(k, long_note if k == "note" else v) for k, v in fields]
     response = post_form(alice, "/entries", fields, csrf_of(page))
     assert response.status == 507
+    assert response.headers["Retry-After"] == "30"
     assert "disk is full" in response.text
     assert "long walk\r\nthen tea" in response.text and "Sunday" in response.text
     assert 'value="4" id="mood-4" required checked' in response.text
