@@ -17,7 +17,7 @@ from kmood_lib.core.migrate import run as run_all
 from kmood_lib.enrich.places import place_kind
 from kmood_lib.enrich.song_metadata import song_metadata_kind
 from kmood_lib.enrich.weather import weather_kind
-from kmood_lib.journal.insights import InsightCache
+from kmood_lib.journal.versions import VersionedCache
 from kmood_lib.queue import relay, sweeps
 from kmood_lib.queue.sweeps import JobKind, JobKinds
 from kmood_lib.reminders.delivery import reminder_kind
@@ -55,7 +55,7 @@ class Services:
     # Run inside an entry's save transaction, behind one SAVEPOINT (journal.saving.prompt):
     # (conn, user_id, entry_id, now_ms) -> the job kinds that have work for the entry.
     prompt_hooks: list[Callable] = field(default_factory=list)
-    insight_cache: InsightCache = field(default_factory=InsightCache)
+    insight_cache: VersionedCache = field(default_factory=VersionedCache)
 
 
 def production_kinds(config: Config) -> list[JobKind]:

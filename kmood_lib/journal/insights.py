@@ -17,14 +17,11 @@ from __future__ import annotations
 import math
 import sqlite3
 import statistics
-import threading
 import zlib
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
-from kmood_lib.core import db
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.journal import insight_words as words
 from kmood_lib.journal import looking_back
@@ -38,6 +35,7 @@ from kmood_lib.journal.resampling import (
     percentile,
     theil_sen,
 )
+from kmood_lib.journal.versions import VersionedCache, cached
 
 MAX_GAP = 8  # positions between two logged days at most (1: the next day; more: a gap)
 SINCE_WINDOW = 91  # logged days on each side of a start, at most
@@ -313,44 +311,13 @@ def full_range(conn: sqlite3.Connection, user_id: int, date_from: str | None,
     return date_from, date_to
 
 
-def journal_version(conn: sqlite3.Connection, user_id: int) -> int:
-    """The user's journal version: raised by every write the insights read (migration 0018)."""
-    row = conn.execute("SELECT version FROM journal_versions WHERE user_id = ?",
-                       (user_id,)).fetchone()
-    return row[0] if row else 0
-
-
-class InsightCache:
-    """Computed analyses in memory, the most recently used `size` of them, by (user, range,
-    journal version, thresholds): a change to the journal is a new version, so a
-    stale answer is never found, and old versions age out."""
-
-    def __init__(self, size: int = 64) -> None:
-        self.size, self._items, self._lock = size, OrderedDict(), threading.Lock()
-
-    def get_or_compute(self, key: tuple, compute: Callable[[], dict]) -> dict:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        value = compute()  # outside the lock: one person's cold page never blocks another's
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-        return value
-
-
-def cached_insights(conn: sqlite3.Connection, cache: InsightCache, user_id: int,
+def cached_insights(conn: sqlite3.Connection, cache: VersionedCache, user_id: int,
                     date_from: str, date_to: str, today: date, limits: Thresholds) -> dict:
-    """insights(), the analysis from the cache when the journal has not changed since (the
-    version and the data are read in one snapshot, so an answer is always filed under its
-    own version); on this day is read fresh, whole entries as they are now."""
-    with db.transaction(conn, immediate=False):
-        key = (user_id, date_from, date_to, journal_version(conn, user_id), limits)
-        found = cache.get_or_compute(key, lambda: analysis(conn, user_id, date_from, date_to,
-                                                           limits))
-        return {**found, "on_this_day": looking_back.on_this_day(conn, user_id, today)}
+    """insights(), the analysis from the cache when the journal has not changed since; on
+    this day is read fresh, whole entries as they are now."""
+    found = cached(conn, cache, user_id, ("insights", date_from, date_to, limits),
+                   lambda: analysis(conn, user_id, date_from, date_to, limits))
+    return {**found, "on_this_day": looking_back.on_this_day(conn, user_id, today)}
 
 
 def _paired_days(journal: Journal, number: Number) -> int:

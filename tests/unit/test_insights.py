@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from kmood_lib.journal import insights
+from kmood_lib.journal import insights, versions
 from kmood_lib.journal.insights import Thresholds
 from tests.insight_data import COLD_DROP, RUNNING_LIFT, Plan, index_notes, plant
 
@@ -248,9 +248,9 @@ def test_a_repeat_visit_is_served_from_the_cache_until_the_journal_changes(
 ])
 def test_every_change_the_insights_read_raises_the_journal_version(conn, uid, change):
     plant(conn, uid, seed=1, plan=Plan(days=5, noise=1))
-    before = insights.journal_version(conn, uid)
+    before = versions.journal_version(conn, uid)
     conn.execute(change)
-    assert insights.journal_version(conn, uid) > before
+    assert versions.journal_version(conn, uid) > before
 
 
 def test_a_user_with_a_journal_can_still_be_deleted(conn, uid):
@@ -264,10 +264,10 @@ def test_an_import_raises_the_version_once(alice, conn, uid):
     csv = (b"full_date,date,weekday,time,mood,activities,note_title,note\n"
            b"2026-11-01,,,09:00,good,walk,,\n2026-11-02,,,09:00,bad,,,\n")
     body, content_type = multipart({}, {"file": csv})
-    before = insights.journal_version(conn, uid)
+    before = versions.journal_version(conn, uid)
     assert alice.request("POST", "/api/import/daylio", body=body,
                          content_type=content_type).status == 200
-    assert insights.journal_version(conn, uid) == before + 1
+    assert versions.journal_version(conn, uid) == before + 1
 
 
 def test_the_page_shows_findings_with_their_interval_and_the_method_without_script(
