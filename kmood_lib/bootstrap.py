@@ -56,6 +56,7 @@ class Services:
     # (conn, user_id, entry_id, now_ms) -> the job kinds that have work for the entry.
     prompt_hooks: list[Callable] = field(default_factory=list)
     insight_cache: VersionedCache = field(default_factory=VersionedCache)
+    stats_cache: VersionedCache = field(default_factory=lambda: VersionedCache(32))
 
 
 def production_kinds(config: Config) -> list[JobKind]:

@@ -11,7 +11,7 @@ import bottle
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
-from kmood_lib.journal import insights, queries, stats, vocab
+from kmood_lib.journal import insights, queries, stats, versions, vocab
 from kmood_lib.web import charts
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import query_params
@@ -100,46 +100,56 @@ def stats_page(services, conn, auth: Auth):
     last_day = date.fromisoformat(last) if last else None
     # Imported history older than the last 90 days: open on all of it, not on an empty range.
     opening = "all" if last_day and (today - last_day).days >= RANGES["90"][1] else "90"
-    key = query_params(bottle.request).get("range", opening)
+    params = query_params(bottle.request)
+    key = params.get("range", opening)
     if key not in RANGES:
         key = opening
-    name, days = RANGES[key]
+    labels = vocab.mood_labels(conn, user.id)
+    # Besides the user and the journal version: what else the charts are drawn from. A label
+    # rename raises no version, and today moves the ranges, the streaks and where "all" ends.
+    found = versions.cached(conn, services.stats_cache, user.id,
+                            ("stats", key, today, tuple(sorted(labels.items()))),
+                            lambda: stats_model(conn, user.id, key, today, labels))
+    impact, hidden, impact_pages, impact_page = activity_table(found["activities"],
+                                                               params.get("activities_page"))
+    return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
+                range_name=RANGES[key][0], labels=labels, last_day=last_day, impact=impact,
+                impact_hidden=hidden, impact_pages=impact_pages, impact_page=impact_page,
+                min_uses=MIN_USES, **found["charts"])
+
+
+def stats_model(conn, user_id: int, key: str, today: date, labels: dict[int, str]) -> dict:
+    """Everything the stats page shows for a range that does not depend on the request: the
+    figures and the charts drawn (SVG), and every activity's row for the table's pages."""
+    days = RANGES[key][1]
     flt = queries.EntryFilter(date_from=(today - timedelta(days=days - 1)).isoformat()
                               if days else None, date_to=today.isoformat())
-    summary = stats.summary(conn, user.id, today, flt)
-    labels = vocab.mood_labels(conn, user.id)
+    summary = stats.summary(conn, user_id, today, flt)
     first = date.fromisoformat(flt.date_from) if flt.date_from else (
         date.fromisoformat(summary["first_day"]) if summary["first_day"] else today)
     end = today if days or not summary["last_day"] else max(
         date.fromisoformat(summary["last_day"]), first)  # all time ends where the entries do
-    weeks = stats.mood_series(conn, user.id, flt, "week")
-    months = stats.mood_series(conn, user.id, flt, "month")
-    timing = stats.by_weekday_and_hour(conn, user.id, flt)
-    impact, hidden, impact_pages, impact_page = activity_table(
-        stats.activity_impact(conn, user.id, flt)["activities"],
-        query_params(bottle.request).get("activities_page"))
-    weather = stats.weather_impact(conn, user.id, flt)
-    places = stats.place_impact(conn, user.id, flt)
-    music = stats.music_impact(conn, user.id, flt)
-    return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
-                range_name=name, summary=summary, labels=labels, impact=impact,
-                impact_hidden=hidden, impact_pages=impact_pages, impact_page=impact_page,
-                min_uses=MIN_USES,
-                over_time=charts.mood_over_time(weeks, months, first, end, labels)
-                if weeks else None, last_day=last_day,
-                distribution=distribution_chart(summary, labels),
-                weekday=weekday_chart(timing["weekdays"], summary["average"] or 3),
-                hour=hour_chart(timing["hours"], summary["average"] or 3), weather=weather,
-                by_temperature=temperature_chart(weather["temperature"])
-                if weather["entries_with_weather"] else None,
-                by_conditions=conditions_chart(weather["conditions"])
-                if weather["entries_with_weather"] else None,
-                places=places, music=music,
-                by_place=ranking_chart(places["places"], "place", "Average mood by place")
-                if places["places"] else None,
-                by_artist=ranking_chart(music["artists"], "artist",
-                                        "Average mood by artist listened to")
-                if music["artists"] else None)
+    weeks = stats.mood_series(conn, user_id, flt, "week")
+    months = stats.mood_series(conn, user_id, flt, "month")
+    timing = stats.by_weekday_and_hour(conn, user_id, flt)
+    weather = stats.weather_impact(conn, user_id, flt)
+    places = stats.place_impact(conn, user_id, flt)
+    music = stats.music_impact(conn, user_id, flt)
+    known_weather = weather["entries_with_weather"]
+    return {"activities": stats.activity_impact(conn, user_id, flt)["activities"], "charts": {
+        "summary": summary, "weather": weather, "places": places, "music": music,
+        "over_time": charts.mood_over_time(weeks, months, first, end, labels)
+        if weeks else None,
+        "distribution": distribution_chart(summary, labels),
+        "weekday": weekday_chart(timing["weekdays"], summary["average"] or 3),
+        "hour": hour_chart(timing["hours"], summary["average"] or 3),
+        "by_temperature": temperature_chart(weather["temperature"]) if known_weather else None,
+        "by_conditions": conditions_chart(weather["conditions"]) if known_weather else None,
+        "by_place": ranking_chart(places["places"], "place", "Average mood by place")
+        if places["places"] else None,
+        "by_artist": ranking_chart(music["artists"], "artist",
+                                   "Average mood by artist listened to")
+        if music["artists"] else None}}
 
 
 def distribution_chart(summary: dict, labels: dict[int, str]) -> str:
