@@ -12,8 +12,10 @@ row in memory. Now:
 3. Only a file that was read whole and found fit goes on: `publish` walks the staged rows oldest
    first, a batch per short transaction — decides which are already in the journal (the same
    import key, or the same local minute, mood and note, counted as multisets), inserts the
-   rest, and deletes the batch from the staging. Between batches it pauses for as long as the
-   batch took, so other writers — in this process or another — get their turn.
+   rest, and deletes the batch from the staging. Between batches the database is left alone
+   for as long as the batch held it, so other writers — in this process or another — get
+   their turn (`Pacer`: the next batch is read and decoded in that time, only the rest is
+   slept).
 4. `finish` puts back what a k-mood export carries besides entries, and ends the run.
 
 A run that dies (its lease runs out) is finished from what is left in the staging when it was
@@ -24,14 +26,16 @@ and every staged row reaches it exactly once.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 import secrets
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from kmood_lib.core.db import storage_error, transaction
@@ -48,6 +52,7 @@ LEASE_MS = 60_000  # KMOOD_IMPORT_LEASE_S: a run not renewed for this long has d
 STAGE_BATCH = 1000  # rows a staging transaction writes
 PUBLISH_BATCH = 250  # rows a publishing transaction reads (about 20 ms of writing here)
 DROP_BATCH = 5000
+MIN_PAUSE_S = 0.002
 MAX_PAUSE_S = 0.1
 
 
@@ -65,6 +70,34 @@ class RunLost(Busy):
                          " elsewhere. Nothing is lost or doubled.", max(1, LEASE_MS // 1000))
 
 
+class Pacer:
+    """Other writers' turn between an import's transactions: before each one, the database
+    has been left alone for as long as the last one held it (at least MIN_PAUSE_S, at most
+    MAX_PAUSE_S). Work done outside the transactions (reading the file, decoding the next
+    batch) counts; only what is still owed is slept."""
+
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.monotonic, self.sleep = monotonic, sleep
+        self.held: float | None = None  # nothing held yet: nothing owed
+        self.released = monotonic()
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """Wait until it is this import's turn, then run the block (one transaction)."""
+        if self.held is not None:
+            owed = min(max(self.held, MIN_PAUSE_S), MAX_PAUSE_S) - (
+                self.monotonic() - self.released)
+            if owed > 0:
+                self.sleep(owed)
+        started = self.monotonic()
+        try:
+            yield
+        finally:
+            self.released = self.monotonic()
+            self.held = self.released - started
+
+
 @dataclass
 class Run:
     id: int
@@ -73,6 +106,7 @@ class Run:
     start_ms: int
     lease_ms: int = LEASE_MS
     owner: str = ""
+    pacer: Pacer = field(default_factory=Pacer)  # its transactions take turns with others
 
     def now_ms(self) -> int:
         return self.start_ms + int((time.monotonic() - self.started) * 1000)
@@ -107,11 +141,6 @@ def patiently(step: Callable[[], object]) -> object:
             log.info("an import batch waited out the busy timeout; trying again")
             time.sleep(BUSY_PAUSE_S * (attempt + 1))
     raise AssertionError("unreachable")
-
-
-def pause_after(started: float) -> None:
-    """As long again as the batch took (at most MAX_PAUSE_S): others write in between."""
-    time.sleep(min(max(time.monotonic() - started, 0.002), MAX_PAUSE_S))
 
 
 def begin(conn: sqlite3.Connection, user_id: int, now_ms: int,
@@ -169,12 +198,11 @@ def stage(conn, run: Run, items: Iterable[tuple]) -> tuple[int, int]:
 
     def flush() -> None:
         nonlocal staged, duplicates
-        started = time.monotonic()
-        written = patiently(write)
+        with run.pacer.turn():
+            written = patiently(write)
         staged += written
         duplicates += len(batch) - written
         batch.clear()
-        pause_after(started)
 
     for item in items:
         batch.append(item)
@@ -222,15 +250,16 @@ def _attach(conn, run: Run, table: str, move: Callable[[str], None]) -> int:
     as JSON) to where they belong; they are then deleted from the staging. Returns how many
     were moved."""
     moved = 0
+    chosen_sql = (f"SELECT s.id FROM {table} s JOIN entries e ON e.user_id = ?"  # a constant
+                  " AND e.import_key = s.import_key WHERE s.run_id = ? ORDER BY s.id LIMIT ?")
     while True:
-        started = time.monotonic()
+        if not conn.execute(chosen_sql, (run.user_id, run.id, 1)).fetchall():
+            return moved  # probed first: nothing to move takes no write lock
 
         def one_batch() -> int:
             with transaction(conn):
-                ids = [r[0] for r in conn.execute(
-                    f"SELECT s.id FROM {table} s JOIN entries e ON e.user_id = ?"  # a constant
-                    " AND e.import_key = s.import_key WHERE s.run_id = ? ORDER BY s.id LIMIT ?",
-                    (run.user_id, run.id, PHOTO_BATCH))]
+                ids = [r[0] for r in conn.execute(chosen_sql,
+                                                  (run.user_id, run.id, PHOTO_BATCH))]
                 if not ids:
                     return 0
                 chosen = json.dumps(ids)
@@ -240,11 +269,11 @@ def _attach(conn, run: Run, table: str, move: Callable[[str], None]) -> int:
                 run.renew(conn)
                 return len(ids)
 
-        done = patiently(one_batch)
+        with run.pacer.turn():
+            done = patiently(one_batch)
         if not done:
             return moved
         moved += done
-        pause_after(started)
 
 
 def attach_memos(conn, run: Run) -> int:
@@ -307,9 +336,9 @@ def forget_photos(conn, run: Run) -> int:
 
 def drop(conn, run_id: int) -> None:
     """A run and its staged rows and photos, deleted in short steps."""
+    pacer = Pacer()
     while True:
-        started = time.monotonic()
-        with transaction(conn):
+        with pacer.turn(), transaction(conn):
             gone = conn.execute("DELETE FROM import_photos WHERE id IN (SELECT id FROM"
                                 " import_photos WHERE run_id = ? LIMIT ?)",
                                 (run_id, PHOTO_BATCH)).rowcount
@@ -321,7 +350,6 @@ def drop(conn, run_id: int) -> None:
             if not gone:
                 conn.execute("DELETE FROM import_runs WHERE id = ?", (run_id,))
                 return
-        pause_after(started)
 
 
 _BATCH_SQL = (
@@ -435,27 +463,28 @@ def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
     done = done_before
     after = FIRST
 
-    def one_batch():
+    def one_batch(rows: list[sqlite3.Row], entries: list[Staged]) -> list[bool]:
         carried = dedup.carried
         try:
             with transaction(conn):
-                rows = next_batch(conn, run.id, after)
-                if not rows:
-                    return None, None
                 fresh = dedup.new_rows(rows)
                 run.renew(conn, ", published = published + ?, carried = ?",
                           (len(rows), dedup.carried_json()))
-                _publish(conn, run, rows, fresh, defs, warnings)
-            return rows, fresh
+                _publish(conn, run, rows, entries, fresh, warnings)
+            return fresh
         except BaseException:
             dedup.carried = carried  # the batch rolled back: so do its counts
             raise
 
     while True:
-        started = time.monotonic()
-        rows, fresh = patiently(one_batch)
-        if rows is None:
+        # Read and decoded outside the write: only this run's owner changes its staged rows,
+        # and the batch's own transaction checks that this process still is (run.renew).
+        rows = next_batch(conn, run.id, after)
+        if not rows:
             break
+        entries = [_staged(r, defs) for r in rows]
+        with run.pacer.turn():
+            fresh = patiently(functools.partial(one_batch, rows, entries))
         after = position_of(rows)
         attach_photos(conn, run)  # the batch's photos onto its entries, a few at a time
         attach_memos(conn, run)
@@ -465,7 +494,6 @@ def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
         done += len(rows)
         if progress is not None:
             progress(done, max(total, done))  # outside the batch: whatever it does
-        pause_after(started)
     left = forget_photos(conn, run)
     if left:
         warnings.append(f"{left} photo or memo file{'s' if left != 1 else ''} of entries"
@@ -473,19 +501,34 @@ def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
     return imported, duplicates
 
 
-def _publish(conn, run: Run, rows: list[sqlite3.Row], fresh: list[bool], defs: dict,
+@dataclass
+class Staged:
+    """A staged row decoded into what publishing writes (outside its transaction)."""
+
+    entry: EntryInput
+    source: str
+    weather: dict | None
+    warnings: list[str]  # said only if the row is new to the journal
+
+
+def _staged(r: sqlite3.Row, defs: dict) -> Staged:
+    e, warnings = json.loads(r["entry"]), []
+    return Staged(_entry_input(r, e, defs, warnings), e["source"], e.get("weather"), warnings)
+
+
+def _publish(conn, run: Run, rows: list[sqlite3.Row], entries: list[Staged], fresh: list[bool],
              warnings: list) -> None:
     """One batch into the journal (inside its transaction): the new rows as entries, with
     the weather an export carried, and the whole batch out of the staging."""
     now_ms = run.now_ms()
     by_source: dict[str, list[EntryInput]] = {}
     weather = []
-    for r, new in zip(rows, fresh, strict=True):
+    for r, staged, new in zip(rows, entries, fresh, strict=True):
         if new:
-            e = json.loads(r["entry"])
-            by_source.setdefault(e["source"], []).append(_entry_input(r, e, defs, warnings))
-            if e.get("weather"):
-                weather.append((r["import_key"], e["weather"]))
+            by_source.setdefault(staged.source, []).append(staged.entry)
+            warnings.extend(staged.warnings)
+            if staged.weather:
+                weather.append((r["import_key"], staged.weather))
     for source in sorted(by_source):
         writes.insert_imported(conn, run.user_id, by_source[source], source, now_ms)
     restore.weather(conn, run.user_id, weather, now_ms)

@@ -196,6 +196,20 @@ def test_scales_become_metrics_with_units_and_the_rest_is_a_warning(conn, ann):
                                      ("metric", "Sleep Time", "h:"), ("metric", "Steps", ":")]
 
 
+def test_a_scale_value_outside_its_metrics_range_is_left_out_and_said_once(conn, ann):
+    """The metric takes the range of the first row that names it; a later value past it is
+    left out with a warning — for a new row only: importing the file again says nothing."""
+    data = csv_bytes(NEWEST, '2024-01-02,,,10:00,good,,"Sleep Quality: 8/10 points",,',
+                     '2024-01-01,,,10:00,bad,,"Sleep Quality: 12/10 points",,')
+    report = run(conn, ann, data)
+    assert report["imported"] == 2
+    assert report["warnings"] == ["line 3: Sleep Quality 12 is outside the metric's range,"
+                                  " left out"]
+    assert [row[10] for row in journal(conn, ann)] == [None, "Sleep Quality=8.0"]
+    again = run(conn, ann, data)
+    assert again["imported"] == 0 and again["warnings"] == []
+
+
 def test_unknown_columns_are_ignored_and_reported(conn, ann):
     report = run(conn, ann, csv_bytes(NEWEST + ",color", "2024-01-01,,,10:00,good,,,,,blue"))
     assert report["imported"] == 1 and report["ignored"] == ["columns not read: color"]

@@ -274,3 +274,40 @@ def test_the_streamed_document_bounds_every_other_piece():
         Document(b'{"items": [' + b",".join([b'{"a": 1}'] * 100_000) + b"]}", "the file",
                  "items", check_items=enough)
     assert max(counted) < 10_000  # refused while counting, not after
+
+
+class Stopwatch:
+    """A monotonic clock that moves only when told to (or when the pacer sleeps)."""
+
+    def __init__(self):
+        self.now, self.slept = 100.0, []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(round(seconds, 6))
+        self.now += seconds
+
+
+def test_between_its_transactions_an_import_leaves_the_database_alone_as_long_as_it_held_it():
+    """Other writers get a turn as long as the last batch took (at most MAX_PAUSE_S); work the
+    import did outside its transactions in between (reading, decoding) counts towards it."""
+    watch = Stopwatch()
+    pacer = staging.Pacer(lambda: watch.now, watch.sleep)
+    with pacer.turn():
+        watch.now += 0.040  # a batch held the database for 40 ms
+    with pacer.turn():  # nothing done outside it since: the whole 40 ms is slept
+        watch.now += 0.030
+    watch.now += 0.010  # 10 ms decoding the next batch: 20 ms of the 30 are still owed
+    with pacer.turn():
+        watch.now += 0.5  # a long one (the disk was busy)
+    watch.now += 0.2  # reading the file took longer than the turn owed
+    with pacer.turn():
+        watch.now += 0.001
+    with pacer.turn():
+        pass
+    assert watch.slept == [0.04, 0.02, staging.MIN_PAUSE_S]
+    pacer = staging.Pacer(lambda: watch.now, watch.sleep)
+    with pacer.turn():
+        watch.now += 0.5
+    with pacer.turn():
+        pass
+    assert watch.slept[-1] == staging.MAX_PAUSE_S
