@@ -164,10 +164,10 @@ def insert_imported(conn: sqlite3.Connection, user_id: int, items: list[EntryInp
             " IN (SELECT value FROM json_each(?))",
             (user_id, json.dumps([d.import_key for d in items]))).fetchall())
         conn.execute(_INDEX_MANY, (json.dumps(list(ids.values())),))
-        activity_ids = vocab.activity_ids(conn, user_id,
-                                          [n for d in items for n in d.activities], now_ms)
+        keys = {n: name_key(n) for n in dict.fromkeys(n for d in items for n in d.activities)}
+        activity_ids = vocab.activity_ids(conn, user_id, list(keys), now_ms)
         conn.executemany("INSERT OR IGNORE INTO entry_activities (entry_id, activity_id)"
-                         " VALUES (?, ?)", [(ids[d.import_key], activity_ids[name_key(n)])
+                         " VALUES (?, ?)", [(ids[d.import_key], activity_ids[keys[n]])
                                             for d in items for n in d.activities])
         conn.executemany(
             "INSERT INTO entry_metrics (entry_id, metric_id, value) VALUES (?, ?, ?)",
