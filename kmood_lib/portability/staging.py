@@ -557,7 +557,7 @@ def finish(conn, run: Run, stored_plan: dict, plan: Plan, allow_private_urls: bo
     """The export's extras and the backup's groups put back, and the run ended, in one
     transaction; returns the report's lines about the extras."""
     tz = ZoneInfo(stored_plan["tz"])
-    with transaction(conn):
+    with run.pacer.turn(), transaction(conn):
         for activity, group in (stored_plan.get("groups") or {}).items():
             group_id = vocab.ensure_group(conn, run.user_id, group)
             conn.execute("UPDATE activities SET group_id = ? WHERE user_id = ? AND name_key = ?"
