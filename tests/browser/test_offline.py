@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from datetime import datetime, timezone
 from pathlib import Path
 
 from selenium.webdriver.common.by import By
@@ -137,7 +138,11 @@ def three_offline_entries(stack, browser, profile: str) -> None:
     driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": INDIA})
     login(driver, stack.url, "ola")
     installed(driver, stack.url)
-    log_entry(driver, 3, title="at home")  # online: saved at once, listed under Today
+    # Online: saved at once, listed under Today. Ola's account keeps UTC while the device is
+    # in India, so its date is given: the account's today at 00:01 India time, in the past
+    # and on the log page's day whatever the hour (from 18:30 UTC India is a day ahead).
+    today = datetime.now(timezone.utc).date().isoformat()
+    log_entry(driver, 3, title="at home", when=(today, "00:01"))
     WebDriverWait(driver, 10).until(lambda d: "done=logged" in d.current_url)
     driver.get(stack.url + "/")  # the log page as it opens plain: the copy kept for offline
 
