@@ -57,6 +57,8 @@ class Services:
     prompt_hooks: list[Callable] = field(default_factory=list)
     insight_cache: VersionedCache = field(default_factory=VersionedCache)
     stats_cache: VersionedCache = field(default_factory=lambda: VersionedCache(32))
+    # GET /api/entries pages (at most 100 entries each) by user, query and journal version.
+    entries_cache: VersionedCache = field(default_factory=lambda: VersionedCache(256))
 
 
 def production_kinds(config: Config) -> list[JobKind]:

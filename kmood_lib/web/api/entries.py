@@ -17,7 +17,16 @@ from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
-from kmood_lib.journal import insights, queries, saving, stats, templates, vocab, writes
+from kmood_lib.journal import (
+    insights,
+    queries,
+    saving,
+    stats,
+    templates,
+    versions,
+    vocab,
+    writes,
+)
 from kmood_lib.journal.entry_json import dumps
 from kmood_lib.journal.nowplaying import now_playing
 from kmood_lib.web.auth import Auth
@@ -30,13 +39,22 @@ log = logging.getLogger(__name__)
 
 # --- entries ------------------------------------------------------------------------------
 
+LIST_PARAMETERS = ("from", "to", "mood", "activity", "q", "limit", "cursor")
+
+
 @routes.get("/api/entries")
-def list_entries(conn, auth: Auth):
+def list_entries(services, conn, auth: Auth):
+    """A page of entries, kept in memory by the journal version (which every change to what
+    the page shows raises, migrations 0018 and 0024), so a client polling its history costs
+    a version read until something changes."""
     query = query_params(bottle.request)
     flt = queries.parse_filter(query)
     limit = queries.parse_limit(query.get("limit"))
-    return json_text_response(queries.list_entries_json(conn, auth.user.id, flt, limit,
-                                                        query.get("cursor") or None))
+    cursor = query.get("cursor") or None
+    key = ("entries", *(query.get(name) or "" for name in LIST_PARAMETERS))
+    return json_text_response(versions.cached(
+        conn, services.entries_cache, auth.user.id, key,
+        lambda: queries.list_entries_json(conn, auth.user.id, flt, limit, cursor)))
 
 
 class OutboxBatches:
