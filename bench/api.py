@@ -282,7 +282,8 @@ def main() -> list[str]:
     lines.append(f"SQL statements per request: create {create} (firing {create_triggers}"
                  f" trigger programs, and FTS5 runs {create_fts} of its own for the note's"
                  f" index), list-20 {listing}")
-    lines.append(f"commits per request: create {commits}, list-20 {list_commits}")
+    lines.append(f"COMMIT statements per request: create {commits}, list-20 {list_commits}"
+                 " (a list's ends its read snapshot: it writes nothing)")
     return lines
 
 
