@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from kmood_lib.accounts.passwords import PasswordHasher
 from kmood_lib.core import db
+from kmood_lib.core.budget import MemoryBudget
 from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.config import Config
 from kmood_lib.core.migrate import load_migrations
@@ -59,6 +60,8 @@ class Services:
     stats_cache: VersionedCache = field(default_factory=lambda: VersionedCache(32))
     # GET /api/entries pages (at most 100 entries each) by user, query and journal version.
     entries_cache: VersionedCache = field(default_factory=lambda: VersionedCache(256))
+    # Memory the photos being read at once may take (KMOOD_PHOTO_MEMORY_BYTES).
+    photo_budget: MemoryBudget | None = None
 
 
 def production_kinds(config: Config) -> list[JobKind]:
@@ -109,6 +112,8 @@ def bootstrap(
                           config.public_url),
         job_kinds=JobKinds([*production_kinds(config), *job_kinds]),
         relay=relay.from_config(config),
+        photo_budget=MemoryBudget(config.photo_memory_bytes,
+                                  max_waiting=max(1, config.threads // 4)),
     )
     if any(kind.prompt for kind in services.job_kinds):
         services.prompt_hooks.append(sweeps.prompt_enqueue(services))

@@ -348,15 +348,28 @@ class Config:
     )
 
     photo_max_bytes: int = _setting(
-        "KMOOD_PHOTO_MAX_BYTES", "15728640", _int(1024, 1 << 30),
-        "largest photo accepted, as uploaded (it is stored re-encoded, at most 2 560 px)"
+        "KMOOD_PHOTO_MAX_BYTES", "33554432", _int(1024, 1 << 30),
+        "largest photo accepted, as uploaded (a 50 MP phone JPEG is 10-25 MB; it is stored"
+        " at most 2 560 px)"
     )
     photos_per_entry: int = _setting(
         "KMOOD_PHOTOS_PER_ENTRY", "6", _int(1, 100), "photos one entry may hold"
     )
     photo_max_pixels: int = _setting(
-        "KMOOD_PHOTO_MAX_PIXELS", "40000000", _int(1, 1 << 32),
-        "width x height a photo may have (larger: refused before it is decoded)"
+        "KMOOD_PHOTO_MAX_PIXELS", "200000000", _int(1, 1 << 32),
+        "width x height a photo may have (larger: refused before it is decoded); a JPEG is"
+        " decoded at the size kept, so 200 MP phone photos fit in KMOOD_PHOTO_MEMORY_BYTES"
+    )
+    photo_memory_bytes: int = _setting(
+        "KMOOD_PHOTO_MEMORY_BYTES", "104857600", _int(16 * 1024 * 1024, 1 << 40),
+        "memory all photos being read at once may take together (worked out from each header"
+        " before decoding); one that needs more is refused (413), one that must wait for"
+        " others waits up to 10 s, then 503 with Retry-After"
+    )
+    storage_quota_bytes: int = _setting(
+        "KMOOD_STORAGE_QUOTA_BYTES", "0", _int(0, 1 << 50),
+        "photos and voice memos one person may keep (a photo shown on several entries counts"
+        " once); 0: no quota"
     )
     insights_min_days: int = _setting(
         "KMOOD_INSIGHTS_MIN_DAYS", "30", _int(2, 100_000),
