@@ -53,15 +53,24 @@ class Services:
     notifier: Notifier
     job_kinds: JobKinds
     relay: relay.NullRelay | relay.NatsRelay  # started by the entry point that serves or works
+    # Answers kept by journal version, each cache its share of KMOOD_CACHE_MAX_BYTES.
+    insight_cache: VersionedCache
+    stats_cache: VersionedCache
+    entries_cache: VersionedCache  # GET /api/entries pages by user, query and journal version
     # Run inside an entry's save transaction, behind one SAVEPOINT (journal.saving.prompt):
     # (conn, user_id, entry_id, now_ms) -> the job kinds that have work for the entry.
     prompt_hooks: list[Callable] = field(default_factory=list)
-    insight_cache: VersionedCache = field(default_factory=VersionedCache)
-    stats_cache: VersionedCache = field(default_factory=lambda: VersionedCache(32))
-    # GET /api/entries pages (at most 100 entries each) by user, query and journal version.
-    entries_cache: VersionedCache = field(default_factory=lambda: VersionedCache(256))
     # Memory the photos being read at once may take (KMOOD_PHOTO_MEMORY_BYTES).
     photo_budget: MemoryBudget | None = None
+
+
+def caches(config: Config) -> dict[str, VersionedCache]:
+    """KMOOD_CACHE_MAX_BYTES shared by what a miss costs: an insights answer takes seconds to
+    compute again (half), a stats page tenths, an entry list milliseconds (a quarter each).
+    Fixed shares, so that a client paging through many lists cannot push out insights."""
+    total = config.cache_max_bytes
+    return {"insights": VersionedCache(total // 2), "stats": VersionedCache(total // 4),
+            "entries": VersionedCache(total - total // 2 - total // 4)}
 
 
 def production_kinds(config: Config) -> list[JobKind]:
@@ -93,6 +102,7 @@ def bootstrap(
                           config.wal_autocheckpoint_pages, config.wal_size_limit_bytes,
                           synchronous=config.synchronous)
 
+    kept = caches(config)
     services = Services(
         config=config,
         clock=clock,
@@ -114,6 +124,9 @@ def bootstrap(
         relay=relay.from_config(config),
         photo_budget=MemoryBudget(config.photo_memory_bytes,
                                   max_waiting=max(1, config.threads // 4)),
+        insight_cache=kept["insights"],
+        stats_cache=kept["stats"],
+        entries_cache=kept["entries"],
     )
     if any(kind.prompt for kind in services.job_kinds):
         services.prompt_hooks.append(sweeps.prompt_enqueue(services))

@@ -387,6 +387,11 @@ class Config:
         "KMOOD_INSIGHTS_FDR", "0.10", _share,
         "false discovery rate over all comparisons of an insights page (Benjamini–Hochberg)"
     )
+    cache_max_bytes: int = _setting(
+        "KMOOD_CACHE_MAX_BYTES", "16777216", _int(0, 1 << 40),
+        "memory for computed answers kept by journal version, in all: half for insights, a"
+        " quarter each for stats pages and entry lists (0: keep none)"
+    )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Config:

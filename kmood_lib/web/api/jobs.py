@@ -35,7 +35,27 @@ def _label(value: object) -> str:
     return str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None = None) -> str:
+def cache_lines(caches: dict[str, dict]) -> list[str]:
+    """Each answer cache's bytes, answers, budget and lookups (VersionedCache.stats())."""
+    lines = []
+    for name, what, kind, value in (
+            ("kmood_cache_bytes", "Bytes of answers kept (key, answer and bookkeeping, as"
+             " measured).", "gauge", lambda c: c["bytes"]),
+            ("kmood_cache_entries", "Answers kept.", "gauge", lambda c: c["entries"]),
+            ("kmood_cache_max_bytes", "The cache's share of KMOOD_CACHE_MAX_BYTES.", "gauge",
+             lambda c: c["max_bytes"])):
+        lines += [f"# HELP {name} {what}", f"# TYPE {name} {kind}"]
+        lines += [f'{name}{{cache="{_label(cache)}"}} {value(c)}' for cache, c in caches.items()]
+    lines += ["# HELP kmood_cache_lookups_total Answers found kept, or computed.",
+              "# TYPE kmood_cache_lookups_total counter"]
+    for cache, c in caches.items():
+        lines += [f'kmood_cache_lookups_total{{cache="{_label(cache)}",result="{result}"}}'
+                  f" {c[result]}" for result in ("found", "computed")]
+    return lines
+
+
+def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None = None,
+                    caches: dict[str, dict] | None = None) -> str:
     summary = heartbeat.queue_summary(conn, now_ms, stale_s)
     lines = ["# HELP kmood_jobs Jobs in the queue by kind and status.",
              "# TYPE kmood_jobs gauge"]
@@ -70,6 +90,7 @@ def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None 
     lines += ["# HELP kmood_entries Mood entries stored.", "# TYPE kmood_entries gauge",
               f"kmood_entries {entries}",
               "# HELP kmood_users User accounts.", "# TYPE kmood_users gauge", f"kmood_users {users}"]
+    lines += cache_lines(caches) if caches else []
     return "\n".join(lines) + "\n"
 
 
@@ -121,9 +142,11 @@ def retry_kind(services, conn):
 
 @routes.get("/metrics", auth="admin")
 def metrics(services, conn):
+    caches = {"insights": services.insight_cache.stats(),
+              "stats": services.stats_cache.stats(), "entries": services.entries_cache.stats()}
     response = bottle.HTTPResponse(prometheus_text(conn, services.clock.now_ms(),
                                                    services.config.worker_stale_s,
-                                                   services.relay.stats()))
+                                                   services.relay.stats(), caches))
     response.content_type = "text/plain; version=0.0.4; charset=utf-8"
     return response
 
