@@ -13,6 +13,7 @@ from kmood_lib.core import db
 from kmood_lib.core.budget import MemoryBudget
 from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.config import Config
+from kmood_lib.core.gate import ComputeGate
 from kmood_lib.core.migrate import load_migrations
 from kmood_lib.core.migrate import run as run_all
 from kmood_lib.enrich.places import place_kind
@@ -57,6 +58,7 @@ class Services:
     insight_cache: VersionedCache
     stats_cache: VersionedCache
     entries_cache: VersionedCache  # GET /api/entries pages by user, query and journal version
+    insight_gate: ComputeGate  # who may compute insights now (KMOOD_INSIGHTS_CONCURRENCY)
     # Run inside an entry's save transaction, behind one SAVEPOINT (journal.saving.prompt):
     # (conn, user_id, entry_id, now_ms) -> the job kinds that have work for the entry.
     prompt_hooks: list[Callable] = field(default_factory=list)
@@ -71,6 +73,14 @@ def caches(config: Config) -> dict[str, VersionedCache]:
     total = config.cache_max_bytes
     return {"insights": VersionedCache(total // 2), "stats": VersionedCache(total // 4),
             "entries": VersionedCache(total - total // 2 - total // 4)}
+
+
+def insight_gate(config: Config) -> ComputeGate:
+    """KMOOD_INSIGHTS_CONCURRENCY computations at once (0: a quarter of the threads, at least
+    one), and as many requests waiting for one of them, but never so many that computing and
+    waiting together take the server's last thread."""
+    running = config.insights_concurrency or max(1, config.threads // 4)
+    return ComputeGate("insights", running, max(0, min(running, config.threads - running - 1)))
 
 
 def production_kinds(config: Config) -> list[JobKind]:
@@ -127,6 +137,7 @@ def bootstrap(
         insight_cache=kept["insights"],
         stats_cache=kept["stats"],
         entries_cache=kept["entries"],
+        insight_gate=insight_gate(config),
     )
     if any(kind.prompt for kind in services.job_kinds):
         services.prompt_hooks.append(sweeps.prompt_enqueue(services))

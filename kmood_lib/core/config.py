@@ -383,6 +383,11 @@ class Config:
         "KMOOD_INSIGHTS_MIN_EFFECT", "0.3", _float(0.0),
         "the smallest difference in mood points shown as a finding"
     )
+    insights_concurrency: int = _setting(
+        "KMOOD_INSIGHTS_CONCURRENCY", "0", _int(0, 256),
+        "insights computed at once in the whole server, each on a request's thread; a person"
+        " has one at a time (0: a quarter of KMOOD_THREADS, at least 1)"
+    )
     insights_fdr: float = _setting(
         "KMOOD_INSIGHTS_FDR", "0.10", _share,
         "false discovery rate over all comparisons of an insights page (Benjamini–Hochberg)"
@@ -410,6 +415,11 @@ class Config:
             raise ConfigError(
                 f"KMOOD_WORKER_STALE_S: must exceed KMOOD_WORKER_HEARTBEAT_S "
                 f"({values['worker_heartbeat_s']:g} s), got {values['worker_stale_s']:g}")
+        most = max(1, values["threads"] - 1)  # other requests keep a thread
+        if values["insights_concurrency"] > most:
+            raise ConfigError(
+                f"KMOOD_INSIGHTS_CONCURRENCY: must be at most {most}, below KMOOD_THREADS"
+                f" ({values['threads']}), got {values['insights_concurrency']}")
         return cls(**values)
 
     def with_overrides(self, **changes) -> Config:

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from kmood_lib.core import db
+from kmood_lib.core.gate import ComputeGate
 
 # The cache's own bookkeeping for one answer: its OrderedDict slot and link and the (answer,
 # size) pair, measured with tracemalloc at about 130 bytes.
@@ -105,9 +106,18 @@ class VersionedCache:
 
 
 def cached(conn: sqlite3.Connection, cache: VersionedCache, user_id: int, key: tuple,
-           compute: Callable[[], object]):
+           compute: Callable[[], object], gate: ComputeGate | None = None):
     """compute() from the cache under (user, journal version, *key). The version and whatever
     compute() reads come from one snapshot, so an answer is always filed under its own
-    version; `key` holds everything else the answer depends on."""
+    version; `key` holds everything else the answer depends on. A kept answer is returned at
+    once; computing one goes through `gate` when given (which may refuse: StillComputing,
+    ServerBusy), and the cache is asked again inside it, so a request that arrives just as
+    the same answer is filed does not compute it twice."""
     with db.transaction(conn, immediate=False):
-        return cache.get_or_compute((user_id, journal_version(conn, user_id), *key), compute)
+        full = (user_id, journal_version(conn, user_id), *key)
+        if gate is None:
+            return cache.get_or_compute(full, compute)
+        found = cache.get(full, _MISSING)
+        if found is not _MISSING:
+            return found
+        return gate.run(user_id, full, lambda: cache.get_or_compute(full, compute))

@@ -54,8 +54,32 @@ def cache_lines(caches: dict[str, dict]) -> list[str]:
     return lines
 
 
+def gate_lines(gate: dict) -> list[str]:
+    """The insights gate's state and counters (ComputeGate.stats())."""
+    lines = []
+    for name, what, kind, value in (
+            ("running", "Insights computations running now.", "gauge", gate["running"]),
+            ("running_peak", "The most insights computations that ran at once since start.",
+             "gauge", gate["peak"]),
+            ("running_max", "Insights computations allowed at once (KMOOD_INSIGHTS_CONCURRENCY).",
+             "gauge", gate["max_running"]),
+            ("waiting", "Requests waiting for an insights computation of the same range.",
+             "gauge", gate["waiting"]),
+            ("computed_total", "Insights computations finished.", "counter", gate["computed"]),
+            ("shared_total", "Requests answered by another request's computation.", "counter",
+             gate["shared"])):
+        lines += [f"# HELP kmood_insights_{name} {what}", f"# TYPE kmood_insights_{name} {kind}",
+                  f"kmood_insights_{name} {value}"]
+    lines += ["# HELP kmood_insights_refused_total Insights requests refused: the person's other"
+              " range computing (person, 429), enough waiting (waiting, 429), the server's"
+              " limit reached (server, 503).", "# TYPE kmood_insights_refused_total counter"]
+    lines += [f'kmood_insights_refused_total{{reason="{reason}"}} {n}'
+              for reason, n in gate["refused"].items()]
+    return lines
+
+
 def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None = None,
-                    caches: dict[str, dict] | None = None) -> str:
+                    caches: dict[str, dict] | None = None, gate: dict | None = None) -> str:
     summary = heartbeat.queue_summary(conn, now_ms, stale_s)
     lines = ["# HELP kmood_jobs Jobs in the queue by kind and status.",
              "# TYPE kmood_jobs gauge"]
@@ -90,7 +114,7 @@ def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None 
     lines += ["# HELP kmood_entries Mood entries stored.", "# TYPE kmood_entries gauge",
               f"kmood_entries {entries}",
               "# HELP kmood_users User accounts.", "# TYPE kmood_users gauge", f"kmood_users {users}"]
-    lines += cache_lines(caches) if caches else []
+    lines += (cache_lines(caches) if caches else []) + (gate_lines(gate) if gate else [])
     return "\n".join(lines) + "\n"
 
 
@@ -146,7 +170,8 @@ def metrics(services, conn):
               "stats": services.stats_cache.stats(), "entries": services.entries_cache.stats()}
     response = bottle.HTTPResponse(prometheus_text(conn, services.clock.now_ms(),
                                                    services.config.worker_stale_s,
-                                                   services.relay.stats(), caches))
+                                                   services.relay.stats(), caches,
+                                                   services.insight_gate.stats()))
     response.content_type = "text/plain; version=0.0.4; charset=utf-8"
     return response
 
