@@ -89,6 +89,17 @@ class Probe:
         self._thread.join(600)
 
 
+def memory(pid: int) -> str:
+    """The server's resident memory now and at its highest so far, from /proc."""
+    fields = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "VmHWM"):
+                fields[name] = int(value.split()[0]) / 1024
+    return f"server RSS {fields['VmRSS']:.0f} MB, peak {fields['VmHWM']:.0f} MB"
+
+
 def summary(values: list[float]) -> str:
     ordered = sorted(values)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
@@ -161,7 +172,7 @@ def main() -> int:
             time.sleep(BASELINE_S)
         base_max = max(max(baseline.health), max(baseline.pages))
         failures = list(baseline.failed)
-        print("nothing else running")
+        print(f"nothing else running ({memory(server.pid)})")
         for name, values in (("healthz  ", baseline.health), ("bob's list", baseline.pages)):
             print(f"    {name} {summary(values)}")
 
@@ -174,6 +185,7 @@ def main() -> int:
               + (f" (Retry-After {waits[0]}-{waits[-1]} s)" if waits else "")
               + f"; slowest answer {max(t for _, _, t in answers) * 1000:.0f} ms")
         worst = report("once each", during, base_max)
+        print(f"    {memory(server.pid)}")
         failures += during.failed
 
         with Probe(url, bob) as during:
@@ -183,6 +195,7 @@ def main() -> int:
               f" ({sorted({s for s, _, _ in answers})}, {tries} requests in all);"
               f" slowest client {max(t for _, _, t in answers):.1f} s")
         worst = max(worst, report("retrying", during, base_max))
+        print(f"    {memory(server.pid)}")
         failures += during.failed
         print(f"failed probe requests: {len(failures)} {sorted(set(failures))}")
         print(f"slowest /healthz or other person's page beside the bursts: {worst * 1000:.0f} ms"
