@@ -63,7 +63,7 @@ def test_a_persons_other_range_is_429_with_retry_after_and_a_kept_one_is_served(
         assert alice.get("/api/insights?from=2026-10-01").json == kept.json  # kept: served
         page = alice.get("/insights?range=90")
         assert page.status == 429 and int(page.headers["Retry-After"]) >= 1
-        assert "Your insights for another range are still being worked out." in page.text
+        assert "k-mood is still working out your insights." in page.text
         assert "Try again in" in page.text and 'href="/insights?range=90"' in page.text
     assert alice.get("/api/insights?from=2026-11-01").status == 200  # her turn now
     assert services.insight_gate.stats()["refused"]["person"] == 2

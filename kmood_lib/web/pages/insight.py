@@ -260,8 +260,8 @@ def insights_page(services, conn, auth: Auth):
                 steadiness=steadiness(found["stability"][-12:]))
 
 
-BUSY = {"person": "Your insights for another range are still being worked out.",
-        "waiting": "Your insights are still being worked out.",
+BUSY = {"person": "k-mood is still working out your insights.",
+        "waiting": "k-mood is still working out your insights.",
         "server": "k-mood is working out insights for others just now."}
 
 
