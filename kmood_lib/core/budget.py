@@ -84,6 +84,12 @@ class MemoryBudget:
     def waiting(self) -> int:
         return len(self._queue)
 
+    def stats(self) -> dict:
+        with self._changed:
+            return {"used": self.used, "peak": self.peak, "total": self.total,
+                    "waiting": len(self._queue), "refused_large": self.refused_large,
+                    "refused_busy": self.refused_busy}
+
     def _hold(self, wanted: int) -> None:
         self.used += wanted
         self.peak = max(self.peak, self.used)

@@ -152,3 +152,18 @@ def test_small_pngs_that_decode_huge_are_refused_cheaply(photo_server, shape):
     assert status == 413, answer
     assert "of memory to read" in answer["error"]["fields"]["photo"]
     assert peak <= PEAK_BOUND_MB
+
+
+def test_metrics_show_the_photo_memory_budget_and_the_process_memory(photo_server):
+    entry = new_entry(photo_server)
+    post_photos(photo_server, entry, [lossless_webp_bomb()])
+    status, _, text = http("GET", photo_server.url + "/metrics", headers=photo_server.auth)
+    assert status == 200
+    values = dict(line.rsplit(" ", 1) for line in text.splitlines()
+                  if line and not line.startswith("#"))
+    assert int(values['kmood_photo_memory_refused_total{reason="too_large"}']) >= 1
+    assert int(values["kmood_photo_memory_max_bytes"]) == 100 * 1024 * 1024
+    assert int(values["kmood_photo_memory_reserved_bytes"]) == 0  # nothing held after
+    assert 0 < int(values["kmood_photo_memory_reserved_peak_bytes"]) <= 100 * 1024 * 1024
+    resident = int(values["process_resident_memory_bytes"])
+    assert abs(resident / 1024 / 1024 - rss_mb(photo_server.server.pid)) < 20

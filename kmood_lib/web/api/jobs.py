@@ -10,6 +10,7 @@ import bottle
 
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.core.errors import Conflict, NotFound, ValidationError
+from kmood_lib.core.memory import resident_bytes
 from kmood_lib.core.validation import MAX_ID, parse_int_param
 from kmood_lib.queue import heartbeat, jobs
 from kmood_lib.web.http import json_response, query_params
@@ -78,8 +79,33 @@ def gate_lines(gate: dict) -> list[str]:
     return lines
 
 
+def memory_lines(budget: dict, resident_bytes: int | None) -> list[str]:
+    """The photo memory budget (MemoryBudget.stats()) and the process's resident memory."""
+    lines = []
+    for name, what, kind, value in (
+            ("reserved_bytes", "Memory reserved by photos being read now.", "gauge",
+             budget["used"]),
+            ("reserved_peak_bytes", "The most memory photos being read held at once since"
+             " start.", "gauge", budget["peak"]),
+            ("max_bytes", "KMOOD_PHOTO_MEMORY_BYTES.", "gauge", budget["total"]),
+            ("waiting", "Photos waiting for memory to be read.", "gauge", budget["waiting"])):
+        lines += [f"# HELP kmood_photo_memory_{name} {what}",
+                  f"# TYPE kmood_photo_memory_{name} {kind}", f"kmood_photo_memory_{name} {value}"]
+    lines += ["# HELP kmood_photo_memory_refused_total Photos refused for memory: needing more"
+              " than the whole budget (too_large, 413) or finding the queue full or the wait"
+              " over (busy, 503).", "# TYPE kmood_photo_memory_refused_total counter"]
+    lines += [f'kmood_photo_memory_refused_total{{reason="{reason}"}} {budget[key]}'
+              for reason, key in (("too_large", "refused_large"), ("busy", "refused_busy"))]
+    if resident_bytes is not None:
+        lines += ["# HELP process_resident_memory_bytes Resident memory of the server process.",
+                  "# TYPE process_resident_memory_bytes gauge",
+                  f"process_resident_memory_bytes {resident_bytes}"]
+    return lines
+
+
 def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None = None,
-                    caches: dict[str, dict] | None = None, gate: dict | None = None) -> str:
+                    caches: dict[str, dict] | None = None, gate: dict | None = None,
+                    memory: list[str] | None = None) -> str:
     summary = heartbeat.queue_summary(conn, now_ms, stale_s)
     lines = ["# HELP kmood_jobs Jobs in the queue by kind and status.",
              "# TYPE kmood_jobs gauge"]
@@ -115,7 +141,7 @@ def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None 
               f"kmood_entries {entries}",
               "# HELP kmood_users User accounts.", "# TYPE kmood_users gauge", f"kmood_users {users}"]
     lines += (cache_lines(caches) if caches else []) + (gate_lines(gate) if gate else [])
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + (memory or [])) + "\n"
 
 
 @routes.get("/api/jobs", auth="admin")
@@ -171,7 +197,9 @@ def metrics(services, conn):
     response = bottle.HTTPResponse(prometheus_text(conn, services.clock.now_ms(),
                                                    services.config.worker_stale_s,
                                                    services.relay.stats(), caches,
-                                                   services.insight_gate.stats()))
+                                                   services.insight_gate.stats(),
+                                                   memory_lines(services.photo_budget.stats(),
+                                                                resident_bytes())))
     response.content_type = "text/plain; version=0.0.4; charset=utf-8"
     return response
 
