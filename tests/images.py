@@ -4,6 +4,7 @@ a decompression bomb, and things that are not images at all."""
 from __future__ import annotations
 
 import io
+import random
 import uuid
 
 from PIL import Image
@@ -40,6 +41,14 @@ def png(width: int = 300, height: int = 200, alpha: bool = True) -> bytes:
 def webp(width: int = 300, height: int = 200) -> bytes:
     out = io.BytesIO()
     Image.new("RGB", (width, height), (90, 30, 160)).save(out, "WEBP")
+    return out.getvalue()
+
+
+def noise_png(seed: int, side: int = 300) -> bytes:
+    """A PNG that does not compress (side² x 3 bytes of noise), the same for the same seed."""
+    image = Image.frombytes("RGB", (side, side), random.Random(seed).randbytes(side * side * 3))
+    out = io.BytesIO()
+    image.save(out, "PNG")
     return out.getvalue()
 
 

@@ -57,6 +57,9 @@ def summary(conn: sqlite3.Connection, user_id: int, quota_bytes: int) -> dict:
 
 
 def megabytes(n: int) -> str:
+    """A size as people read it: 640 kB, 3.2 MB, 52 MB."""
+    if n < 1_000_000:
+        return f"{n / 1000:.0f} kB"
     return f"{n / 1_000_000:.1f} MB" if n < 10_000_000 else f"{n / 1_000_000:.0f} MB"
 
 

@@ -24,7 +24,8 @@ from tests.browser.conftest import (
 )
 from tests.browser.test_journal import api_session, entry_cards, login
 from tests.entry import TEST_KINDS
-from tests.helpers import http
+from tests.helpers import http, multipart
+from tests.images import noise_png
 
 
 def submit(driver, form_selector: str) -> None:
@@ -127,6 +128,18 @@ def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, browser)
     assert stack.stop() == {"server": 0}
 
 
+@pytest.fixture(scope="module")
+def app_stack(tmp_path_factory):
+    """This module's server and worker, with a storage quota for Settings to show."""
+    stack = Stack(tmp_path_factory.mktemp("browser"), KMOOD_STORAGE_QUOTA_BYTES="52428800")
+    stack.start(worker=True)
+    try:
+        yield stack
+    finally:
+        codes = stack.stop()
+    assert codes == {"server": 0, "worker": 0}
+
+
 SETTINGS_PAGES = [("settings-profile", "/settings"), ("settings-moods", "/settings/moods"),
                   ("settings-activities", "/settings/activities"),
                   ("settings-metrics", "/settings/metrics"), ("settings-tokens", "/settings/tokens"),
@@ -142,6 +155,10 @@ def ivy(app_stack):
     for name, group in (("running", "sport"), ("friends", "social"), ("reading", None)):
         http("POST", app_stack.url + "/api/activities", {"name": name, "group": group}, auth)
     http("POST", app_stack.url + "/api/tokens", {"name": "phone"}, auth)
+    status, _, entry = http("POST", app_stack.url + "/api/entries", {"mood": 4}, auth)
+    body, content_type = multipart({}, {"photo": noise_png(900, 700)})
+    assert http("POST", f"{app_stack.url}/api/entries/{entry['id']}/photos", body,
+                {**auth, "Content-Type": content_type})[0] == 201
     return app_stack
 
 
@@ -153,5 +170,8 @@ def test_screenshots_of_the_settings_pages(ivy, browser, size, size_name, dark):
     for name, path in SETTINGS_PAGES:
         driver.get(ivy.url + path)
         assert driver.find_element(By.TAG_NAME, "h1").text == "Settings"
+        if path == "/settings":
+            shown = driver.find_element(By.ID, "storage").find_element(By.XPATH, "following::div")
+            assert "of 52 MB" in shown.text and "left" in shown.text
         screenshot(driver, f"{name}-{size_name}-{'dark' if dark else 'light'}")
     assert console_errors(driver) == []

@@ -6,13 +6,10 @@ naming it; Settings shows what is used and left."""
 
 from __future__ import annotations
 
-import io
-import random
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from PIL import Image
 
 from kmood_lib.core import db
 from kmood_lib.core.config import Config
@@ -23,17 +20,9 @@ from kmood_lib.portability import importer
 from tests import images
 from tests.fakes import NOW_MS
 from tests.helpers import base_env
-from tests.images import upload
+from tests.images import noise_png, upload
 from tests.unit.test_daylio_backup import ann, day_entry  # noqa: F401
 from tests.unit.test_daylio_backup_photos import sums, with_assets
-
-
-def noise_png(seed: int, side: int = 300) -> bytes:
-    """A PNG that does not compress: about side² x 3 bytes stored."""
-    image = Image.frombytes("RGB", (side, side), random.Random(seed).randbytes(side * side * 3))
-    out = io.BytesIO()
-    image.save(out, "PNG")
-    return out.getvalue()
 
 
 def files_of(conn) -> list[tuple]:
@@ -87,8 +76,8 @@ def test_past_the_quota_an_upload_is_refused_naming_it_and_nothing_is_stored(ali
     refused = upload(alice, second, noise_png(4))
     assert refused.status == 413, refused.json
     message = refused.json["error"]["message"]
-    assert "storage quota of 0.6 MB" in message and "KMOOD_STORAGE_QUOTA_BYTES" in message
-    assert refused.json["error"]["fields"] == {"photo": "over the storage quota of 0.6 MB"}
+    assert "storage quota of 600 kB" in message and "KMOOD_STORAGE_QUOTA_BYTES" in message
+    assert refused.json["error"]["fields"] == {"photo": "over the storage quota of 600 kB"}
     assert storage.used_bytes(conn, 1) == used
     assert conn.execute("SELECT count(*) FROM photos").fetchone()[0] == 1
     again = upload(alice, third, noise_png(3))  # the same photo costs nothing more
@@ -99,7 +88,7 @@ def test_settings_shows_what_is_used_and_what_is_left(alice, conn):
     upload(alice, entries(alice, 1)[0], noise_png(5, side=100))
     used = storage.used_bytes(conn, 1)
     page = alice.get("/settings").text
-    assert f"use <strong>{storage.megabytes(used)}</strong> of 0.6 MB" in page
+    assert f"use <strong>{storage.megabytes(used)}</strong> of 600 kB" in page
     assert f"<strong>{storage.megabytes(600_000 - used)}</strong> left" in page
     assert "<meter" in page
     assert storage.summary(conn, 1, 0) == {"used_bytes": used, "quota_bytes": None,
@@ -119,7 +108,7 @@ def test_an_import_leaves_out_the_photos_past_the_quota_and_says_so(conn, ann):
     report = importer.import_file(conn, ann, ZoneInfo("Europe/Berlin"), data, {}, NOW_MS,
                                   photo_limits=photos.limits_of(config, None))
     assert report["imported"] == 1
-    assert any("left out (the storage quota of 0.6 MB is reached)" in w
+    assert any("left out (the storage quota of 600 kB is reached)" in w
                for w in report["warnings"]), report["warnings"]
     assert conn.execute("SELECT count(*) FROM photos").fetchone()[0] == 1
     assert storage.used_bytes(conn, ann) <= 600_000
