@@ -105,12 +105,12 @@ def bootstrap(
         config.db_path, config.busy_timeout_ms, guard=write_lock,
         autocheckpoint_pages=config.wal_autocheckpoint_pages,
         journal_size_limit_bytes=config.wal_size_limit_bytes,
-        synchronous=config.synchronous), write_lock)
+        synchronous=config.synchronous, cache_bytes=config.sqlite_cache_bytes), write_lock)
 
     def connect() -> sqlite3.Connection:
         return db.connect(config.db_path, config.busy_timeout_ms, write_lock,
                           config.wal_autocheckpoint_pages, config.wal_size_limit_bytes,
-                          synchronous=config.synchronous)
+                          synchronous=config.synchronous, cache_bytes=config.sqlite_cache_bytes)
 
     kept = caches(config)
     services = Services(

@@ -251,6 +251,11 @@ class Config:
         "KMOOD_WAL_SIZE_LIMIT_BYTES", "4194304", _int(0),
         "size the WAL file is cut back to once checkpointed (the worker truncates it when idle)"
     )
+    sqlite_cache_bytes: int = _setting(
+        "KMOOD_SQLITE_CACHE_BYTES", "2097152", _int(65536, 1 << 34),
+        "SQLite's page cache per connection (one per server thread and the writer): what each"
+        " may keep of the database in memory"
+    )
     user_agent: str = _setting(
         "KMOOD_USER_AGENT", DEFAULT_USER_AGENT, _nonempty, "User-Agent of outbound requests"
     )

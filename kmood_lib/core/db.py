@@ -174,7 +174,8 @@ class Connection(sqlite3.Connection):
 def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | OwnedLock | None = None,
             autocheckpoint_pages: int | None = None,
             journal_size_limit_bytes: int | None = None,
-            guard: OwnedLock | None = None, synchronous: str = "FULL") -> sqlite3.Connection:
+            guard: OwnedLock | None = None, synchronous: str = "FULL",
+            cache_bytes: int | None = None) -> sqlite3.Connection:
     """Open a connection with no implicit transactions, an explicit busy timeout, WAL and FKs.
 
     1. `busy_timeout` first, so every later statement waits for locks;
@@ -188,6 +189,7 @@ def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | OwnedL
     4. `wal_autocheckpoint` when given: the services raise it so that a save does not pay for
        copying the WAL back (and its fsync) while holding the write lock; the worker checkpoints;
     5. `journal_size_limit` when given: the WAL file is cut back to it whenever it is reset;
+       `cache_size` when given (in bytes): what the connection keeps of the file in memory;
     6. `kmood_name_key(text)`, the application's name key, for migrations that fill key columns.
     A path that cannot be opened at all raises DatabaseOpenError (a configuration problem).
     With `guard`, the connection may be used from any thread, but only by the one holding the
@@ -211,6 +213,8 @@ def connect(path: str, busy_timeout_ms: int, write_lock: threading.Lock | OwnedL
             conn.execute(f"PRAGMA wal_autocheckpoint = {int(autocheckpoint_pages)}")
         if journal_size_limit_bytes is not None:
             conn.execute(f"PRAGMA journal_size_limit = {int(journal_size_limit_bytes)}")
+        if cache_bytes is not None:  # negative: in KiB, whatever the page size
+            conn.execute(f"PRAGMA cache_size = {-max(1, int(cache_bytes) // 1024)}")
     except sqlite3.Error as exc:
         conn.close()
         code = getattr(exc, "sqlite_errorcode", 0) & 0xFF

@@ -289,3 +289,19 @@ def test_the_shared_write_connection_refuses_any_use_without_the_write_lock(serv
     with services.writer() as writer:
         assert [r[0] for r in writer.execute("SELECT x FROM t ORDER BY x")] == [1, 3]
     services.close_writer()
+
+
+def test_the_page_cache_is_set_explicitly_from_the_configuration(env, tmp_path):
+    from kmood_lib.bootstrap import bootstrap
+    from kmood_lib.core.config import Config
+
+    services = bootstrap(Config.from_env({**env, "KMOOD_SQLITE_CACHE_BYTES": "1048576"}))
+    conn = services.connect()
+    try:
+        assert conn.execute("PRAGMA cache_size").fetchone()[0] == -1024  # KiB
+        with services.writer() as writer:
+            assert writer.execute("PRAGMA cache_size").fetchone()[0] == -1024
+    finally:
+        conn.close()
+        services.close_writer()
+        services.hasher.close()
