@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from kmood_lib.core.blobs import BlobReader, open_blob
 from kmood_lib.core.errors import NotFound, TooLarge, UnsupportedMedia
 
 MAX_BYTES = 32 * 1024 * 1024  # one memo (a long one: AAC at 64 kbit/s for an hour is 29 MB)
@@ -50,11 +52,16 @@ def prepare(data: bytes, name: str = "memo") -> Memo:
     return Memo(hashlib.sha256(data).hexdigest(), kind, data)
 
 
-def file_of(conn: sqlite3.Connection, user_id: int, memo_id: int) -> tuple[str, bytes, str]:
-    """(content type, bytes, ETag) of one of the user's memos."""
-    row = conn.execute("SELECT m.content_type, m.data, m.sha256 FROM voice_memos m JOIN entries e"
-                       " ON e.id = m.entry_id WHERE m.id = ? AND e.user_id = ?",
-                       (memo_id, user_id)).fetchone()
-    if row is None:
+def open_file(connect: Callable[[], sqlite3.Connection], user_id: int, memo_id: int
+              ) -> tuple[str, str, BlobReader]:
+    """(content type, ETag, a reader of the bytes) of one of the user's memos, read on a
+    connection of the reader's own (blobs.open_blob): a memo is never copied into memory
+    whole. The caller closes the reader."""
+    found = open_blob(connect, "voice_memos", "data",
+                      "SELECT m.id, m.content_type, m.sha256 FROM voice_memos m JOIN entries e"
+                      " ON e.id = m.entry_id WHERE m.id = ? AND e.user_id = ?",
+                      (memo_id, user_id))
+    if found is None:
         raise NotFound("voice memo")
-    return row[0], bytes(row[1]), f'"{row[2][:32]}"'
+    row, reader = found
+    return row[1], f'"{row[2][:32]}"', reader

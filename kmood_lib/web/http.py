@@ -364,9 +364,16 @@ def accepts_gzip(environ) -> bool:
     return False
 
 
+def _close(body) -> None:
+    if hasattr(body, "close"):
+        body.close()
+
+
 def with_compression(app):
     """WSGI middleware: a text response over COMPRESS_MIN_BYTES is sent gzipped to a client
-    that accepts it (waitress compresses nothing); `Vary: Accept-Encoding` either way."""
+    that accepts it (waitress compresses nothing); `Vary: Accept-Encoding` either way. Any
+    other body (audio, images, a download) is passed on as it came, unread: a streamed memo
+    stays streamed, and the server closes it."""
 
     def wrapped(environ, start_response):
         captured = {}
@@ -376,15 +383,20 @@ def with_compression(app):
             return lambda data: None  # the old write(): not used by Bottle
 
         chunks = app(environ, start)
+        if captured and not _content_type(captured["headers"]).startswith(COMPRESSIBLE):
+            try:
+                start_response(captured["status"], captured["headers"], captured["exc_info"])
+            except BaseException:
+                _close(chunks)
+                raise
+            return chunks
         try:
             body = b"".join(chunks)
         finally:
-            if hasattr(chunks, "close"):
-                chunks.close()
+            _close(chunks)
         status, headers = captured["status"], list(captured["headers"])
         names = {name.lower(): value for name, value in headers}
-        kind = names.get("content-type", "").lower()
-        if kind.startswith(COMPRESSIBLE):
+        if _content_type(headers).startswith(COMPRESSIBLE):
             headers.append(("Vary", "Accept-Encoding"))
             if (len(body) > COMPRESS_MIN_BYTES and "content-encoding" not in names
                     and accepts_gzip(environ) and environ.get("REQUEST_METHOD") != "HEAD"):
@@ -395,3 +407,7 @@ def with_compression(app):
         return [body]
 
     return wrapped
+
+
+def _content_type(headers: list[tuple[str, str]]) -> str:
+    return next((value for name, value in headers if name.lower() == "content-type"), "").lower()

@@ -8,13 +8,14 @@ from zoneinfo import ZoneInfo
 
 import bottle
 
+from kmood_lib.core.blobs import BytesReader
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.enrich.song_metadata import cover_of
 from kmood_lib.journal import goals, photos, queries, saving, stats, templates, vocab, writes
-from kmood_lib.web import entry_form, uploads
+from kmood_lib.web import entry_form, files, uploads
 from kmood_lib.web.auth import Auth
-from kmood_lib.web.http import Params, header, query_params
+from kmood_lib.web.http import Params, query_params
 from kmood_lib.web.routing import Routes
 from kmood_lib.web.views import form_fields, page, redirect
 
@@ -39,20 +40,14 @@ def by_day(found: list[dict]) -> list[tuple[str, list[dict]]]:
     return list(days.items())
 
 
-COVER_CACHE_S = 30 * 24 * 3600  # a release's cover never changes once stored
-
-
 @routes.get("/covers/<release:mbid>")
 def cover(conn, auth: Auth, release: str):
     """A release's cover, stored by the worker: the browser never loads a third party."""
+    asked = files.Asked.of(bottle.request)
     found = cover_of(conn, auth.user.id, release)
     if found is None:
         raise bottle.HTTPError(404, "No cover for this release.")
-    etag = f'"{release}"'
-    headers = {"Cache-Control": f"private, max-age={COVER_CACHE_S}", "ETag": etag}
-    if header(bottle.request, "If-None-Match") == etag:
-        return bottle.HTTPResponse(status=304, headers=headers)
-    return bottle.HTTPResponse(found[1], headers={**headers, "Content-Type": found[0]})
+    return files.answer(asked, BytesReader(found[1]), found[0], f'"{release}"')
 
 
 def local_now(services, user):
