@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 import random
+import socket
 import sqlite3
 import threading
 import urllib.request
+from http.client import HTTPConnection
 
 from tests.e2e.test_memory import rss_mb
-from tests.helpers import http
+from tests.helpers import http, wait_until
+from tests.unit.test_memo_ranges import snapshot_held
 
 MEMO_BYTES = 30 * 1024 * 1024
 # Copying the memo per request takes 30 MB per thread (8 threads: 240 MB and more).
@@ -54,15 +57,20 @@ def in_parallel(work, threads: int = 8) -> list:
     return failures
 
 
-def test_players_seeking_in_a_30_mb_memo_at_once_keep_the_server_small(stack_factory):
+def with_a_long_memo(stack_factory):
+    """A running server, alice's session headers, her 30 MB memo's bytes and its URL."""
     stack = stack_factory()
     stack.create_user("alice")
     stack.start(worker=False)
     auth = stack.log_in("alice")
     entry = http("POST", stack.url + "/api/entries", {"mood": 3}, auth)[2]["id"]
     data = b"\x00\x00\x00\x18ftypM4A " + os.urandom(MEMO_BYTES - 12)
-    url = f"{stack.url}/memos/{store_memo(stack.env['KMOOD_DB'], entry, data)}"
-    assert http("GET", f"{stack.url}/api/entries/{entry}", None, auth)[0] == 200
+    return stack, auth, data, f"{stack.url}/memos/{store_memo(stack.env['KMOOD_DB'], entry, data)}"
+
+
+def test_players_seeking_in_a_30_mb_memo_at_once_keep_the_server_small(stack_factory):
+    stack, auth, data, url = with_a_long_memo(stack_factory)
+    assert http("GET", f"{stack.url}/api/me", None, auth)[0] == 200  # the server warmed up
     before = rss_mb(stack.server.pid, "VmHWM")
 
     def seek(i: int) -> None:
@@ -85,4 +93,27 @@ def test_players_seeking_in_a_30_mb_memo_at_once_keep_the_server_small(stack_fac
           f" ranges, {peak:.1f} MB after 8 whole downloads in parallel")
     assert seeking - before < SEEK_RISE_BOUND_MB, (before, seeking)
     assert peak - before < DOWNLOAD_RISE_BOUND_MB, (before, seeking, peak)
+    assert stack.stop()["server"] == 0
+
+
+def test_a_download_left_half_way_lets_go_of_the_database_and_head_sends_no_body(
+        stack_factory):
+    stack, auth, data, url = with_a_long_memo(stack_factory)
+    path = url.removeprefix(stack.url)
+    head = HTTPConnection("127.0.0.1", stack.port, timeout=30)
+    head.request("HEAD", path, headers=auth)
+    answer = head.getresponse()
+    assert answer.status == 200 and answer.read() == b""
+    assert answer.getheader("Content-Length") == str(MEMO_BYTES)
+    head.request("GET", path, headers={**auth, "Range": "bytes=-3"})  # the same connection
+    assert head.getresponse().read() == data[-3:]
+    head.close()
+    client = socket.create_connection(("127.0.0.1", stack.port), timeout=30)
+    cookie = auth["Cookie"]
+    client.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\n\r\n".encode())
+    assert client.recv(65536).startswith(b"HTTP/1.1 200")
+    assert snapshot_held(stack.env["KMOOD_DB"])  # the body is still being read...
+    client.close()  # ...until the client goes away
+    wait_until(lambda: not snapshot_held(stack.env["KMOOD_DB"]), 30, what="snapshot let go")
+    assert http("GET", f"{stack.url}/api/me", None, auth)[0] == 200
     assert stack.stop()["server"] == 0
