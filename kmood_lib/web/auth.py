@@ -47,9 +47,18 @@ def set_session_cookie(response: bottle.BaseResponse, token: str, config) -> Non
                         secure=config.cookie_secure, max_age=config.session_ttl_s)
 
 
-def clear_session_cookie(response: bottle.BaseResponse, config) -> None:
+# Logging out drops the browser's HTTP cache for the site: the photos and memos the person
+# opened are not left on disk for the next one. Not "storage": the outbox (IndexedDB) keeps
+# entries not sent yet; the service worker forgets its kept page itself (sw.js). Browsers
+# honour it over HTTPS and on localhost; elsewhere revalidation (web.files) still holds.
+CLEAR_SITE_DATA = '"cache"'
+
+
+def end_browser_session(response: bottle.BaseResponse, config) -> None:
+    """The answer to a logout: the session cookie removed, the site's HTTP cache cleared."""
     response.set_cookie(SESSION_COOKIE, "", path="/", httponly=True, samesite="Lax",
                         secure=config.cookie_secure, max_age=0)
+    response.set_header("Clear-Site-Data", CLEAR_SITE_DATA)
 
 
 def identify(conn, request: bottle.BaseRequest, services) -> Auth:

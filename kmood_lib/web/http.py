@@ -336,13 +336,18 @@ def error_page(res: bottle.HTTPError) -> str:
             f"<p>{html.escape(message)}</p><p><a href=\"/\">k-mood</a></p>")
 
 
+UNCACHED = ("Cache-Control", "no-store")
+
+
 def with_security_headers(app):
-    """WSGI middleware: every response, errors included, carries the security headers."""
+    """WSGI middleware: every response, errors included, carries the security headers, and
+    one that says nothing about caching is not kept (`no-store`): what is behind a login is
+    private unless its route says how it may be kept."""
 
     def wrapped(environ, start_response):
         def start(status, headers, exc_info=None):
             present = {name.lower() for name, _ in headers}
-            extra = [(n, v) for n, v in SECURITY_HEADERS if n.lower() not in present]
+            extra = [(n, v) for n, v in [*SECURITY_HEADERS, UNCACHED] if n.lower() not in present]
             return start_response(status, headers + extra, exc_info)
 
         return app(environ, start)

@@ -16,6 +16,7 @@ from kmood_lib.worker import Worker
 from tests.fakes import FakeCoverArt, FakeMusicBrainz, Reply, png, recording
 from tests.helpers import base_env
 from tests.unit.test_weather import drain
+from tests.wsgi import Client
 
 NOW = datetime(2025, 4, 10, 12, 0, tzinfo=timezone.utc)
 CREEP, PABLO = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
@@ -108,10 +109,12 @@ def test_the_cover_is_served_by_kmood_to_its_listeners_only(alice, client_for, s
     headers = {name.lower(): value for name, value in cover.headers.items()}
     assert cover.status == 200 and cover.body == COVER
     assert headers["content-type"] == "image/png"
-    assert headers["cache-control"].startswith("private")
-    again = alice.get(f"/covers/{PABLO}", headers={"If-None-Match": headers["etag"]})
+    assert headers["cache-control"] == "private, no-cache"  # kept only to be asked again
+    kept = {"If-None-Match": headers["etag"]}
+    again = alice.get(f"/covers/{PABLO}", headers=kept)
     assert again.status == 304 and again.body == b""
-    assert client_for("carol").get(f"/covers/{PABLO}").status == 404  # not carol's song
+    assert client_for("carol").get(f"/covers/{PABLO}", headers=kept).status == 404  # not hers
+    assert Client(alice.wsgi).get(f"/covers/{PABLO}", headers=kept).status == 303  # to log in
     assert alice.get(f"/covers/{BARE}").status == 404
     assert alice.get("/covers/not-an-mbid").status == 404
     assert "img-src 'self' data:;" in headers["content-security-policy"]

@@ -8,7 +8,7 @@ from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.core.errors import NotFound, ValidationError
-from kmood_lib.web.auth import Auth, clear_session_cookie, log_in, set_session_cookie
+from kmood_lib.web.auth import Auth, end_browser_session, log_in, set_session_cookie
 from kmood_lib.web.http import json_body, json_response
 from kmood_lib.web.routing import Routes
 
@@ -37,7 +37,7 @@ def delete_session(services, conn, auth: Auth):
     if auth.session is not None:
         auth_store.delete_session(conn, auth.session.id)
     response = bottle.HTTPResponse(status=204)
-    clear_session_cookie(response, services.config)
+    end_browser_session(response, services.config)
     return response
 
 

@@ -17,7 +17,7 @@ from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.web import ui
-from kmood_lib.web.auth import Auth, clear_session_cookie, log_in, set_session_cookie
+from kmood_lib.web.auth import Auth, end_browser_session, log_in, set_session_cookie
 from kmood_lib.web.http import Params, cookie, query_params
 from kmood_lib.web.routing import Routes
 from kmood_lib.web.views import form_fields, redirect, render
@@ -119,7 +119,7 @@ def sw():
 def static(path):
     """A static file; asked for by its versioned URL (ui.static), it is cached for a year."""
     response = bottle.static_file(path, root=str(STATIC))
-    if response.status_code == 200:
+    if response.status_code in (200, 206, 304):  # a 304 renews how the copy may be kept
         current = query_params(bottle.request).get("v") == ui.static_version(path)
         response.set_header("Cache-Control", "public, max-age=31536000, immutable" if current
                             else "public, max-age=3600")
@@ -227,5 +227,5 @@ def logout_submit(services, conn, auth: Auth):
     if auth.session is not None:
         auth_store.delete_session(conn, auth.session.id)
     response = redirect("/login")
-    clear_session_cookie(response, services.config)
+    end_browser_session(response, services.config)
     return response
