@@ -68,16 +68,15 @@ def open_blob(connect: Callable[[], sqlite3.Connection], table: str, column: str
     """The row `lookup` finds (its first column the rowid in `table`) and a reader of its
     `column`, both in one read transaction on a new connection; None when there is no row.
     The caller closes the reader."""
-    conn = connect()
+    conn, reader = connect(), None
     try:
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         conn.execute("BEGIN")
         row = conn.execute(lookup, params).fetchone()
         if row is None:
-            conn.execute("ROLLBACK")
-            conn.close()
             return None
-        return row, BlobReader(conn, conn.blobopen(table, column, row[0], readonly=True))
-    except BaseException:
-        conn.close()
-        raise
+        reader = BlobReader(conn, conn.blobopen(table, column, row[0], readonly=True))
+        return row, reader
+    finally:
+        if reader is None:
+            conn.close()  # its read transaction ends with it

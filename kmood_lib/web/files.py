@@ -132,25 +132,23 @@ def _multipart(ranges: list[tuple[int, int]], size: int, content_type: str
 def answer(asked: Asked, reader: BlobReader | BytesReader, content_type: str, etag: str
            ) -> bottle.HTTPResponse:
     """The answer to a GET or HEAD of a stored file; the reader is closed unless it became
-    the body (then the server closes it).
+    the body (then the server closes it; Bottle does for a HEAD, sending no body).
 
     1. If-None-Match names the ETag: 304;
-    2. a HEAD (Range is defined for GET only), a Range to ignore, or an If-Range that does
-       not hold: 200 with the whole file;
+    2. no Range, a Range to ignore, a HEAD (ranges are defined for GET only) or an If-Range
+       that does not hold: 200 with the whole file;
     3. no range satisfiable: 416 with `Content-Range: bytes */size`;
     4. one range: 206 with it; several: 206 multipart/byteranges, in the order asked.
     """
-    headers = {"Cache-Control": PRIVATE, "ETag": etag, "Accept-Ranges": "bytes"}
-    size = reader.size
+    body = None
     try:
+        headers = {"Cache-Control": PRIVATE, "ETag": etag, "Accept-Ranges": "bytes"}
         if none_match(asked.if_none_match, etag):
-            reader.close()
             return bottle.HTTPResponse(status=304, headers=headers)
-        ranges = None
+        size, ranges = reader.size, None
         if asked.range is not None and not asked.head and if_range_holds(asked.if_range, etag):
             ranges = requested_ranges(asked.range, size)
         if ranges == []:
-            reader.close()
             return bottle.HTTPResponse(status=416, headers={
                 **headers, "Content-Range": f"bytes */{size}"})
         status, tail = 200, b""
@@ -166,12 +164,10 @@ def answer(asked: Asked, reader: BlobReader | BytesReader, content_type: str, et
             status = 206
             parts, tail, boundary = _multipart(ranges, size, content_type)
             headers["Content-Type"] = f"multipart/byteranges; boundary={boundary}"
-        length = sum(len(prefix) + end - start for prefix, start, end in parts) + len(tail)
-        headers["Content-Length"] = str(length)
-        if asked.head:
+        headers["Content-Length"] = str(
+            sum(len(prefix) + end - start for prefix, start, end in parts) + len(tail))
+        body = Body(reader, parts, tail)
+        return bottle.HTTPResponse(body, status, headers)
+    finally:
+        if body is None:
             reader.close()
-            return bottle.HTTPResponse(status=status, headers=headers)
-        return bottle.HTTPResponse(Body(reader, parts, tail), status, headers)
-    except BaseException:
-        reader.close()
-        raise

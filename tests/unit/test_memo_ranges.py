@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import email.parser
 import email.policy
+import os
 import sqlite3
 
 import pytest
@@ -55,7 +56,7 @@ def test_a_range_header_that_cannot_be_parsed_is_ignored_and_the_whole_memo_sent
 @pytest.mark.parametrize("wanted,start,end", [
     ("bytes=10-19", 10, 19), ("bytes=-500", SIZE - 500, SIZE - 1), ("bytes=100-", 100, SIZE - 1),
     ("bytes=0-99999999", 0, SIZE - 1), ("bytes=-99999999", 0, SIZE - 1), ("BYTES=0-0", 0, 0),
-    ("bytes=0-1,99999-", 0, 1), (f"bytes={SIZE - 1}-{'9' * 40}", SIZE - 1, SIZE - 1),
+    ("bytes=0-1,99999-", 0, 1), (f"bytes={SIZE - 1}-{'9' * 5000}", SIZE - 1, SIZE - 1),
     ("bytes= 3-4 ,", 3, 4), ("bytes=,0-1,,", 0, 1),  # empty list elements are allowed
 ])
 def test_a_satisfiable_range_is_a_206_with_its_bytes(alice, memo_url, wanted, start, end):
@@ -76,7 +77,7 @@ def parts_of(answer) -> list[tuple[dict, bytes]]:
 
 
 def test_several_ranges_are_a_206_multipart_byteranges_in_the_order_asked(alice, memo_url):
-    answer = alice.get(memo_url, headers={"Range": "bytes=0-1,2-3, -2"})
+    answer = alice.get(memo_url, headers={"Range": "bytes=2-3,0-1, -2"})
     assert answer.status == 206 and "Content-Range" not in answer.headers
     boundary = answer.headers["Content-Type"].split("boundary=")[1]
     assert answer.headers["Content-Type"] == f"multipart/byteranges; boundary={boundary}"
@@ -85,8 +86,8 @@ def test_several_ranges_are_a_206_multipart_byteranges_in_the_order_asked(alice,
     assert answer.body.endswith(f"\r\n--{boundary}--\r\n".encode())
     parts = parts_of(answer)
     assert [(p["Content-Type"], p["Content-Range"], data) for p, data in parts] == [
-        ("audio/mp4", f"bytes 0-1/{SIZE}", MEMO[0:2]),
         ("audio/mp4", f"bytes 2-3/{SIZE}", MEMO[2:4]),
+        ("audio/mp4", f"bytes 0-1/{SIZE}", MEMO[0:2]),
         ("audio/mp4", f"bytes {SIZE - 2}-{SIZE - 1}/{SIZE}", MEMO[-2:]),
     ]
     many = ",".join(f"{i * 10}-{i * 10 + 4}" for i in range(16))
@@ -179,6 +180,13 @@ def snapshot_held(db_path) -> bool:
         raw.close()
 
 
+def open_files(db_path) -> int:
+    """How many descriptors this process holds on the database file (one per connection)."""
+    where = os.path.realpath(db_path)
+    return sum(os.path.realpath(f"/proc/self/fd/{fd}") == where
+               for fd in os.listdir("/proc/self/fd"))
+
+
 def test_the_body_reads_in_its_own_transaction_until_it_is_closed(alice, conn, db_path):
     entry = alice.post("/api/entries", {"mood": 3}).json["id"]
     data = HEAD + bytes(3 * CHUNK_BYTES)
@@ -197,3 +205,9 @@ def test_the_body_reads_in_its_own_transaction_until_it_is_closed(alice, conn, d
     body.close()  # ...and let go when the server closes it (sent, or the client gone)
     assert not snapshot_held(db_path)
     assert alice.post("/api/entries", {"mood": 4}).status == 201  # the thread writes again
+    before = open_files(db_path)
+    for wanted in ("bytes=0-1", "bytes=0-1,5-6", "bytes=999999999-", "items=1-2"):
+        alice.get(url, headers={"Range": wanted})
+    alice.request("HEAD", url)
+    alice.get(url, headers={"If-None-Match": "*"})
+    assert open_files(db_path) == before  # each answer's connection is closed with it
