@@ -211,3 +211,43 @@ def test_the_body_reads_in_its_own_transaction_until_it_is_closed(alice, conn, d
     alice.request("HEAD", url)
     alice.get(url, headers={"If-None-Match": "*"})
     assert open_files(db_path) == before  # each answer's connection is closed with it
+
+
+class WriterInBetween:
+    """A connection that lets another writer in just before the blob is opened: the race
+    that a lookup and the blob's opening outside one read transaction would lose."""
+
+    def __init__(self, conn, write):
+        self._conn, self._write = conn, write
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+    def blobopen(self, *args, **kwargs):
+        self._write()
+        return self._conn.blobopen(*args, **kwargs)
+
+
+def test_the_bytes_read_are_those_of_the_memo_whose_owner_was_checked(alice, client_for,
+                                                                      services, conn):
+    from kmood_lib.journal import memos
+
+    alices = alice.post("/api/entries", {"mood": 3}).json["id"]
+    memo = add_memo(conn, alices, HEAD + b"alice's words")
+    bobs = client_for("bob").post("/api/entries", {"mood": 2}).json["id"]
+
+    def swap() -> None:  # her memo goes, and bob's new one is given its rowid
+        conn.execute("DELETE FROM voice_memos WHERE id = ?", (memo,))
+        conn.execute("INSERT INTO voice_memos (id, entry_id, position, sha256, content_type,"
+                     " created_at, data) VALUES (?, ?, 1, 'b', 'audio/mp4', 0, ?)",
+                     (memo, bobs, HEAD + b"bob's words!"))
+
+    owner = conn.execute("SELECT user_id FROM entries WHERE id = ?", (alices,)).fetchone()[0]
+    _, _, reader = memos.open_file(lambda: WriterInBetween(services.connect(), swap), owner,
+                                   memo)
+    try:
+        assert b"".join(reader.chunks(0, reader.size)) == HEAD + b"alice's words"
+    finally:
+        reader.close()
+    assert conn.execute("SELECT data FROM voice_memos WHERE id = ?", (memo,)).fetchone()[0] \
+        == HEAD + b"bob's words!"
