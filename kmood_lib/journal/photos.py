@@ -26,11 +26,13 @@ import hashlib
 import io
 import math
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from PIL import Image, ImageCms, PngImagePlugin
 
+from kmood_lib.core.blobs import BlobReader, open_blob
 from kmood_lib.core.budget import MemoryBudget
 from kmood_lib.core.errors import NotFound, TooLarge, UnsupportedMedia, ValidationError
 from kmood_lib.journal import image_files, storage
@@ -487,16 +489,33 @@ class StoredFile:
     etag: str
 
 
+_FILE = ("SELECT f.rowid, f.content_type, length(f.data), p.sha256 FROM photos p"
+         " JOIN entries e ON e.id = p.entry_id"
+         " JOIN photo_files f ON f.user_id = e.user_id AND f.sha256 = p.sha256 AND f.size = ?"
+         " WHERE p.id = ? AND e.user_id = ?")
+
+
+def _stored(row, size: str) -> StoredFile:
+    return StoredFile(row[0], row[1], row[2], f'"{row[3][:32]}-{size}"')
+
+
 def file_of(conn: sqlite3.Connection, user_id: int, photo_id: int, size: str) -> StoredFile:
     """One of the user's photos at a size ("full" or "thumb"), without reading its bytes."""
-    row = conn.execute(
-        "SELECT f.rowid, f.content_type, length(f.data), p.sha256 FROM photos p"
-        " JOIN entries e ON e.id = p.entry_id"
-        " JOIN photo_files f ON f.user_id = e.user_id AND f.sha256 = p.sha256 AND f.size = ?"
-        " WHERE p.id = ? AND e.user_id = ?", (size, photo_id, user_id)).fetchone()
+    row = conn.execute(_FILE, (size, photo_id, user_id)).fetchone()
     if row is None:
         raise NotFound("photo")
-    return StoredFile(row[0], row[1], row[2], f'"{row[3][:32]}-{size}"')
+    return _stored(row, size)
+
+
+def open_file(connect: Callable[[], sqlite3.Connection], user_id: int, photo_id: int,
+              size: str) -> tuple[StoredFile, BlobReader]:
+    """One of the user's photos at a size and a reader of its bytes, on a connection of the
+    reader's own in one read transaction (blobs.open_blob); the caller closes the reader."""
+    found = open_blob(connect, "photo_files", "data", _FILE, (size, photo_id, user_id))
+    if found is None:
+        raise NotFound("photo")
+    row, reader = found
+    return _stored(row, size), reader
 
 
 def read_file(conn: sqlite3.Connection, stored: StoredFile) -> bytes:

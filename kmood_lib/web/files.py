@@ -129,6 +129,12 @@ def _multipart(ranges: list[tuple[int, int]], size: int, content_type: str
     return parts, f"\r\n--{boundary}--\r\n".encode("ascii"), boundary
 
 
+def not_modified(etag: str) -> bottle.HTTPResponse:
+    """The 304 to a client whose copy is current, with what a 200 would say of keeping it."""
+    return bottle.HTTPResponse(status=304, headers={"Cache-Control": PRIVATE, "ETag": etag,
+                                                    "Accept-Ranges": "bytes"})
+
+
 def answer(asked: Asked, reader: BlobReader | BytesReader, content_type: str, etag: str
            ) -> bottle.HTTPResponse:
     """The answer to a GET or HEAD of a stored file; the reader is closed unless it became
@@ -142,9 +148,9 @@ def answer(asked: Asked, reader: BlobReader | BytesReader, content_type: str, et
     """
     body = None
     try:
-        headers = {"Cache-Control": PRIVATE, "ETag": etag, "Accept-Ranges": "bytes"}
         if none_match(asked.if_none_match, etag):
-            return bottle.HTTPResponse(status=304, headers=headers)
+            return not_modified(etag)
+        headers = {"Cache-Control": PRIVATE, "ETag": etag, "Accept-Ranges": "bytes"}
         size, ranges = reader.size, None
         if asked.range is not None and not asked.head and if_range_holds(asked.if_range, etag):
             ranges = requested_ranges(asked.range, size)

@@ -1,7 +1,7 @@
 """Voice memos answer byte ranges by RFC 9110 (issue #36.5): what cannot be parsed is ignored,
 several ranges come as multipart/byteranges, If-Range and If-None-Match are honoured; and the
-bytes are streamed from the database on a connection of the body's own, released when the
-body is closed."""
+bytes (a photo's too) are streamed from the database on a connection of the body's own,
+released when the body is closed."""
 
 from __future__ import annotations
 
@@ -251,3 +251,25 @@ def test_the_bytes_read_are_those_of_the_memo_whose_owner_was_checked(alice, cli
         reader.close()
     assert conn.execute("SELECT data FROM voice_memos WHERE id = ?", (memo,)).fetchone()[0] \
         == HEAD + b"bob's words!"
+
+
+def test_photos_are_streamed_like_memos(alice, conn, db_path):
+    from tests import images
+    from tests.images import upload
+
+    entry = alice.post("/api/entries", {"mood": 3}).json["id"]
+    [photo] = upload(alice, entry, images.png(900, 700, alpha=False)).json["photos"]
+    (stored,) = conn.execute("SELECT data FROM photo_files WHERE size = 'full'").fetchone()
+    status, body = open_body(alice, photo["url"])
+    assert status.startswith("200") and not isinstance(body, list)
+    first = next(iter(body))
+    assert snapshot_held(db_path)
+    body.close()
+    assert not snapshot_held(db_path)
+    assert first == stored[:CHUNK_BYTES]
+    part = alice.get(photo["url"], headers={"Range": "bytes=-4"})
+    assert part.status == 206 and part.body == stored[-4:]
+    before = open_files(db_path)
+    etag = alice.get(photo["thumb_url"]).headers["Etag"]
+    assert alice.get(photo["thumb_url"], headers={"If-None-Match": etag}).status == 304
+    assert open_files(db_path) == before
