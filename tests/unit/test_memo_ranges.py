@@ -56,7 +56,8 @@ def test_a_range_header_that_cannot_be_parsed_is_ignored_and_the_whole_memo_sent
 @pytest.mark.parametrize("wanted,start,end", [
     ("bytes=10-19", 10, 19), ("bytes=-500", SIZE - 500, SIZE - 1), ("bytes=100-", 100, SIZE - 1),
     ("bytes=0-99999999", 0, SIZE - 1), ("bytes=-99999999", 0, SIZE - 1), ("BYTES=0-0", 0, 0),
-    ("bytes=0-1,99999-", 0, 1), (f"bytes={SIZE - 1}-{'9' * 5000}", SIZE - 1, SIZE - 1),
+    ("bytes=0-1,99999-", 0, 1),
+    pytest.param(f"bytes={SIZE - 1}-{'9' * 5000}", SIZE - 1, SIZE - 1, id="5000-digit last-pos"),
     ("bytes= 3-4 ,", 3, 4), ("bytes=,0-1,,", 0, 1),  # empty list elements are allowed
 ])
 def test_a_satisfiable_range_is_a_206_with_its_bytes(alice, memo_url, wanted, start, end):
