@@ -17,6 +17,12 @@ from kmood_lib.web.connections import per_address_channel, raise_open_file_limit
 log = logging.getLogger("kmood")
 
 SPARE_DESCRIPTORS = 64  # the database, its WAL, logs, the listening socket, the trigger pipe
+# What waitress takes of a body before the thread writing it waits for the client (its
+# default is 16 MB): above the largest file k-mood streams (a memo or photo, 32 MB at most),
+# so a client that stops reading holds no thread and no read snapshot, only this much of
+# waitress's temporary file until the channel times out (KMOOD_CHANNEL_TIMEOUT_S). Streamed
+# bodies come in 1 MiB pieces (core.blobs), which waitress spools to that file at once.
+OUTBUF_HIGH_WATERMARK = 64 * 1024 * 1024
 
 
 def add_parser(sub) -> None:
@@ -50,6 +56,7 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
                                       photos_body_bytes(config)) + 65536,
             connection_limit=config.connection_limit, channel_timeout=config.channel_timeout_s,
             asyncore_use_poll=True,  # select() stops at 1 024 descriptors
+            outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
             ident="k-mood",
         )
     except (OSError, ValueError) as exc:  # address in use, unknown host, privileged port
