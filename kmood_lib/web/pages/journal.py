@@ -120,11 +120,14 @@ def home(services, conn, auth: Auth):
 
 @routes.post("/entries", form=home_page, labels=entry_form.form_errors, max_body="photos")
 def log_entry(services, conn, auth: Auth):
-    prepared = uploads.prepare_uploaded(services, required=False)  # refused: nothing saved
-    saved = saving.create(services, conn, auth.user,
-                          posted_entry(services, conn, auth, creating=True), "web")
-    if prepared:  # a replay of the same form adds nothing: a photo is keyed by its bytes
-        uploads.store(services, conn, auth.user.id, saved.entry_id, prepared)
+    """A new entry with its photos; the same form again (its client_id) changes nothing:
+    asked first, so the replay's photos are not even read."""
+    body = posted_entry(services, conn, auth, creating=True)
+    if saving.replay_of(conn, auth.user.id, body) is None:
+        prepared = uploads.prepare_uploaded(services, required=False)  # refused: nothing saved
+        saved = saving.create(services, conn, auth.user, body, "web")
+        if prepared and saved.created:  # not when a twin of this post saved it meanwhile
+            uploads.store(services, conn, auth.user.id, saved.entry_id, prepared)
     return redirect("/", "logged")
 
 
