@@ -279,7 +279,6 @@ def multipart(request: bottle.BaseRequest) -> tuple[Params, dict[str, bytes]]:
     (Bottle would read a url-encoded body first, as Latin-1, and leave nothing for it)."""
     environ = request.environ
     if not is_multipart(request):
-        environ.setdefault("kmood.files", [])
         return Params([]), {}
     if "kmood.multipart" not in environ:
         try:
@@ -301,6 +300,8 @@ def multipart(request: bottle.BaseRequest) -> tuple[Params, dict[str, bytes]]:
 def uploaded_files(request: bottle.BaseRequest, name: str) -> list[bytes]:
     """Every file sent under `name`, in order (a file input with `multiple`); an input left
     empty sends an empty part, which is not a file, and a url-encoded form sends none."""
+    if not is_multipart(request):
+        return []
     multipart(request)
     return [data for field, data in request.environ["kmood.files"] if field == name and data]
 
