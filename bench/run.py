@@ -6,7 +6,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = ["api.py", "queue.py", "pages.py", "insights.py", "enrich.py", "import.py",
-              "import_latency.py", "import_photos.py", "capacity.py"]
+              "import_latency.py", "import_photos.py", "capacity.py", "insights_burst.py"]
 
 if __name__ == "__main__":
     failed = 0

@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 
 from kmood_lib.accounts.passwords import PasswordHasher
 from kmood_lib.core import db
+from kmood_lib.core.budget import MemoryBudget
 from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.config import Config
+from kmood_lib.core.gate import ComputeGate
 from kmood_lib.core.migrate import load_migrations
 from kmood_lib.core.migrate import run as run_all
 from kmood_lib.enrich.places import place_kind
@@ -52,13 +54,33 @@ class Services:
     notifier: Notifier
     job_kinds: JobKinds
     relay: relay.NullRelay | relay.NatsRelay  # started by the entry point that serves or works
+    # Answers kept by journal version, each cache its share of KMOOD_CACHE_MAX_BYTES.
+    insight_cache: VersionedCache
+    stats_cache: VersionedCache
+    entries_cache: VersionedCache  # GET /api/entries pages by user, query and journal version
+    insight_gate: ComputeGate  # who may compute insights now (KMOOD_INSIGHTS_CONCURRENCY)
     # Run inside an entry's save transaction, behind one SAVEPOINT (journal.saving.prompt):
     # (conn, user_id, entry_id, now_ms) -> the job kinds that have work for the entry.
     prompt_hooks: list[Callable] = field(default_factory=list)
-    insight_cache: VersionedCache = field(default_factory=VersionedCache)
-    stats_cache: VersionedCache = field(default_factory=lambda: VersionedCache(32))
-    # GET /api/entries pages (at most 100 entries each) by user, query and journal version.
-    entries_cache: VersionedCache = field(default_factory=lambda: VersionedCache(256))
+    # Memory the photos being read at once may take (KMOOD_PHOTO_MEMORY_BYTES).
+    photo_budget: MemoryBudget | None = None
+
+
+def caches(config: Config) -> dict[str, VersionedCache]:
+    """KMOOD_CACHE_MAX_BYTES shared by what a miss costs: an insights answer takes seconds to
+    compute again (half), a stats page tenths, an entry list milliseconds (a quarter each).
+    Fixed shares, so that a client paging through many lists cannot push out insights."""
+    total = config.cache_max_bytes
+    return {"insights": VersionedCache(total // 2), "stats": VersionedCache(total // 4),
+            "entries": VersionedCache(total - total // 2 - total // 4)}
+
+
+def insight_gate(config: Config) -> ComputeGate:
+    """KMOOD_INSIGHTS_CONCURRENCY computations at once (0: a quarter of the threads, at least
+    one), and as many requests waiting for one of them, but never so many that computing and
+    waiting together take the server's last thread."""
+    running = config.insights_concurrency or max(1, config.threads // 4)
+    return ComputeGate("insights", running, max(0, min(running, config.threads - running - 1)))
 
 
 def production_kinds(config: Config) -> list[JobKind]:
@@ -90,6 +112,7 @@ def bootstrap(
                           config.wal_autocheckpoint_pages, config.wal_size_limit_bytes,
                           synchronous=config.synchronous)
 
+    kept = caches(config)
     services = Services(
         config=config,
         clock=clock,
@@ -109,6 +132,12 @@ def bootstrap(
                           config.public_url),
         job_kinds=JobKinds([*production_kinds(config), *job_kinds]),
         relay=relay.from_config(config),
+        photo_budget=MemoryBudget(config.photo_memory_bytes,
+                                  max_waiting=max(1, config.threads // 4)),
+        insight_cache=kept["insights"],
+        stats_cache=kept["stats"],
+        entries_cache=kept["entries"],
+        insight_gate=insight_gate(config),
     )
     if any(kind.prompt for kind in services.job_kinds):
         services.prompt_hooks.append(sweeps.prompt_enqueue(services))

@@ -119,7 +119,10 @@ class FakeUpstream:
                 except OSError:
                     return
             return
-        handler.send_response(reply.status)
+        if "Date" in reply.headers:  # the reply's own clock, not the one send_response adds
+            handler.send_response_only(reply.status)
+        else:
+            handler.send_response(reply.status)
         handler.send_header("Content-Type", reply.content_type)
         handler.send_header("Content-Length", str(len(data)))
         for name, value in reply.headers.items():

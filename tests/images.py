@@ -65,6 +65,14 @@ def metadata_of(data: bytes) -> dict:
                                                                       "dpi")}}
 
 
+def stored(conn, photo_id: int, size: str = "full") -> bytes:
+    """The bytes kept for a photo at a size (its person's file with the photo's hash)."""
+    return bytes(conn.execute(
+        "SELECT f.data FROM photos p JOIN entries e ON e.id = p.entry_id JOIN photo_files f"
+        " ON f.user_id = e.user_id AND f.sha256 = p.sha256 AND f.size = ? WHERE p.id = ?",
+        (size, photo_id)).fetchone()[0])
+
+
 def upload(client, entry_id: int, *files: bytes, path: str | None = None, csrf=None):
     """POST the files as one multipart form under the field `photo` (as <input multiple>)."""
     boundary = uuid.uuid4().hex

@@ -111,7 +111,7 @@ def cmd_import_daylio(args, config: Config) -> int:
             report = importer.import_file(conn, person.id, ZoneInfo(person.timezone), data,
                                           mood_map, services.clock.now_ms(),
                                           dry_run=args.dry_run, progress=Progress(),
-                                          **importer.settings_of(config))
+                                          **importer.settings_of(services))
         except DaylioFormatError as exc:
             raise UsageError(f"{args.command}: {args.file}: {exc}") from None
         except importer.ImportRefused as exc:

@@ -11,6 +11,7 @@ import socket
 from kmood_lib.bootstrap import bootstrap, run_migrations
 from kmood_lib.cli.runner import EXIT_OK, UsageError
 from kmood_lib.core.config import Config
+from kmood_lib.core.memory import give_back_freed_memory
 from kmood_lib.web.connections import per_address_channel, raise_open_file_limit
 
 log = logging.getLogger("kmood")
@@ -32,6 +33,7 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
     from kmood_lib.web.app import make_wsgi
     from kmood_lib.web.plugins import photos_body_bytes
 
+    give_back_freed_memory()  # a photo's megabytes leave with it (core.memory)
     services = bootstrap(config, **(bootstrap_kwargs or {}))
     wsgi = make_wsgi(services)
     descriptors = raise_open_file_limit(config.connection_limit + SPARE_DESCRIPTORS)

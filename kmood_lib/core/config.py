@@ -353,15 +353,28 @@ class Config:
     )
 
     photo_max_bytes: int = _setting(
-        "KMOOD_PHOTO_MAX_BYTES", "15728640", _int(1024, 1 << 30),
-        "largest photo accepted, as uploaded (it is stored re-encoded, at most 2 560 px)"
+        "KMOOD_PHOTO_MAX_BYTES", "33554432", _int(1024, 1 << 30),
+        "largest photo accepted, as uploaded (a 50 MP phone JPEG is 10-25 MB; it is stored"
+        " at most 2 560 px)"
     )
     photos_per_entry: int = _setting(
         "KMOOD_PHOTOS_PER_ENTRY", "6", _int(1, 100), "photos one entry may hold"
     )
     photo_max_pixels: int = _setting(
-        "KMOOD_PHOTO_MAX_PIXELS", "40000000", _int(1, 1 << 32),
-        "width x height a photo may have (larger: refused before it is decoded)"
+        "KMOOD_PHOTO_MAX_PIXELS", "200000000", _int(1, 1 << 32),
+        "width x height a photo may have (larger: refused before it is decoded); a JPEG is"
+        " decoded at the size kept, so 200 MP phone photos fit in KMOOD_PHOTO_MEMORY_BYTES"
+    )
+    photo_memory_bytes: int = _setting(
+        "KMOOD_PHOTO_MEMORY_BYTES", "104857600", _int(16 * 1024 * 1024, 1 << 40),
+        "memory all photos being read at once may take together (worked out from each header"
+        " before decoding); one that needs more is refused (413), one that must wait for"
+        " others waits up to 10 s, then 503 with Retry-After"
+    )
+    storage_quota_bytes: int = _setting(
+        "KMOOD_STORAGE_QUOTA_BYTES", "0", _int(0, 1 << 50),
+        "photos and voice memos one person may keep (a photo shown on several entries counts"
+        " once); 0: no quota"
     )
     insights_min_days: int = _setting(
         "KMOOD_INSIGHTS_MIN_DAYS", "30", _int(2, 100_000),
@@ -375,9 +388,19 @@ class Config:
         "KMOOD_INSIGHTS_MIN_EFFECT", "0.3", _float(0.0),
         "the smallest difference in mood points shown as a finding"
     )
+    insights_concurrency: int = _setting(
+        "KMOOD_INSIGHTS_CONCURRENCY", "0", _int(0, 256),
+        "insights computed at once in the whole server, each on a request's thread; a person"
+        " has one at a time (0: a quarter of KMOOD_THREADS, at least 1)"
+    )
     insights_fdr: float = _setting(
         "KMOOD_INSIGHTS_FDR", "0.10", _share,
         "false discovery rate over all comparisons of an insights page (Benjamini–Hochberg)"
+    )
+    cache_max_bytes: int = _setting(
+        "KMOOD_CACHE_MAX_BYTES", "16777216", _int(0, 1 << 40),
+        "memory for computed answers kept by journal version, in all: half for insights, a"
+        " quarter each for stats pages and entry lists (0: keep none)"
     )
 
     @classmethod
@@ -397,6 +420,11 @@ class Config:
             raise ConfigError(
                 f"KMOOD_WORKER_STALE_S: must exceed KMOOD_WORKER_HEARTBEAT_S "
                 f"({values['worker_heartbeat_s']:g} s), got {values['worker_stale_s']:g}")
+        most = max(1, values["threads"] - 1)  # other requests keep a thread
+        if values["insights_concurrency"] > most:
+            raise ConfigError(
+                f"KMOOD_INSIGHTS_CONCURRENCY: must be at most {most}, below KMOOD_THREADS"
+                f" ({values['threads']}), got {values['insights_concurrency']}")
         return cls(**values)
 
     def with_overrides(self, **changes) -> Config:

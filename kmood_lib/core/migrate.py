@@ -6,7 +6,6 @@ import hashlib
 import logging
 import re
 import sqlite3
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,35 +85,25 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 )"""
 
 
-def run(
-    conn: sqlite3.Connection,
-    migrations: list[Migration],
-    now_ms: Callable[[], int],
-    *,
-    _single_transaction: bool = True,
-    _pause_after_read_s: float = 0.0,
-) -> list[int]:
+def run(conn: sqlite3.Connection, migrations: list[Migration], now_ms: Callable[[], int]
+        ) -> list[int]:
     """Bring the database to this build's schema in one BEGIN IMMEDIATE; return versions applied.
 
     1. turn foreign keys off on this connection (before BEGIN: inside a transaction the pragma
        does nothing), so a table can be rebuilt without cascading deletes into its children;
-    2. take the write lock, create schema_migrations if missing;
-    3. refuse (MigrationError, nothing changed) a recorded version this build does not know
-       or a recorded checksum that differs from the file's;
-    4. run each pending file statement by statement and record it;
-    5. `PRAGMA foreign_key_check` when anything ran: any violation rolls everything back (MigrationError);
+    2. take the write lock before reading anything, so two processes starting at once never
+       both read a version as pending (a deferred BEGIN's read->write upgrade fails in WAL);
+    3. apply what is pending (apply_pending);
+    4. `PRAGMA foreign_key_check` when anything ran: any violation rolls everything back (MigrationError);
        commit once at the end; foreign keys are back on afterwards, whatever happened.
-    The underscored arguments exist only for the test that proves the race is real.
     """
     conn.execute("PRAGMA foreign_keys = OFF")
     try:
-        if _single_transaction:
-            with transaction(conn, immediate=True):
-                done = _migrate_locked(conn, migrations, now_ms, _pause_after_read_s)
-                if done:
-                    _check_foreign_keys(conn)
-                return done
-        return _migrate_locked(conn, migrations, now_ms, _pause_after_read_s)
+        with transaction(conn, immediate=True):
+            done = apply_pending(conn, migrations, now_ms)
+            if done:
+                _check_foreign_keys(conn)
+            return done
     finally:
         conn.execute("PRAGMA foreign_keys = ON")
 
@@ -128,7 +117,11 @@ def _check_foreign_keys(conn: sqlite3.Connection) -> None:
             f"(first: {table} row {rowid} -> {parent}); nothing was changed")
 
 
-def _migrate_locked(conn, migrations, now_ms, pause_after_read_s) -> list[int]:
+def apply_pending(conn: sqlite3.Connection, migrations: list[Migration],
+                  now_ms: Callable[[], int]) -> list[int]:
+    """Inside the caller's transaction: create schema_migrations if missing, refuse (MigrationError)
+    a recorded version this build does not know or a recorded checksum that differs from the
+    file's, then run each pending file statement by statement and record it."""
     conn.execute(_SCHEMA_MIGRATIONS)
     applied = {
         row["version"]: row
@@ -148,8 +141,6 @@ def _migrate_locked(conn, migrations, now_ms, pause_after_read_s) -> list[int]:
                 f"migration {version:04d}_{row['name']}.sql was edited after it was applied "
                 f"(checksum differs); landed migrations must never change"
             )
-    if pause_after_read_s:
-        time.sleep(pause_after_read_s)
     done = []
     for migration in migrations:
         if migration.version in applied:

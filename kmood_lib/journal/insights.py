@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.gate import ComputeGate
 from kmood_lib.journal import insight_words as words
 from kmood_lib.journal import looking_back
 from kmood_lib.journal.enrichment import WEATHER_GROUPS, place_label
@@ -312,11 +313,13 @@ def full_range(conn: sqlite3.Connection, user_id: int, date_from: str | None,
 
 
 def cached_insights(conn: sqlite3.Connection, cache: VersionedCache, user_id: int,
-                    date_from: str, date_to: str, today: date, limits: Thresholds) -> dict:
-    """insights(), the analysis from the cache when the journal has not changed since; on
-    this day is read fresh, whole entries as they are now."""
+                    date_from: str, date_to: str, today: date, limits: Thresholds,
+                    gate: ComputeGate) -> dict:
+    """insights(), the analysis from the cache when the journal has not changed since, else
+    computed through `gate` (one per person at a time, a few in all: it may refuse with
+    StillComputing or ServerBusy); on this day is read fresh, whole entries as they are now."""
     found = cached(conn, cache, user_id, ("insights", date_from, date_to, limits),
-                   lambda: analysis(conn, user_id, date_from, date_to, limits))
+                   lambda: analysis(conn, user_id, date_from, date_to, limits), gate)
     return {**found, "on_this_day": looking_back.on_this_day(conn, user_id, today)}
 
 

@@ -17,7 +17,7 @@ from typing import IO
 
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
-from kmood_lib.journal import goals, memos, queries, templates, vocab
+from kmood_lib.journal import goals, memos, photos, queries, templates, vocab
 from kmood_lib.portability.daylio.csv_export import spreadsheet_safe
 from kmood_lib.portability.kmood_json import FORMAT, VERSION, ZIP_JSON
 from kmood_lib.reminders import schedule as reminders
@@ -75,11 +75,11 @@ def export_zip(conn, user_id: int, now_ms: int, out: IO[bytes]) -> None:
     with zipfile.ZipFile(out, "w") as archive:
         for entry in document["entries"]:
             for n, photo in enumerate(entry.get("photos") or (), start=1):
-                kind, data = conn.execute(
-                    "SELECT content_type, data FROM photo_files WHERE photo_id = ?"
-                    " AND size = 'full'", (photo["id"],)).fetchone()
-                photo["file"] = f"photos/{entry['id']}/{n}.{EXTENSIONS.get(kind, 'bin')}"
-                archive.writestr(photo["file"], bytes(data), zipfile.ZIP_STORED)  # compressed
+                stored = photos.file_of(conn, user_id, photo["id"], "full")
+                photo["file"] = (f"photos/{entry['id']}/{n}."
+                                 f"{EXTENSIONS.get(stored.content_type, 'bin')}")
+                archive.writestr(photo["file"], photos.read_file(conn, stored),
+                                 zipfile.ZIP_STORED)  # compressed already
             for n, memo in enumerate(entry.get("memos") or (), start=1):
                 kind, data = conn.execute("SELECT content_type, data FROM voice_memos"
                                           " WHERE id = ?", (memo["id"],)).fetchone()

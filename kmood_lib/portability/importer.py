@@ -29,7 +29,7 @@ from kmood_lib.core.errors import Busy, DomainError, StorageFull
 from kmood_lib.core.text import name_key
 from kmood_lib.core.text import problem as text_problem
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, resolve_local_time
-from kmood_lib.journal import memos, photos, vocab
+from kmood_lib.journal import memos, photos, storage, vocab
 from kmood_lib.journal.entry_input import (
     MAX_ACTIVITIES,
     MAX_ACTIVITY_NAME,
@@ -188,9 +188,14 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
         for member in row.photos[:photo_limits.per_entry]:
             shown = member.rsplit("/", 1)[-1][:16]
             try:
-                prepared.append(photos.prepare(plan.read_asset(member), photo_limits, shown))
+                photo = photos.prepare(plan.read_asset(member), photo_limits, shown)
             except DomainError as exc:
                 plan.warnings.append(f"{row.where}: photo {shown} left out ({exc.message})")
+                continue
+            if allowance.take(photo.stored_bytes, photo.sha256):
+                prepared.append(photo)
+            else:
+                plan.warnings.append(f"{row.where}: photo {shown} left out ({allowance.full})")
         if prepared:
             staging.stage_photos(conn, run, row.import_key, prepared)
 
@@ -198,14 +203,20 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
         """A row's voice memos, kept as they are once recognised as audio, staged beside it."""
         kept = []
         for member in row.memos:
+            shown = f"memo {member.rsplit('/', 1)[-1][:16]}"
             try:
-                kept.append(memos.prepare(plan.read_asset(member),
-                                          f"memo {member.rsplit('/', 1)[-1][:16]}"))
+                memo = memos.prepare(plan.read_asset(member), shown)
             except DomainError as exc:
                 plan.warnings.append(f"{row.where}: {exc.message}; left out")
+                continue
+            if allowance.take(len(memo.data)):
+                kept.append(memo)
+            else:
+                plan.warnings.append(f"{row.where}: {shown} left out ({allowance.full})")
         if kept:
             staging.stage_memos(conn, run, row.import_key, kept)
 
+    allowance = storage.Allowance(conn, user_id, photo_limits.quota_bytes)
     run = staging.begin(conn, user_id, now_ms, finish_expired, lease_ms)
     published = False
     try:
@@ -259,12 +270,13 @@ def limits_of(config) -> Limits:
     return Limits(config.import_max_bytes, config.import_max_rows)
 
 
-def settings_of(config) -> dict:
-    """import_file's keyword arguments that come from the configuration."""
+def settings_of(services) -> dict:
+    """import_file's keyword arguments that come from the configuration (and the memory
+    budget photos are read within)."""
+    config = services.config
     return {"limits": limits_of(config), "lease_ms": config.import_lease_s * 1000,
             "allow_private_urls": config.allow_private_notify_urls,
-            "photo_limits": photos.Limits(config.photo_max_bytes, config.photos_per_entry,
-                                          config.photo_max_pixels)}
+            "photo_limits": photos.limits_of(config, services.photo_budget)}
 
 
 def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int],
@@ -291,7 +303,7 @@ def import_file(conn, user_id: int, tz: ZoneInfo, data: bytes, mood_map: dict[st
     """plan_file, then import_plan: the one path the CLI, the API and the upload page share.
     `allow_private_urls` is KMOOD_ALLOW_PRIVATE_NOTIFY_URLS, for restored reminders; `limits`
     are KMOOD_IMPORT_MAX_BYTES and _ROWS, `lease_ms` KMOOD_IMPORT_LEASE_S (all three:
-    `**settings_of(config)`)."""
+    `**settings_of(services)`)."""
     plan, rows, format_name = plan_file(conn, user_id, data, mood_map, limits)
     return import_plan(conn, user_id, tz, plan, rows, now_ms, dry_run=dry_run,
                        format_name=format_name, progress=progress,

@@ -305,11 +305,9 @@ def attach_photos(conn, run: Run) -> int:
             (run.now_ms(), run.user_id, chosen))
         for size, kind, data in (("full", "content_type", "data"),
                                  ("thumb", "thumb_type", "thumb")):
-            conn.execute(
-                f"INSERT OR IGNORE INTO photo_files (photo_id, size, content_type, data)"
-                f" SELECT p.id, '{size}', ip.{kind}, ip.{data} FROM import_photos ip"
-                " JOIN entries e ON e.user_id = ? AND e.import_key = ip.import_key"
-                " JOIN photos p ON p.entry_id = e.id AND p.sha256 = ip.sha256"
+            conn.execute(  # kept once per person (migration 0026): a file they have stays
+                f"INSERT OR IGNORE INTO photo_files (user_id, sha256, size, content_type, data)"
+                f" SELECT ?, ip.sha256, '{size}', ip.{kind}, ip.{data} FROM import_photos ip"
                 " WHERE ip.id IN (SELECT value FROM json_each(?))",
                 (run.user_id, chosen))
 

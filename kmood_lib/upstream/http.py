@@ -170,7 +170,8 @@ def _exchange_once(method: str, url: str, user_agent: str, deadline: float, head
         raise UpstreamError(f"{_host(url)}: response larger than {max_bytes} bytes")
     if status == 429 or status >= 500:
         raise UpstreamError(f"{_host(url)} answered HTTP {status}", status,
-                            _retry_after(answer_headers.get("retry-after")))
+                            _retry_after(answer_headers.get("retry-after"),
+                                         answer_headers.get("date")))
     return Answer(status, answer_headers, data, url)
 
 
@@ -237,9 +238,12 @@ def _host(url: str) -> str:
     return urllib.parse.urlsplit(url).netloc
 
 
-def _retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Retry-After as seconds from now: delta-seconds or an HTTP date (RFC 9110). Anything
-    else — NaN, infinity, a negative number, words, a date already past — is no delay."""
+def _retry_after(value: str | None, date: str | None = None,
+                 now: float | None = None) -> float | None:
+    """Retry-After as seconds from now: delta-seconds or an HTTP date (RFC 9110), the date
+    taken against the answer's own `Date` when it has one (so a server whose clock differs
+    from ours still means the delay it says), else against ours. Anything else — NaN,
+    infinity, a negative number, words, a date already past — is no delay."""
     if value is None:
         return None
     text = value.strip()
@@ -252,8 +256,18 @@ def _retry_after(value: str | None, now: float | None = None) -> float | None:
             return None
         if when.tzinfo is None:
             return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
+        sent = _http_date(date)
+        seconds = when.timestamp() - (sent if sent is not None else
+                                      time.time() if now is None else now)
     return seconds if math.isfinite(seconds) and seconds > 0 else None
+
+
+def _http_date(value: str | None) -> float | None:
+    try:
+        when = email.utils.parsedate_to_datetime(value.strip()) if value else None
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return when.timestamp() if when is not None and when.tzinfo is not None else None
 
 
 def with_query(base: str, path: str, params: dict) -> str:

@@ -271,20 +271,45 @@ def form_params(request: bottle.BaseRequest, max_bytes: int) -> Params:
     return environ["kmood.form"]
 
 
-def multipart(request: bottle.BaseRequest) -> tuple[Params, dict[str, bytes]]:
-    """A multipart form's fields (Bottle decodes them as UTF-8, strictly) and its files as
-    bytes; the body size was checked by the auth plugin before anything was read.
+class Files:
+    """A multipart form's files, left where Bottle put them (parts past 100 KB in temporary
+    files): `get(name)` reads one whole (the last sent under that name), `all(name)` hands out
+    the file objects, each at its start, to be read one at a time."""
+
+    def __init__(self, uploads: list[tuple[str, bottle.FileUpload]]):
+        self.uploads = uploads
+
+    def get(self, name: str) -> bytes | None:
+        found = [upload for field, upload in self.uploads if field == name]
+        if not found:
+            return None
+        found[-1].file.seek(0)
+        return found[-1].file.read()
+
+    def all(self, name: str) -> list:
+        """Every non-empty file sent under `name`, in order (an input left empty sends an
+        empty part, which is not a file)."""
+        chosen = []
+        for field, upload in self.uploads:
+            if field == name and upload.file.seek(0, 2) > 0:
+                upload.file.seek(0)
+                chosen.append(upload.file)
+        return chosen
+
+
+def multipart(request: bottle.BaseRequest) -> tuple[Params, Files]:
+    """A multipart form's fields (Bottle decodes them as UTF-8, strictly) and its files; the
+    body size was checked by the auth plugin before anything was read.
 
     Any other body is not read here: it carries no files, and its fields are form_params's
     (Bottle would read a url-encoded body first, as Latin-1, and leave nothing for it)."""
     environ = request.environ
     if not is_multipart(request):
-        return Params([]), {}
+        return Params([]), Files([])
     if "kmood.multipart" not in environ:
         try:
             fields = list(request.forms.allitems())
-            every = [(name, upload.file.read()) for name, upload in request.files.allitems()]
-            files = dict(every)  # one file per field (the last, if a client sent several)
+            files = Files(list(request.files.allitems()))
         except UnicodeError:
             raise ApiError(400, "a multipart form field is not UTF-8 text") from None
         except bottle.MultipartError as exc:
@@ -293,17 +318,15 @@ def multipart(request: bottle.BaseRequest) -> tuple[Params, dict[str, bytes]]:
             if has_surrogate(name) or has_surrogate(value):
                 raise ApiError(400, f"form field {name!r} is not valid Unicode")
         environ["kmood.multipart"] = (Params(fields), files)
-        environ["kmood.files"] = every
     return environ["kmood.multipart"]
 
 
-def uploaded_files(request: bottle.BaseRequest, name: str) -> list[bytes]:
-    """Every file sent under `name`, in order (a file input with `multiple`); an input left
-    empty sends an empty part, which is not a file, and a url-encoded form sends none."""
+def uploaded_files(request: bottle.BaseRequest, name: str) -> list:
+    """Every file sent under `name`, in order (a file input with `multiple`), as file objects;
+    none for a form that is not multipart (a url-encoded form carries no files)."""
     if not is_multipart(request):
         return []
-    multipart(request)
-    return [data for field, data in request.environ["kmood.files"] if field == name and data]
+    return multipart(request)[1].all(name)
 
 
 def error_page(res: bottle.HTTPError) -> str:

@@ -11,9 +11,8 @@ from kmood_lib.journal import photos
 from kmood_lib.web.http import uploaded_files
 
 
-def limits_of(config) -> photos.Limits:
-    return photos.Limits(config.photo_max_bytes, config.photos_per_entry,
-                         config.photo_max_pixels)
+def limits_of(services) -> photos.Limits:
+    return photos.limits_of(services.config, services.photo_budget)
 
 
 def prepare_uploaded(services, required: bool = True) -> list[photos.Prepared]:
@@ -22,7 +21,7 @@ def prepare_uploaded(services, required: bool = True) -> list[photos.Prepared]:
     files = uploaded_files(bottle.request, "photo")
     if not files and required:
         raise ValidationError({"photo": "choose one or more photos"})
-    limits = limits_of(services.config)
+    limits = limits_of(services)
     if len(files) > limits.per_entry:
         raise ValidationError({"photo": f"at most {limits.per_entry} photos on an entry"})
     return [photos.prepare(data, limits, f"photo {i + 1}") for i, data in enumerate(files)]
@@ -32,7 +31,7 @@ def store(services, conn, user_id: int, entry_id: int, prepared: list[photos.Pre
           ) -> list[int]:
     """Prepared photos onto the entry, in one short transaction; their ids in order."""
     with transaction(conn):
-        return photos.add(conn, user_id, entry_id, prepared, limits_of(services.config),
+        return photos.add(conn, user_id, entry_id, prepared, limits_of(services),
                           services.clock.now_ms())
 
 

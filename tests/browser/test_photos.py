@@ -58,8 +58,8 @@ def test_photos_chosen_on_a_phone_are_stored_without_their_location(pam, browser
     assert all(img.get_property("naturalWidth") > 0 for img in shown)  # they load
     conn = db.connect(pam.env["KMOOD_DB"], 10_000)
     try:
-        for (data,) in conn.execute("SELECT data FROM photo_files f JOIN photos p"
-                                    " ON p.id = f.photo_id WHERE p.entry_id = ?",
+        for (data,) in conn.execute("SELECT f.data FROM photo_files f JOIN photos p"
+                                    " ON p.sha256 = f.sha256 WHERE p.entry_id = ?",
                                     (pam.pam_entry,)):
             assert Image.open(io.BytesIO(data)).getexif() == {}
             assert b"PhoneMaker" not in bytes(data)

@@ -18,6 +18,9 @@ def test_defaults_work_with_an_empty_environment():
     ("KMOOD_POLL_INTERVAL_S", "nan"), ("KMOOD_NOMINATIM_URL", "ftp://x"), ("KMOOD_DB", " "),
     ("KMOOD_SYNCHRONOUS", "off"), ("KMOOD_SYNCHRONOUS", "extra"),
     ("KMOOD_CHECKPOINT_MODE", "restart"), ("KMOOD_CHECKPOINT_MODE", "0"),
+    ("KMOOD_CACHE_MAX_BYTES", "16MiB"), ("KMOOD_CACHE_MAX_BYTES", "-1"),
+    ("KMOOD_CACHE_MAX_BYTES", "1e6"), ("KMOOD_CACHE_MAX_BYTES", ""),
+    ("KMOOD_INSIGHTS_CONCURRENCY", "-1"), ("KMOOD_INSIGHTS_CONCURRENCY", "two"),
 ])
 def test_a_bad_value_is_refused_naming_the_variable(name, value):
     with pytest.raises(ConfigError, match=name):
@@ -35,6 +38,24 @@ def test_booleans_accept_only_0_1_true_false(raw, expected):
 def test_checkpoint_mode_is_truncate_by_default_and_reads_three_words(raw, expected):
     assert Config.from_env({}).checkpoint_mode == "truncate"
     assert Config.from_env({"KMOOD_CHECKPOINT_MODE": raw}).checkpoint_mode == expected
+
+
+def test_the_cache_budget_and_insights_concurrency_read_strictly_and_are_listed():
+    config = Config.from_env({})
+    assert config.cache_max_bytes == 16 * 1024 * 1024  # in all, for the three caches
+    assert config.insights_concurrency == 0  # a quarter of the threads
+    assert Config.from_env({"KMOOD_CACHE_MAX_BYTES": " 0 "}).cache_max_bytes == 0
+    assert Config.from_env({"KMOOD_INSIGHTS_CONCURRENCY": "7"}).insights_concurrency == 7
+    listed = {name: default for name, default, _ in settings_table()}
+    assert listed["KMOOD_CACHE_MAX_BYTES"] == "16777216"
+    assert listed["KMOOD_INSIGHTS_CONCURRENCY"] == "0"
+
+
+@pytest.mark.parametrize("threads,concurrency", [("8", "8"), ("8", "20"), ("2", "2"),
+                                                 ("1", "2")])
+def test_insights_concurrency_must_leave_other_requests_a_thread(threads, concurrency):
+    with pytest.raises(ConfigError, match="KMOOD_INSIGHTS_CONCURRENCY: must be at most"):
+        Config.from_env({"KMOOD_THREADS": threads, "KMOOD_INSIGHTS_CONCURRENCY": concurrency})
 
 
 def test_every_setting_is_documented_in_the_readme():

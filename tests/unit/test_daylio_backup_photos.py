@@ -69,7 +69,8 @@ def stored_photos(conn, user_id: int) -> dict[str, list[bytes]]:
     out: dict[str, list[bytes]] = {}
     for day, data in conn.execute(
             "SELECT e.local_date, f.data FROM photos p JOIN entries e ON e.id = p.entry_id"
-            " JOIN photo_files f ON f.photo_id = p.id AND f.size = 'full'"
+            " JOIN photo_files f ON f.user_id = e.user_id AND f.sha256 = p.sha256"
+            " AND f.size = 'full'"
             " WHERE e.user_id = ? ORDER BY e.local_date, p.position", (user_id,)):
         out.setdefault(day, []).append(bytes(data))
     return out

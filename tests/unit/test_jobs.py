@@ -229,6 +229,40 @@ def test_unreadable_rows_end_exhausted_naming_the_field_and_the_rest_progresses(
     assert done == len(good)
 
 
+@pytest.mark.parametrize("lease_until", ["soon", 12.5, None], ids=["text", "real", "null"])
+def test_a_running_job_whose_lease_is_not_an_integer_is_exhausted_and_its_work_done_later(
+        qs, qconn, clock, lease_until):
+    """No reclaim can match such a lease (text sorts after every number, NULL matches nothing),
+    so without the quarantine the row holds its (kind, key) live for ever and the work is
+    never done; a real lease would be reclaimed and claimed again, churning instead."""
+    [work_id] = add_work(qconn, 1)
+    now = clock.now_ms()
+    job_id = qconn.execute(
+        "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
+        " claimed_by, lease_until, created_at, updated_at)"
+        " VALUES ('test_work', ?, ?, 'running', 1, 3, ?, 'gone', ?, ?, ?) RETURNING id",
+        (f"work:{work_id}", f'{{"id": {work_id}}}', now, lease_until, now, now)
+    ).fetchall()[0][0]
+    worker = Worker(qs)
+    worker.run_once()
+    row = qconn.execute("SELECT status, claimed_by, lease_until, last_error FROM jobs"
+                        " WHERE id = ?", (job_id,)).fetchone()
+    assert row["status"] == "exhausted", tuple(row)
+    assert row["claimed_by"] is None and row["lease_until"] is None
+    assert row["last_error"] == f"unreadable lease_until: {sqlite_quote(lease_until)}"
+    clock.advance(qs.config.job_cooldown_s + qs.config.sweep_interval_s + 1)
+    worker.run_once()  # past the cool-down the sweep queues the work again, and it is done
+    worker.close()
+    done_at = qconn.execute("SELECT done_at FROM test_work WHERE id = ?", (work_id,)).fetchone()[0]
+    assert done_at is not None
+    assert qconn.execute("SELECT count(*) FROM jobs WHERE status = 'running'").fetchone()[0] == 0
+
+
+def sqlite_quote(value) -> str:
+    """What SQLite's quote() makes of a value, as the quarantine's last_error shows it."""
+    return "NULL" if value is None else f"'{value}'" if isinstance(value, str) else repr(value)
+
+
 def test_losing_the_queue_loses_nothing(qs, qconn, clock):
     add_work(qconn, 30)
     worker = Worker(qs)

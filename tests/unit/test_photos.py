@@ -25,8 +25,7 @@ def entry(alice):
 
 
 def stored(conn, photo_id: int, size: str = "full") -> bytes:
-    return bytes(conn.execute("SELECT data FROM photo_files WHERE photo_id = ? AND size = ?",
-                              (photo_id, size)).fetchone()[0])
+    return images.stored(conn, photo_id, size)
 
 
 def test_a_phone_photo_is_stored_upright_without_its_location_or_camera(alice, entry, conn):

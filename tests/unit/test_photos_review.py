@@ -112,10 +112,10 @@ def test_a_png_with_transparency_keeps_it(alice, entry, conn, kind):
 
 # --- 3. Pillow's own bomb threshold answers 415 "not an image" ----------------------------
 
-def test_a_file_declaring_100_megapixels_is_413_too_many_pixels(alice, entry):
-    answer = upload(alice, entry, png_declaring(10_000, 10_000))  # ~100 bytes on the wire
+def test_a_file_declaring_225_megapixels_is_413_too_many_pixels(alice, entry):
+    answer = upload(alice, entry, png_declaring(15_000, 15_000))  # ~100 bytes on the wire
     assert answer.status == 413, answer.json  # today: 415 "not a JPEG, PNG or WebP image"
-    assert answer.json["error"]["fields"] == {"photo": "more than 40 million pixels"}
+    assert answer.json["error"]["fields"] == {"photo": "more than 200 million pixels"}
 
 
 def test_a_pixel_limit_configured_above_89_megapixels_is_honoured():

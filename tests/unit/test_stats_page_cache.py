@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from kmood_lib.journal.versions import VersionedCache
+from kmood_lib.journal.versions import ENTRY_BYTES, VersionedCache
 from tests.helpers import multipart
 
 
@@ -113,7 +113,8 @@ def test_another_user_never_sees_the_charts_cached_for_the_first(alice, client_f
 
 
 def test_the_cache_keeps_only_the_most_recently_used_answers():
-    cache, drawn = VersionedCache(size=3), []
+    # three answers fit: each is counted 100 bytes of key, 100 of chart and the bookkeeping
+    cache, drawn = VersionedCache(3 * (200 + ENTRY_BYTES), size_of=lambda _: 100), []
 
     def draw(key):
         drawn.append(key)

@@ -310,9 +310,10 @@ def test_a_retry_after_that_is_no_delay_is_ignored_and_the_real_error_kept(
 def test_a_retry_after_given_as_an_http_date_is_honoured(alice, services, clock, meteo, conn):
     from email.utils import format_datetime
 
-    later = datetime.now(timezone.utc) + timedelta(minutes=10)  # the adapter reads the real time
-    meteo.failure = Reply({"error": "slow down"}, 503,
-                          headers={"Retry-After": format_datetime(later, usegmt=True)})
+    sent = datetime(2031, 1, 1, 12, tzinfo=timezone.utc)  # the upstream's clock, not ours
+    meteo.failure = Reply({"error": "slow down"}, 503, headers={
+        "Date": format_datetime(sent, usegmt=True),
+        "Retry-After": format_datetime(sent + timedelta(minutes=10), usegmt=True)})
     one_weather_attempt(alice, services)
     job = conn.execute("SELECT status, run_after FROM jobs WHERE kind = 'weather'").fetchone()
-    assert job["status"] == "retrying" and job["run_after"] >= clock.now_ms() + 599_000
+    assert job["status"] == "retrying" and job["run_after"] >= clock.now_ms() + 600_000

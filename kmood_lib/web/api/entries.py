@@ -253,13 +253,15 @@ def filtered_stats(compute: Callable, conn, auth: Auth):
 
 @routes.get("/api/insights")
 def insights_json(services, conn, auth: Auth):
+    """A range's insights: kept ones at once, others computed through the insights gate (one
+    per person at a time, a few in all), else 429/503 with Retry-After."""
     today = today_for(services, auth.user)
     flt = queries.parse_filter({k: query_params(bottle.request).get(k) for k in ("from", "to")})
     date_from, date_to = insights.full_range(conn, auth.user.id, flt.date_from, flt.date_to,
                                              today)
     return json_response(insights.cached_insights(
         conn, services.insight_cache, auth.user.id, date_from, date_to, today,
-        insights.thresholds_from(services.config)))
+        insights.thresholds_from(services.config), services.insight_gate))
 
 
 for path, compute in (("weekday", stats.by_weekday_and_hour), ("weather", stats.weather_impact),

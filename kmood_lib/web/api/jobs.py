@@ -10,6 +10,7 @@ import bottle
 
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.core.errors import Conflict, NotFound, ValidationError
+from kmood_lib.core.memory import resident_bytes
 from kmood_lib.core.validation import MAX_ID, parse_int_param
 from kmood_lib.queue import heartbeat, jobs
 from kmood_lib.web.http import json_response, query_params
@@ -35,7 +36,76 @@ def _label(value: object) -> str:
     return str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None = None) -> str:
+def cache_lines(caches: dict[str, dict]) -> list[str]:
+    """Each answer cache's bytes, answers, budget and lookups (VersionedCache.stats())."""
+    lines = []
+    for name, what, kind, value in (
+            ("kmood_cache_bytes", "Bytes of answers kept (key, answer and bookkeeping, as"
+             " measured).", "gauge", lambda c: c["bytes"]),
+            ("kmood_cache_entries", "Answers kept.", "gauge", lambda c: c["entries"]),
+            ("kmood_cache_max_bytes", "The cache's share of KMOOD_CACHE_MAX_BYTES.", "gauge",
+             lambda c: c["max_bytes"])):
+        lines += [f"# HELP {name} {what}", f"# TYPE {name} {kind}"]
+        lines += [f'{name}{{cache="{_label(cache)}"}} {value(c)}' for cache, c in caches.items()]
+    lines += ["# HELP kmood_cache_lookups_total Answers found kept, or computed.",
+              "# TYPE kmood_cache_lookups_total counter"]
+    for cache, c in caches.items():
+        lines += [f'kmood_cache_lookups_total{{cache="{_label(cache)}",result="{result}"}}'
+                  f" {c[result]}" for result in ("found", "computed")]
+    return lines
+
+
+def gate_lines(gate: dict) -> list[str]:
+    """The insights gate's state and counters (ComputeGate.stats())."""
+    lines = []
+    for name, what, kind, value in (
+            ("running", "Insights computations running now.", "gauge", gate["running"]),
+            ("running_peak", "The most insights computations that ran at once since start.",
+             "gauge", gate["peak"]),
+            ("running_max", "Insights computations allowed at once (KMOOD_INSIGHTS_CONCURRENCY).",
+             "gauge", gate["max_running"]),
+            ("waiting", "Requests waiting for an insights computation of the same range.",
+             "gauge", gate["waiting"]),
+            ("computed_total", "Insights computations finished.", "counter", gate["computed"]),
+            ("shared_total", "Requests answered by another request's computation.", "counter",
+             gate["shared"])):
+        lines += [f"# HELP kmood_insights_{name} {what}", f"# TYPE kmood_insights_{name} {kind}",
+                  f"kmood_insights_{name} {value}"]
+    lines += ["# HELP kmood_insights_refused_total Insights requests refused: the person's other"
+              " range computing (person, 429), enough waiting (waiting, 429), the server's"
+              " limit reached (server, 503).", "# TYPE kmood_insights_refused_total counter"]
+    lines += [f'kmood_insights_refused_total{{reason="{reason}"}} {n}'
+              for reason, n in gate["refused"].items()]
+    return lines
+
+
+def memory_lines(budget: dict, resident_bytes: int | None) -> list[str]:
+    """The photo memory budget (MemoryBudget.stats()) and the process's resident memory."""
+    lines = []
+    for name, what, kind, value in (
+            ("reserved_bytes", "Memory reserved by photos being read now.", "gauge",
+             budget["used"]),
+            ("reserved_peak_bytes", "The most memory photos being read held at once since"
+             " start.", "gauge", budget["peak"]),
+            ("max_bytes", "KMOOD_PHOTO_MEMORY_BYTES.", "gauge", budget["total"]),
+            ("waiting", "Photos waiting for memory to be read.", "gauge", budget["waiting"])):
+        lines += [f"# HELP kmood_photo_memory_{name} {what}",
+                  f"# TYPE kmood_photo_memory_{name} {kind}", f"kmood_photo_memory_{name} {value}"]
+    lines += ["# HELP kmood_photo_memory_refused_total Photos refused for memory: needing more"
+              " than the whole budget (too_large, 413) or finding the queue full or the wait"
+              " over (busy, 503).", "# TYPE kmood_photo_memory_refused_total counter"]
+    lines += [f'kmood_photo_memory_refused_total{{reason="{reason}"}} {budget[key]}'
+              for reason, key in (("too_large", "refused_large"), ("busy", "refused_busy"))]
+    if resident_bytes is not None:
+        lines += ["# HELP process_resident_memory_bytes Resident memory of the server process.",
+                  "# TYPE process_resident_memory_bytes gauge",
+                  f"process_resident_memory_bytes {resident_bytes}"]
+    return lines
+
+
+def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None = None,
+                    caches: dict[str, dict] | None = None, gate: dict | None = None,
+                    memory: list[str] | None = None) -> str:
     summary = heartbeat.queue_summary(conn, now_ms, stale_s)
     lines = ["# HELP kmood_jobs Jobs in the queue by kind and status.",
              "# TYPE kmood_jobs gauge"]
@@ -70,7 +140,8 @@ def prometheus_text(conn, now_ms: int, stale_s: float, relay_stats: dict | None 
     lines += ["# HELP kmood_entries Mood entries stored.", "# TYPE kmood_entries gauge",
               f"kmood_entries {entries}",
               "# HELP kmood_users User accounts.", "# TYPE kmood_users gauge", f"kmood_users {users}"]
-    return "\n".join(lines) + "\n"
+    lines += (cache_lines(caches) if caches else []) + (gate_lines(gate) if gate else [])
+    return "\n".join(lines + (memory or [])) + "\n"
 
 
 @routes.get("/api/jobs", auth="admin")
@@ -121,9 +192,14 @@ def retry_kind(services, conn):
 
 @routes.get("/metrics", auth="admin")
 def metrics(services, conn):
+    caches = {"insights": services.insight_cache.stats(),
+              "stats": services.stats_cache.stats(), "entries": services.entries_cache.stats()}
     response = bottle.HTTPResponse(prometheus_text(conn, services.clock.now_ms(),
                                                    services.config.worker_stale_s,
-                                                   services.relay.stats()))
+                                                   services.relay.stats(), caches,
+                                                   services.insight_gate.stats(),
+                                                   memory_lines(services.photo_budget.stats(),
+                                                                resident_bytes())))
     response.content_type = "text/plain; version=0.0.4; charset=utf-8"
     return response
 

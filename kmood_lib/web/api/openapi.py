@@ -439,7 +439,10 @@ PATHS = {
     "/api/insights": {"get": _op(
         "What goes with better and worse days: every comparison tested as one family"
         " (stationary block bootstrap, Benjamini–Hochberg); on this day; best and worst weeks"
-        " and months; day-to-day stability", "Insights", params=FILTER_PARAMS[:2])},
+        " and months; day-to-day stability. A range not computed yet is computed on the"
+        " request, one per person at a time: 429 while the person's other range is computed,"
+        " 503 while the server computes as many as it takes; both with Retry-After",
+        "Insights", params=FILTER_PARAMS[:2], errors=(401, 422, 429, 503))},
     "/api/jobs": {"get": _op(
         "List jobs, newest first (admin)", _list_of("jobs", "Job"), errors=(401, 403, 422),
         params=[{"name": "status", "in": "query", "schema": {"enum": [

@@ -44,7 +44,7 @@ def import_file(services, conn, auth: Auth):
     return json_response(importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                               data, mood_map, services.clock.now_ms(),
                                               dry_run=dry_run in ("1", "true"),
-                                              **importer.settings_of(services.config)))
+                                              **importer.settings_of(services)))
 
 
 @routes.get("/api/export")

@@ -9,6 +9,7 @@ from datetime import date, timedelta
 import bottle
 
 from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.gate import ServerBusy, StillComputing
 from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
 from kmood_lib.journal import insights, queries, stats, versions, vocab
@@ -16,7 +17,7 @@ from kmood_lib.web import charts
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import query_params
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.views import page
+from kmood_lib.web.views import page, plural
 
 RANGES = {"30": ("Last 30 days", 30), "90": ("Last 90 days", 90), "365": ("Last year", 365),
           "all": ("All time", None)}
@@ -246,14 +247,34 @@ def insights_page(services, conn, auth: Auth):
         conn, user.id, (today - timedelta(days=days - 1)).isoformat() if days else None,
         today.isoformat(), today)
     limits = insights.thresholds_from(services.config)
-    found = insights.cached_insights(conn, services.insight_cache, user.id, date_from, date_to,
-                                     today, limits)
+    try:
+        found = insights.cached_insights(conn, services.insight_cache, user.id, date_from,
+                                         date_to, today, limits, services.insight_gate)
+    except (StillComputing, ServerBusy) as refused:
+        return busy_page(auth, key, refused)
     return page("insights.tpl", auth, active="stats", wide=True, ranges=INSIGHT_RANGES,
-                current=key, range_name=name, found=found, limits=limits,
+                current=key, range_name=name, busy=None, found=found, limits=limits,
                 charts=finding_charts(found["findings"]),
                 labels=vocab.mood_labels(conn, user.id),
                 stability=stability_chart(found["stability"][-12:]),
                 steadiness=steadiness(found["stability"][-12:]))
+
+
+BUSY = {"person": "k-mood is still working out your insights.",
+        "waiting": "k-mood is still working out your insights.",
+        "server": "k-mood is working out insights for others just now."}
+
+
+def busy_page(auth: Auth, key: str, refused: StillComputing | ServerBusy
+              ) -> bottle.HTTPResponse:
+    """The insights page while it cannot be computed: the refusal's status and Retry-After,
+    and a calm word of when to come back instead of an error page."""
+    wait = plural(refused.retry_after_s, "second", "seconds")
+    response = page("insights.tpl", auth, active="stats", status=refused.status,
+                    ranges=INSIGHT_RANGES, current=key, busy=f"{BUSY[refused.reason]}"
+                    f" Try again in {wait}.")
+    response.set_header("Retry-After", str(refused.retry_after_s))
+    return response
 
 
 def _month_name(month: str) -> str:

@@ -106,7 +106,7 @@ def home_page(services, conn, auth: Auth, fields: Params | None = None, errors=N
         if picked:
             values.update(note_title=picked["note_title"], note=picked["note"])
     return page("home.tpl", auth, active="log", status=status, values=values,
-                photo_limits=uploads.limits_of(services.config), templates=offered,
+                photo_limits=uploads.limits_of(services), templates=offered,
                 goals=goals.list_goals(conn, user.id, today, archived=False),
                 errors=errors or {}, todays=todays, streak=current, longest=longest,
                 today=today.isoformat(), scripts=("log.js",),
@@ -172,7 +172,7 @@ def edit_page(services, conn, auth: Auth, entry_id: int, fields: Params | None =
         entry_form.values_of(entry, words["metrics"]))
     return page("edit.tpl", auth, active="history", status=status, entry=entry,
                 values=values, errors=errors or {}, photo_error=photo_error,
-                photo_limits=uploads.limits_of(services.config), **words)
+                photo_limits=uploads.limits_of(services), **words)
 
 
 def photos_refused(services, conn, auth: Auth, entry_id: int, fields, errors, status):

@@ -16,11 +16,12 @@ PHOTO_CACHE_S = 365 * 24 * 3600  # a photo's bytes never change under its id
 
 
 def _serve(conn, auth: Auth, photo_id: int, size: str) -> bottle.HTTPResponse:
-    content_type, data, etag = photos.file_of(conn, auth.user.id, photo_id, size)
-    headers = {"Cache-Control": f"private, max-age={PHOTO_CACHE_S}", "ETag": etag}
-    if header(bottle.request, "If-None-Match") == etag:
+    stored = photos.file_of(conn, auth.user.id, photo_id, size)
+    headers = {"Cache-Control": f"private, max-age={PHOTO_CACHE_S}", "ETag": stored.etag}
+    if header(bottle.request, "If-None-Match") == stored.etag:
         return bottle.HTTPResponse(status=304, headers=headers)
-    return bottle.HTTPResponse(data, headers={**headers, "Content-Type": content_type})
+    return bottle.HTTPResponse(photos.read_file(conn, stored),
+                               headers={**headers, "Content-Type": stored.content_type})
 
 
 @routes.get("/photos/<photo_id:id>")

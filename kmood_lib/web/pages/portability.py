@@ -49,7 +49,7 @@ def import_upload(services, conn, auth: Auth):
     try:
         preview = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone), data,
                                        mood_map, now_ms, dry_run=True,  # nothing restored
-                                       **importer.settings_of(services.config))
+                                       **importer.settings_of(services))
     except importer.ImportRefused as exc:
         preview = exc.report
     token = importer.stash_upload(conn, auth.user.id, data, mood_map, preview, now_ms)
@@ -100,7 +100,7 @@ def import_confirm(services, conn, auth: Auth, token: str):
         raise FormError({"Moods": f"choose a level for {', '.join(unmapped)}"})
     report = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                   importer.stashed_file(conn, auth.user.id, token), mood_map,
-                                  services.clock.now_ms(), **importer.settings_of(services.config))
+                                  services.clock.now_ms(), **importer.settings_of(services))
     importer.finish_upload(conn, auth.user.id, token, report)
     return redirect(f"/settings/import/{token}")
 

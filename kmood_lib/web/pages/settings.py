@@ -16,7 +16,7 @@ from kmood_lib.accounts import users
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.timezones import canonical_zones
-from kmood_lib.journal import templates, vocab
+from kmood_lib.journal import storage, templates, vocab
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import Params, query_params
 from kmood_lib.web.routing import Routes
@@ -38,15 +38,18 @@ def optional_number(raw: str | None):
 
 # --- profile, integrations and password -----------------------------------------------------
 
-def profile_page(conn, auth: Auth, fields=None, errors=None, status=200):
+def profile_page(services, conn, auth: Auth, fields=None, errors=None, status=200):
     me = users.profile(conn, auth.user.id)
     return settings_page("profile", auth, status, me=me, zones=canonical_zones(),
-                         fields=fields or {}, errors=errors or {}, scripts=("settings.js",))
+                         storage=storage.summary(conn, auth.user.id,
+                                                 services.config.storage_quota_bytes),
+                         megabytes=storage.megabytes, fields=fields or {},
+                         errors=errors or {}, scripts=("settings.js",))
 
 
 @routes.get("/settings")
-def profile(conn, auth: Auth):
-    return profile_page(conn, auth)
+def profile(services, conn, auth: Auth):
+    return profile_page(services, conn, auth)
 
 
 @routes.post("/settings/profile", form=profile_page)

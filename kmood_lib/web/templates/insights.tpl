@@ -14,6 +14,10 @@
   <a href="/insights?range={{key}}" aria-current="{{'page' if key == current else 'false'}}">{{name}}</a>
 % end
 </nav>
+% if busy:
+<p class="card busy" role="status">{{busy}}</p>
+<p><a href="/insights?range={{current}}">Try again</a></p>
+% else:
 % days, findings = found['days'], found['findings']
 % if not days:
 <p class="muted">No entries in this range yet. Log a few days and come back.</p>
@@ -120,4 +124,5 @@
 <h2>Stability</h2>
 <div class="card">{{!stability}}
 <p class="chart-key">How far your mood moved from one logged day to the next, on average, by month: lower is steadier. {{steadiness or ''}}</p></div>
+% end
 % end

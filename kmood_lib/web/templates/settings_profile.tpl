@@ -37,6 +37,17 @@
   <p class="muted">Changing it logs out your other browsers and devices.</p>
   <div class="actions"><button type="submit">Change password</button></div>
 </form>
+<h2 id="storage">Storage</h2>
+<div class="card">
+  % if storage['quota_bytes']:
+  % share = min(100, round(100 * storage['used_bytes'] / storage['quota_bytes']))
+  <p>Your photos and voice memos use <strong>{{megabytes(storage['used_bytes'])}}</strong> of {{megabytes(storage['quota_bytes'])}}; <strong>{{megabytes(storage['left_bytes'])}}</strong> left.</p>
+  <meter min="0" max="100" value="{{share}}" low="80" high="95" optimum="0" aria-label="Storage used: {{share}} per cent">{{share}}%</meter>
+  % else:
+  <p>Your photos and voice memos use <strong>{{megabytes(storage['used_bytes'])}}</strong>. This server sets no storage quota.</p>
+  % end
+  <p class="muted">A photo on several entries is stored once.</p>
+</div>
 <h2>This browser</h2>
 <form method="post" action="/logout" class="actions">
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
