@@ -323,9 +323,8 @@ def multipart(request: bottle.BaseRequest) -> tuple[Params, Files]:
 
 def uploaded_files(request: bottle.BaseRequest, name: str) -> list:
     """Every file sent under `name`, in order (a file input with `multiple`), as file objects;
-    none for a form that is not multipart (a url-encoded form carries no files)."""
-    if not is_multipart(request):
-        return []
+    none for a form that is not multipart (a url-encoded form carries no files: multipart()
+    leaves its body to form_params)."""
     return multipart(request)[1].all(name)
 
 
