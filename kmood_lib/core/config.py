@@ -221,6 +221,11 @@ class Config:
     job_retention_s: int = _setting(
         "KMOOD_JOB_RETENTION_S", "604800", _int(0), "how long finished jobs are kept"
     )
+    deleted_client_ids_keep_s: int = _setting(
+        "KMOOD_DELETED_CLIENT_IDS_KEEP_S", "7776000", _int(0),
+        "how long a deleted entry's client_id is remembered, so that an outbox sending it"
+        " again cannot bring the entry back (an outbox keeps an entry until it is sent)"
+    )
     sweep_interval_s: float = _setting(
         "KMOOD_SWEEP_INTERVAL_S", "300", _float(0), "time between sweeps"
     )
