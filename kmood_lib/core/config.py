@@ -138,7 +138,7 @@ def _setting(env: str, default: str, parse: Callable[[str], object], doc: str):
 
 @dataclass(frozen=True)
 class Config:
-    """Every operational setting; each field maps to one KMOOD_* variable (see README)."""
+    """Every operational setting; each field maps to one KMOOD_* variable (see docs/configuration.md)."""
 
     db_path: str = _setting("KMOOD_DB", "./data/kmood.db", _nonempty, "the SQLite database file")
     host: str = _setting("KMOOD_HOST", "127.0.0.1", _nonempty, "address the server listens on")
@@ -437,7 +437,7 @@ class Config:
 
 
 def settings_table() -> list[tuple[str, str, str]]:
-    """(variable, default, description) for every setting, for the README and --help."""
+    """(variable, default, description) for every setting, for docs/configuration.md and --help."""
     return [
         (f.metadata["env"], f.metadata["default"], f.metadata["doc"])
         for f in dataclasses.fields(Config)

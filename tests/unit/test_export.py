@@ -205,9 +205,9 @@ def test_csv_cells_a_spreadsheet_would_run_are_neutralised_and_read_back_unchang
 
 
 def comparable(document: dict) -> dict:
-    """An export without what an import cannot carry over, as the README documents: ids, import
-    keys and the times of the import; the place names and song details, which the worker looks
-    up again; and a reminder's token (never exported) with what depends on it."""
+    """An export without what an import cannot carry over, as docs/import-export.md documents:
+    ids, import keys and the times of the import; the place names and song details, which the
+    worker looks up again; and a reminder's token (never exported) with what depends on it."""
     out = {k: v for k, v in document.items() if k != "exported_at"}
     out["entries"] = [
         {**{k: v for k, v in e.items() if k not in ("id", "import_key", "created_at",
