@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kmood.py",
         description="k-mood web server and admin commands. Settings come from KMOOD_* "
-        "environment variables (see README).",
+        "environment variables (see docs/configuration.md).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for face in (serve, users, portability, doctor):

@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kmood_worker.py",
         description="k-mood background worker: enrichment, reminders, session cleanup, pruning. "
-        "Settings come from KMOOD_* environment variables (see README).",
+        "Settings come from KMOOD_* environment variables (see docs/configuration.md).",
     )
     parser.add_argument("--once", action="store_true",
                         help="run one iteration and exit (for cron and tests)")

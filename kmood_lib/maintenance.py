@@ -1,5 +1,6 @@
-"""The maintenance the worker owns besides jobs: sweeps, session cleanup, job pruning, missed
-reminders, rotating backups and WAL checkpoints, each a step run at its own interval."""
+"""The maintenance the worker owns besides jobs: sweeps, session cleanup, job pruning, deleted
+entries' client ids pruned, missed reminders, rotating backups and WAL checkpoints, each a step
+run at its own interval."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import throttle
 from kmood_lib.core import db
+from kmood_lib.journal import writes
 from kmood_lib.portability import backup, staging
 from kmood_lib.queue import jobs, sweeps
 from kmood_lib.reminders import delivery as reminder_delivery
@@ -41,6 +43,16 @@ def prune_jobs(services: Services, conn: sqlite3.Connection, now_ms: int) -> boo
     pruned = jobs.prune(conn, now_ms, jobs.Policy.from_config(services.config).retention_ms)
     if pruned:
         log.info("pruned %d finished job(s) older than the retention", pruned)
+    return False
+
+
+def prune_deleted_client_ids(services: Services, conn: sqlite3.Connection, now_ms: int) -> bool:
+    """Forget deleted entries' client ids older than KMOOD_DELETED_CLIENT_IDS_KEEP_S: past it,
+    an outbox that still holds such an entry would bring it back."""
+    pruned = writes.prune_deleted_client_ids(conn, now_ms,
+                                             services.config.deleted_client_ids_keep_s * 1000)
+    if pruned:
+        log.info("forgot %d deleted entries' client id(s) older than the retention", pruned)
     return False
 
 
@@ -90,6 +102,8 @@ def maintenance_steps(services: Services) -> list[tuple[str, float, Callable]]:
     steps = [
         ("session_cleanup", services.config.session_cleanup_interval_s, clean_up_sessions),
         ("prune_jobs", services.config.session_cleanup_interval_s, prune_jobs),
+        ("prune_deleted_client_ids", services.config.session_cleanup_interval_s,
+         prune_deleted_client_ids),
         ("reminders_missed", MISSED_CHECK_S, reminder_delivery.record_missed),
         ("import_recovery", IMPORT_CHECK_S, recover_imports),
     ]

@@ -75,7 +75,7 @@ def check_config(config: Config, environ: Mapping[str, str]) -> Iterator[Check]:
                      and not n.startswith("KMOOD_TEST_"))
     if unknown:
         yield Check("config", WARN, f"unknown variable(s) {', '.join(unknown)} are ignored",
-                    "a typo? every setting is listed in the README")
+                    "a typo? every setting is listed in docs/configuration.md")
     else:
         set_here = sorted(n for n in environ if n in known)
         yield Check("config", OK, f"valid ({len(set_here)} KMOOD_* variable(s) set, the rest "
@@ -96,7 +96,7 @@ def check_config(config: Config, environ: Mapping[str, str]) -> Iterator[Check]:
 def check_backup_dir(config: Config) -> Iterator[Check]:
     if not config.backup_dir:
         yield Check("backups", WARN, "KMOOD_BACKUP_DIR is empty: the worker takes no backups",
-                    "set it to a directory, ideally on another disk (see README: Back up)")
+                    "set it to a directory, ideally on another disk (see docs/backups.md)")
         return
     directory = Path(config.backup_dir)
     if not directory.exists():
@@ -216,7 +216,7 @@ def check_database(conn: sqlite3.Connection, config: Config, now_ms: int) -> Ite
         yield Check("integrity", OK, "PRAGMA quick_check found nothing wrong")
     else:
         yield Check("integrity", FAIL, "quick_check: " + "; ".join(problems),
-                    "stop k-mood and restore the newest good backup (README: Back up)")
+                    "stop k-mood and restore the newest good backup (docs/backups.md)")
     migrations = check_migrations(conn)
     yield migrations
     if migrations.level == FAIL or not has_table(conn, "workers"):

@@ -138,7 +138,7 @@ def _setting(env: str, default: str, parse: Callable[[str], object], doc: str):
 
 @dataclass(frozen=True)
 class Config:
-    """Every operational setting; each field maps to one KMOOD_* variable (see README)."""
+    """Every operational setting; each field maps to one KMOOD_* variable (see docs/configuration.md)."""
 
     db_path: str = _setting("KMOOD_DB", "./data/kmood.db", _nonempty, "the SQLite database file")
     host: str = _setting("KMOOD_HOST", "127.0.0.1", _nonempty, "address the server listens on")
@@ -220,6 +220,11 @@ class Config:
     )
     job_retention_s: int = _setting(
         "KMOOD_JOB_RETENTION_S", "604800", _int(0), "how long finished jobs are kept"
+    )
+    deleted_client_ids_keep_s: int = _setting(
+        "KMOOD_DELETED_CLIENT_IDS_KEEP_S", "7776000", _int(0),
+        "how long a deleted entry's client_id is remembered, so that an outbox sending it"
+        " again cannot bring the entry back (an outbox keeps an entry until it is sent)"
     )
     sweep_interval_s: float = _setting(
         "KMOOD_SWEEP_INTERVAL_S", "300", _float(0), "time between sweeps"
@@ -432,7 +437,7 @@ class Config:
 
 
 def settings_table() -> list[tuple[str, str, str]]:
-    """(variable, default, description) for every setting, for the README and --help."""
+    """(variable, default, description) for every setting, for docs/configuration.md and --help."""
     return [
         (f.metadata["env"], f.metadata["default"], f.metadata["doc"])
         for f in dataclasses.fields(Config)

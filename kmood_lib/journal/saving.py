@@ -21,20 +21,20 @@ def checked(services, conn, user, body: dict, patch: bool) -> EntryInput:
 
 
 def replay_of(conn, user_id: int, body: dict) -> writes.Saved | None:
-    """The entry a body's client_id already saved, if any. Asked before the checks: a send
-    that the server did save (the answer was lost) is the same entry even when the body would
-    no longer pass (a metric of it deleted since), never a refusal that invites a second."""
+    """The entry a body's client_id already saved (or writes.DELETED, when it was deleted
+    since), if any. Asked before the checks: a send that the server did save (the answer was
+    lost) is the same entry even when the body would no longer pass (a metric of it deleted
+    since), never a refusal that invites a second."""
     client_id = body.get("client_id") if isinstance(body, dict) else None
     if not is_uuid(client_id):
         return None
-    row = conn.execute("SELECT id FROM entries WHERE user_id = ? AND client_id = ?",
-                       (user_id, client_id.lower())).fetchone()
-    return writes.Saved(row["id"], False) if row is not None else None
+    return writes.replayed(conn, user_id, client_id.lower())
 
 
 def create(services, conn, user, body: dict, source: str) -> writes.Saved:
     """Check and save a new entry (ValidationError names bad fields); a replayed client_id
-    returns the existing entry with `created` False."""
+    returns the existing entry with `created` False, or `deleted` when that entry was deleted
+    since (nothing is saved: a replay never brings a deleted entry back)."""
     replayed = replay_of(conn, user.id, body)
     if replayed is not None:
         return replayed

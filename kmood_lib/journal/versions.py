@@ -20,6 +20,28 @@ _CONTAINERS = (dict, list, tuple, set, frozenset)
 _MISSING = object()
 
 
+# Every table whose rows an entry's JSON, the stats or the insights show, with the writes that
+# raise its owners' journal versions (the triggers of migrations 0018 and 0024). A new table
+# shown by them needs its triggers in a new migration and its line here:
+# tests/unit/test_journal_versions.py holds the database, this list and the entry's SQL to it.
+VERSIONED_TABLES = {
+    "entries": ("INSERT", "UPDATE", "DELETE"),
+    "entry_activities": ("INSERT", "UPDATE", "DELETE"),
+    "entry_metrics": ("INSERT", "UPDATE", "DELETE"),
+    "songs": ("INSERT", "UPDATE", "DELETE"),
+    "weather": ("INSERT", "UPDATE", "DELETE"),
+    "entry_places": ("INSERT", "UPDATE", "DELETE"),
+    "activities": ("UPDATE", "DELETE"),  # a new activity is on no entry yet
+    "metrics": ("UPDATE", "DELETE"),  # likewise a new metric
+    "places": ("UPDATE",),  # a new place is no entry's until entry_places names it
+    "photos": ("INSERT", "UPDATE", "DELETE"),
+    "voice_memos": ("INSERT", "UPDATE", "DELETE"),
+    "mood_labels": ("INSERT", "UPDATE", "DELETE"),
+    "song_lookups": ("INSERT", "UPDATE", "DELETE"),
+    "covers": ("INSERT", "UPDATE", "DELETE"),
+}
+
+
 def journal_version(conn: sqlite3.Connection, user_id: int) -> int:
     """The user's journal version: raised by every write to what the stats and insights read."""
     row = conn.execute("SELECT version FROM journal_versions WHERE user_id = ?",

@@ -1,4 +1,5 @@
-"""Writing mood entries: create (one small transaction), import in batches, update, delete."""
+"""Writing mood entries: create (one small transaction), import in batches, update, delete
+(remembering a deleted entry's client_id, so that a replay cannot bring it back)."""
 
 from __future__ import annotations
 
@@ -29,9 +30,28 @@ SOURCES = ("web", "api", "daylio")
 
 @dataclass(frozen=True)
 class Saved:
-    entry_id: int
+    entry_id: int | None  # None when `deleted`
     created: bool  # False when a client_id replay found the existing entry
     entry: dict | None = None  # a created entry's JSON shape, from its input and RETURNING
+    deleted: bool = False  # a client_id replay of an entry deleted since: nothing was saved
+
+
+DELETED = Saved(None, False, deleted=True)
+
+
+_REPLAYED = (
+    "SELECT (SELECT id FROM entries WHERE user_id = ?1 AND client_id = ?2) AS id,"
+    " EXISTS (SELECT 1 FROM deleted_client_ids WHERE user_id = ?1 AND client_id = ?2)"
+    " AS deleted")
+
+
+def replayed(conn: sqlite3.Connection, user_id: int, client_id: str) -> Saved | None:
+    """What a client_id sent again finds: the entry it saved, DELETED when that entry was
+    deleted since (remembered for KMOOD_DELETED_CLIENT_IDS_KEEP_S), or None when it is new."""
+    row = conn.execute(_REPLAYED, (user_id, client_id)).fetchone()
+    if row["id"] is not None:
+        return Saved(row["id"], False)
+    return DELETED if row["deleted"] else None
 
 
 def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, source: str,
@@ -39,14 +59,14 @@ def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
     """Insert the entry with its activities, metrics and song in one transaction, with
     `before_commit(conn, entry_id)` last inside it (the prompt enqueue: one commit in all).
 
-    A `client_id` seen before for this user returns the existing entry instead (offline retry).
+    A `client_id` seen before for this user returns the existing entry instead (offline retry),
+    or DELETED, saving nothing, when that entry was deleted since.
     """
     with transaction(conn):
         if data.client_id is not None:
-            row = conn.execute("SELECT id FROM entries WHERE user_id = ? AND client_id = ?",
-                               (user_id, data.client_id)).fetchone()
-            if row is not None:
-                return Saved(row["id"], False)
+            found = replayed(conn, user_id, data.client_id)
+            if found is not None:
+                return found
         entry_id, entry = insert_entry(conn, user_id, data, source, now_ms)
         if before_commit is not None:
             before_commit(conn, entry_id)
@@ -255,7 +275,23 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
     return True
 
 
-def delete_entry(conn: sqlite3.Connection, user_id: int, entry_id: int) -> None:
-    if conn.execute("DELETE FROM entries WHERE id = ? AND user_id = ?",
-                    (entry_id, user_id)).rowcount == 0:
-        raise NotFound("entry")
+def delete_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, now_ms: int) -> None:
+    """Delete one of the user's entries; its client_id is remembered in the same transaction,
+    so that a device which did not see the delete cannot send the entry back (an outbox
+    retrying a send whose answer it lost)."""
+    with transaction(conn):
+        deleted = conn.execute("DELETE FROM entries WHERE id = ? AND user_id = ?"
+                               " RETURNING client_id", (entry_id, user_id)).fetchall()
+        if not deleted:
+            raise NotFound("entry")
+        if deleted[0]["client_id"] is not None:
+            conn.execute("INSERT INTO deleted_client_ids (user_id, client_id, deleted_at)"
+                         " VALUES (?, ?, ?) ON CONFLICT (user_id, client_id)"
+                         " DO UPDATE SET deleted_at = excluded.deleted_at",
+                         (user_id, deleted[0]["client_id"], now_ms))
+
+
+def prune_deleted_client_ids(conn: sqlite3.Connection, now_ms: int, keep_ms: int) -> int:
+    """Forget the client ids of entries deleted more than `keep_ms` ago; returns how many."""
+    return conn.execute("DELETE FROM deleted_client_ids WHERE deleted_at < ?",
+                        (now_ms - keep_ms,)).rowcount

@@ -162,6 +162,7 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
 
     def checked() -> Iterator[tuple]:
         for row in rows:
+            plan.clean_row(row)
             moment = _moment(row, tz) if MIN_YEAR <= row.local_date.year <= MAX_YEAR else None
             problems = _check(row, moment, now_ms)
             plan.problems.extend(f"{row.where}: {p}" for p in problems)
@@ -220,6 +221,7 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
     published = False
     try:
         staged, in_file = staging.stage(conn, run, checked())
+        plan.clean_names()
         report = base_report(plan, format_name)
         refuse_if_unfit(plan, report)
         if dry_run:

@@ -86,7 +86,7 @@ def check_url(f: Fields, value, channel: str | None, allow_private: bool) -> str
     elif not allow_private and private_address(parts.hostname):
         f.fail("url", "points at a private or local address (a server on your own network);"
                       " to allow that, set KMOOD_ALLOW_PRIVATE_NOTIFY_URLS=1 for both the server"
-                      " and the worker and restart them (README: Configure)")
+                      " and the worker and restart them (docs/configuration.md)")
     elif channel == "ntfy" and not parts.path.strip("/"):
         f.fail("url", "must be the topic URL your ntfy app shows, such as https://ntfy.sh/my-topic")
     else:

@@ -6,7 +6,8 @@ waitress reads requests asynchronously, so a slow client (a header line every fe
 (KMOOD_CONNECTION_LIMIT, polled rather than select()ed, so past 1 024 descriptors) and caps the
 connections of one address (KMOOD_CONNECTIONS_PER_ADDRESS): one address cannot fill the door,
 and the next connection from it is answered 503 at once and closed. A public deployment puts a
-reverse proxy in front (README, Deploy), which holds the slow clients itself.
+reverse proxy in front (docs/deploying.md, "Reverse proxy and TLS"), which holds the slow
+clients itself.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ SECURITY_HEADERS = [
 ]
 ERROR_CODES = {
     400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-    405: "method_not_allowed", 409: "conflict", 413: "payload_too_large",
+    405: "method_not_allowed", 409: "conflict", 410: "gone", 413: "payload_too_large",
     415: "unsupported_media_type", 422: "invalid", 429: "too_many_requests",
     500: "internal_error", 503: "unavailable", 507: "insufficient_storage",
 }
@@ -122,12 +122,16 @@ def read_body(request: bottle.BaseRequest, max_bytes: int) -> bytes:
     return environ["kmood.body"]
 
 
+def media_type(request: bottle.BaseRequest) -> str:
+    """The body's Content-Type without its parameters, lower-cased ("" when none was sent)."""
+    return (request.content_type or "").split(";")[0].strip().lower()
+
+
 def read_json(request: bottle.BaseRequest, max_bytes: int):
     """The request's JSON body: 415 without a JSON Content-Type, 413 if too large, 400 if
     malformed (duplicate keys and nesting deeper than MAX_JSON_DEPTH included), 422 naming the
     field for text that is not valid Unicode or a number that is not finite or out of range."""
-    content_type = (request.content_type or "").split(";")[0].strip().lower()
-    if content_type != "application/json":
+    if media_type(request) != "application/json":
         raise ApiError(415, "send the body as JSON with Content-Type: application/json")
     return parse_json(read_body(request, max_bytes))
 
@@ -249,11 +253,15 @@ def query_params(request: bottle.BaseRequest) -> Params:
     return environ["kmood.query"]
 
 
+def is_multipart(request: bottle.BaseRequest) -> bool:
+    return media_type(request) == "multipart/form-data"
+
+
 def form_params(request: bottle.BaseRequest, max_bytes: int) -> Params:
     """A posted form's fields decoded as UTF-8 (url-encoded or multipart, files left out)."""
     environ = request.environ
     if "kmood.form" not in environ:
-        content_type = (request.content_type or "").split(";")[0].strip().lower()
+        content_type = media_type(request)
         if content_type == "application/x-www-form-urlencoded":
             environ["kmood.form"] = parse_urlencoded(read_body(request, max_bytes), "form field")
         elif content_type == "multipart/form-data":
@@ -291,8 +299,13 @@ class Files:
 
 def multipart(request: bottle.BaseRequest) -> tuple[Params, Files]:
     """A multipart form's fields (Bottle decodes them as UTF-8, strictly) and its files; the
-    body size was checked by the auth plugin before anything was read."""
+    body size was checked by the auth plugin before anything was read.
+
+    Any other body is not read here: it carries no files, and its fields are form_params's
+    (Bottle would read a url-encoded body first, as Latin-1, and leave nothing for it)."""
     environ = request.environ
+    if not is_multipart(request):
+        return Params([]), Files([])
     if "kmood.multipart" not in environ:
         try:
             fields = list(request.forms.allitems())
@@ -310,10 +323,8 @@ def multipart(request: bottle.BaseRequest) -> tuple[Params, Files]:
 
 def uploaded_files(request: bottle.BaseRequest, name: str) -> list:
     """Every file sent under `name`, in order (a file input with `multiple`), as file objects;
-    none for a form that is not multipart (a url-encoded form carries no files)."""
-    content_type = (request.content_type or "").split(";")[0].strip().lower()
-    if content_type != "multipart/form-data":
-        return []
+    none for a form that is not multipart (a url-encoded form carries no files: multipart()
+    leaves its body to form_params)."""
     return multipart(request)[1].all(name)
 
 

@@ -22,6 +22,8 @@ NOTICES = {
               " it can be.",
     "saved": "Saved.",
     "deleted": "Entry deleted.",
+    "deleted_before": "Not saved: this entry was deleted after it was first saved, so it is"
+                      " not brought back.",
     "password": "Password changed; your other sessions were logged out.",
     "password_tokens": "Password changed; your other sessions were logged out and your API"
                        " tokens revoked (make new ones under API tokens).",

@@ -184,7 +184,8 @@ def three_offline_entries(stack, browser, profile: str) -> None:
     assert saved[2]["occurred_at"] == "2026-11-30T08:15:00+05:30"
     assert [e["client_id"] for e in saved] == [item["client_id"] for item in kept]
     again.get(stack.url + "/")  # another page load syncs again, and one more run after it
-    assert sync(again) == {"sent": 0, "refused": 0, "waiting": 0, "outcome": "done"}
+    assert sync(again) == {"sent": 0, "deleted": 0, "refused": 0, "waiting": 0,
+                           "outcome": "done"}
     assert len(entries(stack, "ola")) == 4  # added nothing
     assert "outbox sync for ola: 3 of 3 entries sent (3 new, 0 already here), 0 refused" in \
         stack.server_log.read_text()
@@ -279,7 +280,7 @@ def test_an_entry_the_server_refuses_stays_with_its_message_and_the_others_sync(
                   [("mood", "5"), ("note", "third")]):
         put_form(driver, pairs)
     report = sync(driver)
-    assert report == {"sent": 2, "refused": 1, "waiting": 0, "outcome": "done"}
+    assert report == {"sent": 2, "deleted": 0, "refused": 1, "waiting": 0, "outcome": "done"}
     assert sorted(e["note"] for e in entries(app_stack, "rae")) == ["first", "third"]
     [refused] = outbox(driver)
     assert refused["status"] == "refused" and "activities" in refused["message"]
@@ -450,7 +451,7 @@ def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_
           ["lat", "52.5"], ["lon", "13.4"], ["song_artist", "A"],
           ["song_title", "T"], ["date", "2026-11-30"], ["time", "08:15"], ...extra], 1000);
         return {
-          decide: [200, 201, 400, 422, 401, 403, 404, 409, 500, 503, 413, 408, 429]
+          decide: [200, 201, 400, 422, 401, 403, 404, 409, 500, 503, 413, 408, 429, 410]
             .map(o.decide),
           plain: form([["client_id", arguments[0]], ["owner", "7"]]),
           offset: form([["utc_offset", "-03:00"], ["client_id", "not-a-uuid"]]),
@@ -458,7 +459,8 @@ def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_
         };
     """, given)
     assert seen["decide"] == ["sent", "sent", "refused", "refused", "login", "forbidden",
-                              "refused", "refused", "stop", "stop", "refused", "stop", "stop"]
+                              "refused", "refused", "stop", "stop", "refused", "stop", "stop",
+                              "deleted"]
     assert seen["plain"] == {
         "client_id": given, "created": 1000, "status": "waiting", "message": None, "owner": 7,
         "body": {"client_id": given, "mood": 4, "activities": ["walk", "tea", "new one",
@@ -473,6 +475,33 @@ def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_
     assert other["occurred_at"] == "2026-11-30T08:15:00-03:00"
     assert other["client_id"] != "not-a-uuid" and len(other["client_id"]) == 36
     assert seen["noon"] == "2026-11-30T12:00:00+05:30"
+
+
+def test_an_entry_deleted_since_it_was_saved_leaves_the_outbox_as_done(app_stack, browser):
+    """The outbox still holds an entry the server saved (the answer was lost) and the person
+    has deleted since, on another device: the sync's 410 `deleted` drops it as done — not
+    kept as a refusal — the entry stays deleted, and the log page says why it went (#36 6a)."""
+    driver = signed_in(browser, app_stack, "eve")
+    eve = int(driver.execute_script("return document.body.dataset.user"))
+    other_device = api_session(app_stack.url, "eve")
+    client_id = "3b241101-e2bb-4255-8caf-4136c566a962"
+    status, _, saved = http("POST", app_stack.url + "/api/entries",
+                            {"mood": 4, "client_id": client_id}, other_device)
+    assert status == 201
+    assert http("DELETE", f"{app_stack.url}/api/entries/{saved['id']}",
+                headers=other_device)[0] == 204
+    driver.execute_async_script("""
+        const [owner, clientId, done] = arguments;
+        self.kmoodOutbox.put({client_id: clientId, created: Date.now(), status: "waiting",
+          message: null, owner, body: {client_id: clientId, mood: 4, activities: [],
+                                       metrics: {}}}).then(() => done());
+    """, eve, client_id)
+    driver.get(app_stack.url + "/")  # the page sends what waits as it opens
+    waiting(driver, 0)
+    WebDriverWait(driver, 10).until(
+        lambda d: d.find_element(By.ID, "outbox-deleted").is_displayed())
+    assert not driver.find_element(By.ID, "outbox").is_displayed()
+    assert entries(app_stack, "eve") == []
 
 
 def test_an_entry_the_busy_server_cannot_save_now_is_kept_and_sent_once_later(
@@ -532,7 +561,8 @@ def test_on_a_shared_device_each_person_s_waiting_entries_go_only_to_their_own_a
     """, ann)
     login(driver, app_stack.url, "ben")
     driver.get(app_stack.url + "/")
-    assert sync(driver) == {"sent": 0, "refused": 0, "waiting": 0, "outcome": "done"}
+    assert sync(driver) == {"sent": 0, "deleted": 0, "refused": 0, "waiting": 0,
+                            "outcome": "done"}
     assert entries(app_stack, "ben") == [] and len(outbox(driver)) == 1
     assert not driver.find_element(By.ID, "outbox").is_displayed()
     assert "ann's private note" not in driver.page_source

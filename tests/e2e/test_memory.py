@@ -16,8 +16,8 @@ from kmood_lib.web.http import SECURITY_HEADERS
 from tests.helpers import http, multipart, run
 from tests.unit.test_daylio_backup import bomb
 
-RSS_BOUND_MB = 80  # documented in the README (Security)
-UPLOAD_RSS_BOUND_MB = 150  # any upload of any shape; README (Security)
+RSS_BOUND_MB = 80  # documented in docs/security.md
+UPLOAD_RSS_BOUND_MB = 150  # any upload of any shape; docs/security.md
 
 
 def rss_mb(pid: int, field: str = "VmRSS") -> float:

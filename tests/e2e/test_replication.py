@@ -1,8 +1,8 @@
-"""Off-machine replication with Litestream (README "Replication (off-machine)"): the shipped
-deploy/litestream.yml replicates the database while the server saves entries; once the database
-is gone, `litestream restore` brings back every entry that was acknowledged, and an earlier
-transaction ID gives the journal as it was then. k-mood runs on the restored file, and Litestream
-replicates it on from there."""
+"""Off-machine replication with Litestream (docs/backups.md "Replication (off-machine)"): the
+shipped deploy/litestream.yml replicates the database while the server saves entries; once the
+database is gone, `litestream restore` brings back every entry that was acknowledged, and an
+earlier transaction ID gives the journal as it was then. k-mood runs on the restored file, and
+Litestream replicates it on from there."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def client_ids(db_path: Path) -> list[str]:
         conn.close()
 
 
-@pytest.mark.parametrize("mode", ["off", "truncate"])  # off: the README's setting; truncate:
+@pytest.mark.parametrize("mode", ["off", "truncate"])  # off: the documented setting; truncate:
 def test_litestream_restores_every_acknowledged_entry_after_the_database_is_lost(  # the default
         stack_factory, tmp_path, mode):
     stack = stack_factory(KMOOD_CHECKPOINT_MODE=mode, KMOOD_CHECKPOINT_INTERVAL_S="0.2",

@@ -118,6 +118,21 @@ def everything_reads_back(conn) -> None:
                     value.encode("utf-8")
 
 
+# Columns holding a name a person sets: none may hold a character that shows nothing but
+# makes a name display as another (SPEC §9).
+NAME_COLUMNS = {"activities": "name", "activity_groups": "name", "metrics": "name || unit",
+                "mood_labels": "label", "entries": "mood_label", "goals": "name",
+                "note_templates": "name", "api_tokens": "name", "reminders": "title",
+                "songs": "artist || title || coalesce(album, '')"}
+HIDDEN_IN_NAMES = "\u200b\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+
+
+def no_name_hides_characters(conn) -> None:
+    for table, column in NAME_COLUMNS.items():
+        for (value,) in conn.execute(f"SELECT {column} FROM {table}").fetchall():
+            assert not value or not set(value) & set(HIDDEN_IN_NAMES), (table, value)
+
+
 def test_hostile_strings_in_every_json_field_of_every_route(world, wsgi, conn):
     alice, ids = world
     paths = alice.get("/api/openapi.json").json["paths"]
@@ -140,6 +155,7 @@ def test_hostile_strings_in_every_json_field_of_every_route(world, wsgi, conn):
     assert alice.get("/api/entries?limit=500").status == 200
     assert alice.get("/api/activities").status == 200
     everything_reads_back(conn)
+    no_name_hides_characters(conn)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
@@ -169,6 +185,7 @@ def test_hostile_strings_in_the_import_upload(world, conn):
     for raw in (b"\xff\xfe\x00", b"PK\x03\x04" + b"\xff" * 100, bytes(range(256)) * 10):
         check(upload(alice, "/api/import/daylio", {}, {"file": raw}), raw[:10])
     everything_reads_back(conn)
+    no_name_hides_characters(conn)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 

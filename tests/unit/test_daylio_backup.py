@@ -281,3 +281,55 @@ def test_daylio_reminders_are_named_with_their_times_to_set_up_here(conn, ann):
     [line] = [i for i in report["ignored"] if "reminder" in i]
     assert line.startswith("Daylio reminders at 21:30, 08:05 (off): not made")
     assert "Settings → Reminders" in line
+
+
+HIDDEN_CHARS = "\u200b\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+
+
+def names_hold_hidden_characters(conn) -> list[str]:
+    """Every stored name (activities, groups, metrics, labels, goals, templates) holding one
+    of the characters a name may not."""
+    found = []
+    for sql in ("SELECT name FROM activities", "SELECT name FROM activity_groups",
+                "SELECT name FROM metrics", "SELECT mood_label FROM entries",
+                "SELECT label FROM mood_labels", "SELECT name FROM goals",
+                "SELECT name FROM note_templates"):
+        found += [row[0] for row in conn.execute(sql) if row[0] and any(
+            c in row[0] for c in HIDDEN_CHARS)]
+    return found
+
+
+def test_invisible_and_direction_changing_characters_leave_a_backup_s_names_said_so(
+        conn, ann):
+    """A backup cannot be fixed where it was made: a tag, group, mood, goal or template name
+    holding a character a name may not hold (an override, an isolate, a zero-width space) is
+    imported without it — what goes shows nothing itself — and the report says where (#36 6d).
+    """
+    moods = [dict(m) for m in MOODS]
+    moods[5] = {**moods[5], "custom_name": "\u2067null\u2069"}
+    tags = [{**TAGS[0], "name": "\u202ekrow"}, {**TAGS[1], "name": "run\u200bning"}, TAGS[2]]
+    groups = [{**GROUPS[0], "name": "Work\ufeff stuff"}, {**GROUPS[1], "name": "\u200b"}]
+    document = {"version": 15, "customMoods": moods, "tags": tags, "tag_groups": groups,
+                "dayEntries": ENTRIES[:2], "metadata": {"created_at": 1},
+                "goals": [{"id": 1, "goal_id": 1, "name": "Floss\u2028daily", "id_tag": -1,
+                           "repeat_type": 2, "repeat_value": 3, "state": 0}],
+                "writingTemplates": [{"title": "Even\u202ding", "body": "How was it?"}]}
+    report = run(conn, ann, backup(document))
+    assert report["imported"] == 2
+    assert names_hold_hidden_characters(conn) == []
+    activities = dict(conn.execute(
+        "SELECT a.name, g.name FROM activities a LEFT JOIN activity_groups g"
+        " ON g.id = a.group_id WHERE a.user_id = ?", (ann,)).fetchall())
+    assert activities == {"krow": "Work stuff", "running": None, "old hobby": None}
+    assert [e[5] for e in journal(conn, ann)] == ["null", "Pretty good"]
+    assert [r[0] for r in conn.execute("SELECT name FROM goals")] == ["Floss daily"]
+    assert [r[0] for r in conn.execute("SELECT name FROM note_templates")] == ["Evening"]
+    said = "\n".join(report["warnings"])
+    for line in ("U+202E RIGHT-TO-LEFT OVERRIDE taken out of the activity 'krow'",
+                 "U+200B ZERO WIDTH SPACE taken out of the activity 'running'",
+                 "U+FEFF ZERO WIDTH NO-BREAK SPACE taken out of the group 'Work stuff'",
+                 "U+2067 RIGHT-TO-LEFT ISOLATE taken out of the mood name 'null'",
+                 "U+2028 LINE SEPARATOR taken out of the name 'Floss daily'",
+                 "U+202D LEFT-TO-RIGHT OVERRIDE taken out of the name 'Evening'"):
+        assert line in said, (line, report["warnings"])
+    assert run(conn, ann, backup(document))["imported"] == 0  # still idempotent

@@ -279,6 +279,30 @@ def test_control_characters_and_oversized_fields_are_row_problems(conn, ann):
     assert [p.split(":")[0] for p in refused.value.report["problems"]] == ["line 2", "line 3"]
 
 
+def test_invisible_and_direction_changing_characters_leave_names_and_the_report_says_so(
+        conn, ann):
+    """A mood, activity or scale name holding a character a name may not hold is read
+    without it (a hidden zero-width space does not make "good" another mood) and each such
+    name is said once, with its line (#36 6d)."""
+    rows = ["2024-01-02,,,10:00,good\u200b,\u202ekrow | run\u200bning,Sleep\u2066: 8/10 points,,",
+            "2024-01-01,,,10:00,good,run\u200bning,,,"]
+    report = run(conn, ann, csv_bytes(NEWEST, *rows))
+    assert report["imported"] == 2
+    assert [(e[4], e[5], e[9], e[10]) for e in journal(conn, ann)] == [
+        (4, None, "running", None), (4, None, "krow|running", "Sleep=8.0")]
+    assert vocabulary(conn, ann) == [("activity", "krow", None), ("activity", "running", None),
+                                     ("metric", "Sleep", "points:10.0")]
+    assert report["warnings"] == [
+        "line 2: U+200B ZERO WIDTH SPACE taken out of the mood name 'good' (a name may not"
+        " hold it)",
+        "line 2: U+202E RIGHT-TO-LEFT OVERRIDE taken out of the activity 'krow' (a name may"
+        " not hold it)",
+        "line 2: U+200B ZERO WIDTH SPACE taken out of the activity 'running' (a name may not"
+        " hold it)",
+        "line 2: U+2066 LEFT-TO-RIGHT ISOLATE taken out of the metric 'Sleep' (a name may not"
+        " hold it)"]
+
+
 def test_times_in_a_dst_gap_move_forward_and_in_a_fold_take_the_first(conn, ann):
     rows = ["2024-03-31,,,2:30 AM,good,,,,gap", "2024-10-27,,,2:30,good,,,,fold"]
     assert run(conn, ann, csv_bytes(NEWEST, *rows))["imported"] == 2

@@ -205,9 +205,9 @@ def test_csv_cells_a_spreadsheet_would_run_are_neutralised_and_read_back_unchang
 
 
 def comparable(document: dict) -> dict:
-    """An export without what an import cannot carry over, as the README documents: ids, import
-    keys and the times of the import; the place names and song details, which the worker looks
-    up again; and a reminder's token (never exported) with what depends on it."""
+    """An export without what an import cannot carry over, as docs/import-export.md documents:
+    ids, import keys and the times of the import; the place names and song details, which the
+    worker looks up again; and a reminder's token (never exported) with what depends on it."""
     out = {k: v for k, v in document.items() if k != "exported_at"}
     out["entries"] = [
         {**{k: v for k, v in e.items() if k not in ("id", "import_key", "created_at",
@@ -257,3 +257,24 @@ def test_export_import_export_round_trips_labels_vocabularies_reminders_and_weat
                                  NOW_MS)
     assert (again["imported"], again["restored"]) == (0, [])  # nothing doubled
     assert len(export.export_document(other, other_id, NOW_MS)["reminders"]) == 2
+
+
+def test_an_export_brings_back_an_entry_deleted_since_without_its_client_id(client_for, conn):
+    """Importing is deliberate: an export taken before an entry was deleted brings it back
+    (import keys, not client ids, say what is already there), without its client_id, so the
+    remembered id blocks no import and an outbox's replay of it is still 410 (#36 6a)."""
+    import uuid
+
+    zoe = client_for("zoe")
+    user_id = conn.execute("SELECT id FROM users WHERE username = 'zoe'").fetchone()[0]
+    client_id = str(uuid.uuid4())
+    body = {"mood": 4, "note": "kept in the export", "client_id": client_id}
+    saved = zoe.post("/api/entries", body).json
+    exported = zoe.get("/api/export?format=json").body
+    assert zoe.delete(f"/api/entries/{saved['id']}").status == 204
+    report = importer.import_file(conn, user_id, ZoneInfo("UTC"), exported, {}, NOW_MS)
+    assert report["imported"] == 1
+    [entry] = zoe.get("/api/entries").json["entries"]
+    assert entry["note"] == "kept in the export" and entry["client_id"] is None
+    assert zoe.post("/api/entries", body).status == 410
+    assert len(zoe.get("/api/entries").json["entries"]) == 1

@@ -76,6 +76,82 @@ def test_control_characters_in_names_are_refused_never_truncated(alice, conn, na
     assert counts(conn) == before
 
 
+# Characters that show nothing themselves but make a name display as another, or hide in it
+# (SPEC §9): the bidi embeddings, overrides and isolates, and the invisible separators.
+HIDDEN = {"\u202a": "LEFT-TO-RIGHT EMBEDDING", "\u202b": "RIGHT-TO-LEFT EMBEDDING",
+          "\u202c": "POP DIRECTIONAL FORMATTING", "\u202d": "LEFT-TO-RIGHT OVERRIDE",
+          "\u202e": "RIGHT-TO-LEFT OVERRIDE", "\u2066": "LEFT-TO-RIGHT ISOLATE",
+          "\u2067": "RIGHT-TO-LEFT ISOLATE", "\u2068": "FIRST STRONG ISOLATE",
+          "\u2069": "POP DIRECTIONAL ISOLATE", "\u200b": "ZERO WIDTH SPACE",
+          "\u2028": "LINE SEPARATOR", "\u2029": "PARAGRAPH SEPARATOR",
+          "\ufeff": "ZERO WIDTH NO-BREAK SPACE"}
+
+
+def every_name(conn) -> dict:
+    """Every name a person sets, as stored: what a refused name must leave as it was."""
+    queries = {"activities": "SELECT name FROM activities", "groups": "SELECT name FROM"
+               " activity_groups", "metrics": "SELECT name || '/' || unit FROM metrics",
+               "labels": "SELECT label FROM mood_labels", "entries": "SELECT mood_label FROM"
+               " entries", "songs": "SELECT artist || title FROM songs", "goals": "SELECT name"
+               " FROM goals", "templates": "SELECT name FROM note_templates",
+               "tokens": "SELECT name FROM api_tokens", "reminders": "SELECT title FROM"
+               " reminders"}
+    return {kind: sorted(repr(tuple(row)) for row in conn.execute(sql).fetchall())
+            for kind, sql in queries.items()}
+
+
+@pytest.mark.parametrize("char", list(HIDDEN), ids=[f"U+{ord(c):04X}" for c in HIDDEN])
+def test_invisible_and_direction_changing_characters_in_any_name_are_422_naming_them(
+        alice, conn, char):
+    """An RLO makes "\u202egnp.exe" display as "exe.png": every name a person sets refuses
+    these with a 422 naming the field and the character, and nothing changes (#36 6d)."""
+    assert alice.post("/api/activities", {"name": "walk", "group": "outside"}).status == 201
+    assert alice.post("/api/metrics", {"name": "sleep"}).status == 201
+    reminder = alice.post("/api/reminders", {"time": "20:00", "channel": "webhook",
+                                             "url": "https://example.org/hook"}).json["id"]
+    activity = alice.get("/api/activities").json["activities"][0]
+    metric = alice.get("/api/metrics").json["metrics"][0]
+    name = f"gnp{char}.exe"
+    before = every_name(conn)
+    refusals = [
+        ("POST", "/api/entries", {"mood": 3, "activities": ["ok", name]}, "activities[1]"),
+        ("POST", "/api/entries", {"mood": 3, "mood_label": name}, "mood_label"),
+        ("POST", "/api/entries", {"mood": 3, "song": {"artist": name, "title": "t"}},
+         "song.artist"),
+        ("POST", "/api/activities", {"name": name}, "name"),
+        ("POST", "/api/activities", {"name": "new", "group": name}, "group"),
+        ("PATCH", f"/api/activities/{activity['id']}", {"name": name}, "name"),
+        ("POST", "/api/activities/bulk", {"ids": [activity["id"]], "action": "group",
+                                          "group": name}, "group"),
+        ("POST", "/api/metrics", {"name": name}, "name"),
+        ("PATCH", f"/api/metrics/{metric['id']}", {"unit": name}, "unit"),
+        ("PATCH", "/api/moods/4", {"label": name}, "label"),
+        ("POST", "/api/goals", {"name": name, "period": "week", "target": 3}, "name"),
+        ("POST", "/api/templates", {"name": name, "note": "What went well?"}, "name"),
+        ("POST", "/api/tokens", {"name": name}, "name"),
+        ("PATCH", f"/api/reminders/{reminder}", {"title": name}, "title"),
+    ]
+    for method, path, body, field in refusals:
+        response = alice.request(method, path, json_body=body)
+        assert response.status == 422, (path, body, response.body)
+        message = response.json["error"]["fields"].get(field) or response.json["error"][
+            "message"]
+        assert f"U+{ord(char):04X} {HIDDEN[char]}" in message, (path, field, response.json)
+    assert every_name(conn) == before
+
+
+def test_a_note_keeps_invisible_and_direction_changing_characters_shown_in_its_direction(
+        alice):
+    """Prose is not a name: a note or title in mixed scripts may need them, and is shown with
+    dir="auto" so it cannot take over the page around it."""
+    text = "\u202bשלום\u202c and \u2067مرحبا\u2069\u200b\u2028next\ufeff"
+    saved = alice.post("/api/entries", {"mood": 3, "note": text, "note_title": text})
+    assert saved.status == 201 and saved.json["note"] == text == saved.json["note_title"]
+    history = alice.get("/entries").text
+    assert f'<p class="note" dir="auto">{text}</p>' in history
+    assert f'<p class="title" dir="auto">{text}</p>' in history
+
+
 def test_a_note_keeps_its_line_breaks_and_tabs_but_not_other_controls(alice):
     kept = alice.post("/api/entries", {"mood": 3, "note": "one\r\ntwo\tthree"})
     assert kept.status == 201 and kept.json["note"] == "one\r\ntwo\tthree"

@@ -76,3 +76,21 @@ def test_routes_declare_a_known_auth_level(services):
         app.route("/api/typo", callback=lambda: "x", auth="pubic")
         app.router.match({"PATH_INFO": "/api/typo", "REQUEST_METHOD": "GET"})[0].call()
     assert isinstance(app, bottle.Bottle)
+
+
+def test_asking_a_url_encoded_form_for_its_files_leaves_its_fields_to_be_read():
+    """The photos' reader may ask first: a url-encoded body has no files and is not read for
+    them (Bottle would read it as Latin-1 and leave nothing), so its fields are all there,
+    decoded as UTF-8, for the form that asks next (#36 6c)."""
+    import io
+
+    from kmood_lib.web.http import form_params, multipart, uploaded_files
+
+    body = b"mood=4&note=caf%C3%A9"
+    request = bottle.BaseRequest({
+        "REQUEST_METHOD": "POST", "CONTENT_TYPE": "application/x-www-form-urlencoded",
+        "CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body)})
+    assert uploaded_files(request, "photo") == []
+    fields, files = multipart(request)
+    assert fields == {} and files.get("file") is None
+    assert form_params(request, 1024) == {"mood": "4", "note": "café"}

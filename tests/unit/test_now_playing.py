@@ -48,6 +48,20 @@ def test_listenbrainz_playing():
     assert lb.requests[0]["headers"]["User-Agent"] == UA
 
 
+def test_a_suggestion_holds_no_character_a_song_s_names_may_not():
+    """An upstream's track name with a RIGHT-TO-LEFT OVERRIDE or a zero-width space is
+    suggested without them: the suggestion is posted back as the entry's song, whose names
+    refuse them (#36 6d)."""
+    hidden = {"payload": {"count": 1, "playing_now": True, "listens": [{"track_metadata": {
+        "artist_name": "\u202eRadio\u200bhead", "track_name": "Reck\u2066oner\u2069",
+        "release_name": "In\u2028Rainbows\ufeff"}}]}}
+    with FakeUpstream() as lb:
+        lb.route("/1/user/alice/playing-now", Reply(hidden))
+        result, _ = ask(lb_url=lb.url)
+    assert result["song"] == {"artist": "Radiohead", "title": "Reckoner", "album": "In Rainbows",
+                              "source": "listenbrainz"}
+
+
 def test_listenbrainz_nothing_playing_and_unknown_user():
     with FakeUpstream() as lb:
         lb.route("/1/user/alice/playing-now", Reply(LB_NOTHING))

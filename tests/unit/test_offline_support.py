@@ -121,3 +121,92 @@ def test_editing_an_entry_keeps_the_offset_it_was_logged_with(alice):
     after = alice.get(f"/api/entries/{entry['id']}").json
     assert after["note"] == "only the note changed"
     assert after["occurred_at"] == "2026-11-29T18:30:00-05:00"
+
+
+# --- a deleted entry stays deleted (#36 6a) ------------------------------------------------
+
+def test_an_entry_sent_again_after_it_was_deleted_is_410_deleted_and_stays_deleted(
+        alice, client_for, caplog):
+    """An outbox lost the answer to a saved entry; the person deleted it on another device;
+    the outbox sends it again: 410 `deleted`, nothing saved — also when its body would no
+    longer pass (its metric deleted too) — and the kept entry list knows it is gone."""
+    metric = alice.get("/api/metrics").json["metrics"][0]
+    body = {"mood": 4, "client_id": str(uuid.uuid4()), "metrics": {"sleep": 7}}
+    saved = alice.post("/api/entries", body).json
+    assert [e["id"] for e in alice.get("/api/entries").json["entries"]] == [saved["id"]]
+    assert alice.delete(f"/api/entries/{saved['id']}").status == 204
+    assert alice.get("/api/entries").json["entries"] == []
+    caplog.set_level(logging.INFO, logger="kmood_lib.web.api.entries")
+    again = alice.request("POST", "/api/entries", json_body=body,
+                          headers={"X-Kmood-Outbox": f"{uuid.uuid4()} 1/1"})
+    assert again.status == 410 and again.json["error"]["code"] == "deleted"
+    assert [r.getMessage() for r in caplog.records if "outbox sync" in r.getMessage()] == [
+        "outbox sync for alice: 1 of 1 entries sent (0 new, 0 already here, 1 deleted since),"
+        " 0 refused"]
+    assert alice.request("DELETE", f"/api/metrics/{metric['id']}").status == 204
+    assert alice.post("/api/entries", body).status == 410
+    assert alice.post("/api/entries", {**body, "client_id": body["client_id"].upper()}
+                      ).status == 410
+    assert alice.get("/api/entries").json["entries"] == []
+    assert alice.get(f"/api/entries/{saved['id']}").status == 404
+    bob = client_for("bob")  # remembered per person: the same id is nothing to anyone else
+    assert bob.post("/api/entries", {"mood": 2, "client_id": body["client_id"]}).status == 201
+
+
+def test_the_save_itself_refuses_a_client_id_deleted_after_the_replay_was_asked(
+        alice, services, conn):
+    """Asked again inside the save's own transaction: a delete that commits between the
+    replay check and the save still wins."""
+    from zoneinfo import ZoneInfo
+
+    from kmood_lib.journal import writes
+    from kmood_lib.journal.entry_input import parse_entry, utc_now
+
+    client_id = str(uuid.uuid4())
+    saved = alice.post("/api/entries", {"mood": 3, "client_id": client_id}).json
+    assert alice.delete(f"/api/entries/{saved['id']}").status == 204
+    data = parse_entry({"mood": 3, "client_id": client_id}, tz=ZoneInfo("UTC"),
+                       now=utc_now(services.clock), metric_defs={}, patch=False)
+    user_id = alice.get("/api/me").json["id"]
+    assert writes.create_entry(conn, user_id, data, "api", services.clock.now_ms()) == \
+        writes.DELETED
+    assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 0
+
+
+def test_the_log_form_posted_again_after_its_entry_was_deleted_says_so_and_saves_nothing(
+        alice):
+    page, fields = log_form(alice)
+    assert post_form(alice, "/entries", fields, csrf_of(page)).status == 303
+    [entry] = alice.get("/api/entries").json["entries"]
+    confirm = alice.get(f"/entries/{entry['id']}/delete").text
+    assert post_form(alice, f"/entries/{entry['id']}/delete", {}, csrf_of(confirm)).status == 303
+    again = post_form(alice, "/entries", fields, csrf_of(page))
+    assert again.status == 303 and again.headers["Location"] == "/?done=deleted_before"
+    assert alice.get("/api/entries").json["entries"] == []
+    assert "this entry was deleted after it was first saved" in alice.get(
+        again.headers["Location"]).text
+
+
+def test_a_deleted_entry_s_client_id_is_forgotten_by_the_worker_after_the_retention(
+        alice, services, clock, conn):
+    """KMOOD_DELETED_CLIENT_IDS_KEEP_S (90 days by default: an outbox keeps an entry until it
+    is sent, so any bound is a choice): until then a replay stays refused; after it the
+    worker's maintenance forgets the id, and a replay would save the entry again."""
+    from kmood_lib.maintenance import maintenance_steps
+    from tests.conftest import PASSWORD
+
+    body = {"mood": 4, "client_id": str(uuid.uuid4())}
+    saved = alice.post("/api/entries", body).json
+    assert alice.delete(f"/api/entries/{saved['id']}").status == 204
+    prune = {name: step for name, _, step in maintenance_steps(services)}[
+        "prune_deleted_client_ids"]
+    keep_s = services.config.deleted_client_ids_keep_s
+    assert keep_s == 90 * 24 * 3600
+    clock.advance(keep_s - 1)
+    prune(services, conn, clock.now_ms())
+    assert alice.login("alice", PASSWORD).status == 201  # the 30-day session ran out meanwhile
+    assert alice.post("/api/entries", body).status == 410
+    clock.advance(2)
+    prune(services, conn, clock.now_ms())
+    assert conn.execute("SELECT count(*) FROM deleted_client_ids").fetchone()[0] == 0
+    assert alice.post("/api/entries", body).status == 201

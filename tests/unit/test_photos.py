@@ -192,6 +192,25 @@ def test_photos_chosen_on_the_log_form_arrive_with_the_entry(alice, conn):
     assert entry["note"] == "with pictures" and len(entry["photos"]) == 2
 
 
+def test_a_replayed_log_form_changes_nothing_not_even_its_photos(alice, conn):
+    """The same form (its client_id) posted again with another photo and note: the entry
+    keeps its one photo and its note, and the replay's files are not even read — one that
+    would be refused (an SVG) is not a refusal of what is already saved (#36 6b)."""
+    page = alice.get("/").text
+    form = {"csrf_token": csrf_of(page), "mood": "4", "note": "the first",
+            "client_id": re.search(r'name="client_id" value="([^"]+)"', page).group(1),
+            "date": "2026-12-01", "time": "10:00"}
+    body, content_type = form_with_photos(form, [images.png()])
+    assert alice.request("POST", "/entries", body=body, content_type=content_type).status == 303
+    for photo in (images.phone_jpeg(), images.SVG):
+        body, content_type = form_with_photos({**form, "note": "the second"}, [photo])
+        replay = alice.request("POST", "/entries", body=body, content_type=content_type)
+        assert replay.status == 303 and replay.headers["Location"] == "/?done=logged"
+    [entry] = alice.get("/api/entries").json["entries"]
+    assert entry["note"] == "the first" and len(entry["photos"]) == 1
+    assert conn.execute("SELECT count(*) FROM photos").fetchone()[0] == 1
+
+
 def test_a_photo_refused_on_the_log_form_saves_nothing_and_keeps_what_was_typed(alice, conn):
     page = alice.get("/").text
     form = {"csrf_token": csrf_of(page), "mood": "2", "note": "keep me", "date": "2026-12-01",

@@ -96,6 +96,19 @@ def test_activities_and_groups_are_managed_with_forms(admin):
     assert admin.get(f"/api/entries/{entry['id']}").json["activities"] == []
 
 
+def test_a_name_that_would_display_as_another_is_refused_on_the_form_naming_the_character(
+        admin):
+    """"\u202egnp.exe" shows as "exe.png": the activity form says which character it may not
+    hold, keeps what was typed, and makes nothing (#36 6d)."""
+    token = csrf(admin, "/settings/activities")
+    refused = post_form(admin, "/settings/activities", {"name": "\u202egnp.exe",
+                                                        "group": "files"}, token)
+    assert refused.status == 422
+    assert "must not contain U+202E RIGHT-TO-LEFT OVERRIDE" in refused.text
+    assert 'value="\u202egnp.exe"' in refused.text
+    assert admin.get("/api/activities").json["activities"] == []
+
+
 def test_metrics_are_created_edited_and_deleted(admin):
     token = csrf(admin, "/settings/metrics")
     assert post_form(admin, "/settings/metrics", {"name": "sleep", "unit": "h", "min": "0",

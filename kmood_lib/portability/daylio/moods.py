@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from kmood_lib.core.text import name_key
+from kmood_lib.core.text import name_key, without_hidden
 
 # Daylio's default mood names (SPEC §8): English (older exports say "fugly" for 2), French,
 # Polish. Renamed and custom moods, and other languages, need the user's mood map.
@@ -90,4 +90,6 @@ class MoodNames:
         self.known.update(user_map)
 
     def level(self, name: str) -> int | None:
-        return self.known.get(name_key(name.strip()))
+        """The name's level; a character a name may not hold, which shows nothing, is not
+        what tells two moods apart (the row's label is cleaned of it when imported)."""
+        return self.known.get(name_key(without_hidden(name).strip()))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from kmood_lib.core.errors import DomainError
-from kmood_lib.core.text import name_key
+from kmood_lib.core.text import hidden_character, name_key, without_hidden
 from kmood_lib.portability.daylio.notes import _PlainText
 
 MAX_PROBLEMS = 200  # listed in a report; the count says how many more there were
@@ -126,9 +126,61 @@ class Plan:
     photos: int = 0  # photos the rows name that the archive holds
     memos: int = 0  # voice memos likewise
     _spellings: dict[str, str] = field(default_factory=dict, repr=False)  # key -> first spelling
+    _cleaned: set[str] = field(default_factory=set, repr=False)  # names already said so
 
     def problem(self, message: str) -> None:
         self.problems.append(message)
+
+    def name(self, text: str, where: str, what: str) -> str:
+        """A name from the file without the invisible and direction-changing characters a
+        name may not hold (core.text; trimmed when one was taken out), said once per name in
+        the warnings. Taken out rather than refusing the file: a backup cannot be fixed where
+        it was made, and what goes shows nothing itself (an override goes with its disguise)."""
+        cleaned = without_hidden(text)
+        if cleaned == text:
+            return text
+        if text not in self._cleaned:
+            self._cleaned.add(text)
+            self.warnings.append(f"{where}: {hidden_character(text)} taken out of the {what}"
+                                 f" {cleaned.strip()[:40]!r} (a name may not hold it)")
+        return cleaned.strip()
+
+    def clean_row(self, row: Row) -> None:
+        """The row's names through `name`: its mood name, activities, song and metrics."""
+        if row.label:
+            row.label = self.name(row.label, row.where, "mood name") or None
+        row.activities = list(dict.fromkeys(
+            cleaned for a in row.activities if (cleaned := self.name(a, row.where, "activity"))))
+        for metric in row.metrics:
+            metric.name = self.name(metric.name, row.where, "metric")
+        song = row.song
+        if song is not None:
+            song.artist = self.name(song.artist, row.where, "song's artist")
+            song.title = self.name(song.title, row.where, "song's title")
+            if song.album:
+                song.album = self.name(song.album, row.where, "song's album") or None
+            if not song.artist or not song.title:
+                row.song = None
+
+    def clean_names(self) -> None:
+        """The names the file brings besides its rows through `name`: activity groups, and
+        what the restore step makes (activities, metrics, goals, templates, mood labels,
+        reminder titles)."""
+        groups = {}
+        for activity, group in self.groups.items():
+            group = self.name(group, "groups", "group")
+            if group:
+                groups[self.name(activity, "activities", "activity")] = group
+        self.groups = groups
+        moods = self.extras.get("moods")
+        if moods:
+            self.extras["moods"] = {level: self.name(label, "moods", "mood label")
+                                    for level, label in moods.items()}
+        for kind in ("activities", "metrics", "goals", "templates", "reminders"):
+            for item in self.extras.get(kind) or ():
+                for key in ("name", "group", "activity", "unit", "title"):
+                    if isinstance(item.get(key), str):
+                        item[key] = self.name(item[key], kind, key)
 
     def saw_day(self, day: date) -> None:
         if self.first_day is None or day < self.first_day:

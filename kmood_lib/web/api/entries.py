@@ -30,7 +30,13 @@ from kmood_lib.journal import (
 from kmood_lib.journal.entry_json import dumps
 from kmood_lib.journal.nowplaying import now_playing
 from kmood_lib.web.auth import Auth
-from kmood_lib.web.http import json_body, json_response, json_text_response, query_params
+from kmood_lib.web.http import (
+    ApiError,
+    json_body,
+    json_response,
+    json_text_response,
+    query_params,
+)
 from kmood_lib.web.routing import Routes
 
 routes = Routes()
@@ -60,8 +66,9 @@ def list_entries(services, conn, auth: Auth):
 class OutboxBatches:
     """A device sending its offline outbox marks each request `X-Kmood-Outbox: <batch> i/n`;
     the server writes one line per batch when its last item arrives: how many were new, were
-    already here (a replay) or refused. At most MAX batches are followed at once (in memory:
-    a restart loses only the count of a batch under way)."""
+    already here (a replay), had been deleted since (answered 410) or refused. At most MAX
+    batches are followed at once (in memory: a restart loses only the count of a batch under
+    way)."""
 
     MAX = 256
     HEADER = re.compile(r"([0-9a-f-]{8,36}) ([0-9]{1,6})/([0-9]{1,6})")
@@ -76,16 +83,18 @@ class OutboxBatches:
             return
         key, (i, n) = (user.id, found.group(1)), (int(found.group(2)), int(found.group(3)))
         with self.lock:
-            tally = self.batches.pop(key, {"new": 0, "replayed": 0, "refused": 0})
+            tally = self.batches.pop(key, {"new": 0, "replayed": 0, "deleted": 0, "refused": 0})
             tally[outcome] += 1
             if i < n:
                 self.batches[key] = tally
                 while len(self.batches) > self.MAX:
                     del self.batches[next(iter(self.batches))]
                 return
-        log.info("outbox sync for %s: %d of %d entries sent (%d new, %d already here), "
-                 "%d refused", user.username, tally["new"] + tally["replayed"], n, tally["new"],
-                 tally["replayed"], tally["refused"])
+        deleted = f", {tally['deleted']} deleted since" if tally["deleted"] else ""
+        log.info("outbox sync for %s: %d of %d entries sent (%d new, %d already here%s), "
+                 "%d refused", user.username,
+                 tally["new"] + tally["replayed"] + tally["deleted"], n, tally["new"],
+                 tally["replayed"], deleted, tally["refused"])
 
 
 OUTBOX = OutboxBatches()
@@ -101,6 +110,10 @@ def create_entry(services, conn, auth: Auth):
     except ValidationError:
         OUTBOX.count(auth.user, batch, "refused")
         raise
+    if saved.deleted:
+        OUTBOX.count(auth.user, batch, "deleted")
+        raise ApiError(410, "this entry was deleted after it was saved: it is not saved again",
+                       code="deleted")
     OUTBOX.count(auth.user, batch, "new" if saved.created else "replayed")
     text = (dumps(saved.entry) if saved.entry is not None  # created: no second read
             else queries.get_entry_json(conn, auth.user.id, saved.entry_id))
@@ -120,8 +133,8 @@ def patch_entry(services, conn, auth: Auth, entry_id: int):
 
 
 @routes.delete("/api/entries/<entry_id:id>")
-def delete_entry(conn, auth: Auth, entry_id: int):
-    writes.delete_entry(conn, auth.user.id, entry_id)
+def delete_entry(services, conn, auth: Auth, entry_id: int):
+    writes.delete_entry(conn, auth.user.id, entry_id, services.clock.now_ms())
     return bottle.HTTPResponse(status=204)
 
 

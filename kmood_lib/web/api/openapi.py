@@ -553,6 +553,10 @@ PATHS["/api/export"] = {"get": {
 PATHS["/api/entries"]["post"]["responses"]["200"] = {
     "description": "a replayed client_id: the entry created the first time, unchanged",
     "content": {"application/json": {"schema": _ref("Entry")}}}
+PATHS["/api/entries"]["post"]["responses"]["410"] = {
+    "description": "a replayed client_id whose entry was deleted since (code `deleted`):"
+                   " nothing is saved, and an outbox takes it as done",
+    "content": {"application/json": {"schema": _ref("Error")}}}
 PATHS["/api/session"]["post"]["responses"]["503"] = {
     "description": "every password-hashing slot is busy; retry after Retry-After seconds",
     "content": {"application/json": {"schema": _ref("Error")}}}

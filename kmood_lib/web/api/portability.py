@@ -13,7 +13,7 @@ from kmood_lib.core.errors import ValidationError
 from kmood_lib.portability import export, importer
 from kmood_lib.portability.daylio.moods import parse_mood_map
 from kmood_lib.web.auth import Auth
-from kmood_lib.web.http import ApiError, json_response, multipart, query_params
+from kmood_lib.web.http import ApiError, is_multipart, json_response, multipart, query_params
 from kmood_lib.web.routing import Routes
 
 routes = Routes()
@@ -31,7 +31,7 @@ def mood_map_field(value: str | None) -> dict[str, int]:
 @routes.post("/api/import/daylio", max_body="upload")
 def import_file(services, conn, auth: Auth):
     request = bottle.request
-    if (request.content_type or "").split(";")[0].strip().lower() != "multipart/form-data":
+    if not is_multipart(request):
         raise ApiError(415, "send the file as multipart/form-data, in the field `file`")
     fields, files = multipart(request)
     data = files.get("file") or None

@@ -115,12 +115,17 @@ def home(services, conn, auth: Auth):
 
 @routes.post("/entries", form=home_page, labels=entry_form.form_errors, max_body="photos")
 def log_entry(services, conn, auth: Auth):
-    prepared = uploads.prepare_uploaded(services, required=False)  # refused: nothing saved
-    saved = saving.create(services, conn, auth.user,
-                          posted_entry(services, conn, auth, creating=True), "web")
-    if prepared:  # a replay of the same form adds nothing: a photo is keyed by its bytes
-        uploads.store(services, conn, auth.user.id, saved.entry_id, prepared)
-    return redirect("/", "logged")
+    """A new entry with its photos; the same form again (its client_id) changes nothing:
+    asked first, so the replay's photos are not even read. One whose entry was deleted since
+    is not saved again: the log page says so."""
+    body = posted_entry(services, conn, auth, creating=True)
+    saved = saving.replay_of(conn, auth.user.id, body)
+    if saved is None:
+        prepared = uploads.prepare_uploaded(services, required=False)  # refused: nothing saved
+        saved = saving.create(services, conn, auth.user, body, "web")
+        if prepared and saved.created:  # not when a twin of this post saved it meanwhile
+            uploads.store(services, conn, auth.user.id, saved.entry_id, prepared)
+    return redirect("/", "deleted_before" if saved.deleted else "logged")
 
 
 # --- history ------------------------------------------------------------------------------
@@ -212,6 +217,6 @@ def delete_form(conn, auth: Auth, entry_id: int):
 
 
 @routes.post("/entries/<entry_id:id>/delete")
-def delete_submit(conn, auth: Auth, entry_id: int):
-    writes.delete_entry(conn, auth.user.id, entry_id)
+def delete_submit(services, conn, auth: Auth, entry_id: int):
+    writes.delete_entry(conn, auth.user.id, entry_id, services.clock.now_ms())
     return redirect("/entries", "deleted")

@@ -268,6 +268,9 @@ async function sync() {
   if (report.sent && form) {
     document.getElementById("outbox-sent").hidden = false;
   }
+  if (report.deleted && form) {
+    document.getElementById("outbox-deleted").hidden = false;
+  }
 }
 
 function setupLogPage() {

@@ -6,7 +6,8 @@
 // local time and the device's offset in occurred_at), status: "waiting" | "refused",
 // message (the server's, for a refused one)}. Sync sends each item as one request with its
 // client_id, oldest first; the server answers a replay with the entry it already has, so an
-// item sent twice (a sync cut off, two tabs) is still one entry.
+// item sent twice (a sync cut off, two tabs) is still one entry, and an entry deleted since
+// (on another device, after a send whose answer was lost) with 410: it is not brought back.
 (function (scope) {
   "use strict";
 
@@ -158,6 +159,8 @@
 
   // What one answer means for its item and for the rest of the run.
   //   sent: the server has the entry (201 new, 200 a replay) -> drop the item, go on
+  //   deleted: 410, the entry was saved once and deleted since (on another device) -> drop
+  //     the item as done, go on; the page says so, as a note rather than a refusal
   //   login: 401 -> keep everything, ask the person to log in
   //   stop: anything else (busy, down, no network) -> keep everything, try again later
   //   forbidden: 403 (the token went stale: another tab logged in again) -> a fresh token,
@@ -166,6 +169,7 @@
   //     never pass as it is) -> kept with the message, the next one sent; it blocks nothing
   function decide(status) {
     if (status === 200 || status === 201) return "sent";
+    if (status === 410) return "deleted";
     if (status === 401) return "login";
     if (status === 403) return "forbidden";
     if (status >= 400 && status < 500 && status !== 408 && status !== 429) return "refused";
@@ -196,12 +200,12 @@
 
   // Send what waits, oldest first; one run at a time across this browser's tabs and its
   // service worker (a Web Lock where there is one; the client_id makes a double harmless
-  // where there is none). Returns {sent, refused, waiting, outcome}.
+  // where there is none). Returns {sent, deleted, refused, waiting, outcome}.
   async function sync(fetcher) {
     fetcher = fetcher || fetch.bind(scope);
     const body = async () => {
       let items = (await all()).filter((item) => item.status === "waiting");
-      const report = { sent: 0, refused: 0, waiting: items.length, outcome: "done" };
+      const report = { sent: 0, deleted: 0, refused: 0, waiting: items.length, outcome: "done" };
       if (!items.length) return report;
       let me;
       try {
@@ -258,9 +262,9 @@
             continue;
           }
         }
-        if (verdict === "sent") {
+        if (verdict === "sent" || verdict === "deleted") {
           await remove(item.client_id);
-          report.sent += 1;
+          report[verdict] += 1;
           report.waiting -= 1;
         } else if (verdict === "refused") {
           let answer = null;
