@@ -10,9 +10,9 @@ import sqlite3
 from collections.abc import Callable, Iterator
 
 # A piece as large as waitress's outbuf_overflow (1 MiB): waitress keeps smaller pieces sent
-# to a fast client in memory, up to its 16 MB high-water mark per connection, but moves a
-# piece this large to its temporary file at once (measured: 8 whole downloads of a 30 MB
-# memo at once add ~120 MB in 64 KiB pieces, ~45 MB in these).
+# to a fast client in memory, up to its high-water mark per connection (cli.serve), but moves
+# a piece this large to its temporary file at once (measured: 8 whole downloads of a 30 MB
+# memo at once add ~120 MB in 64 KiB pieces at waitress's default mark, ~32 MB in these).
 CHUNK_BYTES = 1024 * 1024
 CACHE_KIB = 256  # the reader's page cache: each page of a blob is read once
 
