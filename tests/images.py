@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import io
 import random
+import struct
 import uuid
+import zlib
 
 from PIL import Image
 
@@ -50,6 +52,25 @@ def noise_png(seed: int, side: int = 300) -> bytes:
     out = io.BytesIO()
     image.save(out, "PNG")
     return out.getvalue()
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return (struct.pack(">I", len(data)) + kind + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+
+def png_declaring(width: int, height: int, depth: int = 8, colour: int = 6,
+                  row: bytes | None = None) -> bytes:
+    """A PNG whose IHDR says width x height; with `row`, every row is that (filter byte
+    included), streamed through zlib so a huge image is a few kilobytes."""
+    ihdr = struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0)
+    if row is None:
+        idat = zlib.compress(b"\x00" * 16)  # a header and nothing behind it
+    else:
+        packer = zlib.compressobj(9)
+        idat = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", idat)
+            + _chunk(b"IEND", b""))
 
 
 def png_bomb(megapixels: int = 50) -> bytes:

@@ -54,8 +54,9 @@ class MemoryBudget:
             raise TooLarge(f"{what} would need about {_mb(wanted)} of memory to read; this"
                            f" server reads images within {_mb(self.total)}"
                            " (KMOOD_PHOTO_MEMORY_BYTES)",
-                           {field: f"needs about {_mb(wanted)} of memory to read, more than"
-                                   f" this server allows ({_mb(self.total)})"} if field else None)
+                           {field: f"too large to read here (it needs about {_mb(wanted)} of"
+                                   f" memory; this server allows {_mb(self.total)}): save it"
+                                   " smaller, or as a JPEG"} if field else None)
         with self._changed:
             if self.used + wanted <= self.total and not self._queue:
                 self._hold(wanted)

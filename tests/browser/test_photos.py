@@ -216,7 +216,7 @@ def test_what_is_not_a_photo_is_refused_on_the_phone_and_another_s_photo_is_not_
         assert found, (name, driver.current_url, driver.find_element(By.TAG_NAME, "main").text[-400:])
         alert = found[0]
         assert ("not a JPEG, PNG or WebP" if name.endswith(".svg") else
-                "more than 40 million pixels") in alert.text, alert.text
+                "too large to read here") in alert.text, alert.text
     screenshot(driver, "photos-refused-phone-light", whole_page=False)
     create_user(pam, "pia2")
     auth = api_session(pam.url, "pam")

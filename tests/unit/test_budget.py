@@ -30,8 +30,9 @@ def test_more_than_the_whole_budget_is_refused_at_once_naming_what_it_needs():
         with budget.reserve(600 * MB, "photo 1", "photo"):
             pass
     assert "about 600 MB" in refused.value.message and "100 MB" in refused.value.message
-    assert refused.value.fields == {"photo": "needs about 600 MB of memory to read, more than"
-                                             " this server allows (100 MB)"}
+    assert refused.value.fields == {"photo": "too large to read here (it needs about 600 MB of"
+                                             " memory; this server allows 100 MB): save it"
+                                             " smaller, or as a JPEG"}
     assert budget.used == 0 and budget.refused_large == 1
 
 

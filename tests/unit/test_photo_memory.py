@@ -20,22 +20,32 @@ pytestmark = pytest.mark.slow  # each case runs in a fresh process to measure it
 MB = 1024 * 1024
 
 
+def picture(mode: str, size: tuple[int, int]) -> Image.Image:
+    """Bands of colour: decoding costs what any image of its size and mode costs, and it is
+    quick to make and small to send (noise would take the encoder seconds)."""
+    image = Image.new("RGB", size, (200, 120, 40))
+    for i in range(0, size[0], max(1, size[0] // 7)):
+        image.paste((i % 256, 90, 200), (i, 0, i + max(1, size[0] // 14), size[1]))
+    if mode == "RGBA":
+        image.putalpha(180)
+    return image.convert(mode) if mode not in ("RGB", "RGBA") else image
+
+
 def png(mode: str, size: tuple[int, int]) -> bytes:
-    image = Image.effect_noise(size, 40).convert(mode) if mode != "1" else Image.new("1", size)
     out = io.BytesIO()
-    image.save(out, "PNG")
+    picture(mode, size).save(out, "PNG", compress_level=1)
     return out.getvalue()
 
 
 def jpeg(size: tuple[int, int], **options) -> bytes:
     out = io.BytesIO()
-    Image.effect_noise(size, 40).convert("RGB").save(out, "JPEG", quality=80, **options)
+    picture("RGB", size).save(out, "JPEG", quality=80, **options)
     return out.getvalue()
 
 
 def webp(size: tuple[int, int], frames: int = 1) -> bytes:
     out = io.BytesIO()
-    first = Image.effect_noise(size, 40).convert("RGB")
+    first = picture("RGB", size)
     rest = [Image.new("RGB", size, (i, 0, 0)) for i in range(1, frames)]
     first.save(out, "WEBP", lossless=True, save_all=frames > 1, append_images=rest)
     return out.getvalue()

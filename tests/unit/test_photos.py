@@ -1,17 +1,27 @@
-"""Photos of an entry (issue #26): stored in the database without EXIF or GPS, upright, at
-most 2 560 px with a thumbnail; refused clearly when they are not images, too big, or too
-many; shown only to their owner."""
+"""Photos of an entry (issues #26, #36): stored in the database without EXIF or GPS, upright,
+at most 2 560 px with a thumbnail; refused clearly when they are not images, too big, or too
+many; shown only to their owner. What decoding costs is in test_photo_memory.py, what a kept
+file may hold in test_photo_files.py, storing once and the quota in test_storage_quota.py."""
 
 from __future__ import annotations
 
 import io
 import re
+import struct
+from datetime import datetime
 
 import pytest
 from PIL import Image
 
+from kmood_lib.journal import photos
 from tests import images
 from tests.images import upload
+from tests.unit.test_daylio_backup import (
+    ann,  # noqa: F401 - a fixture
+    day_entry,
+)
+from tests.unit.test_daylio_backup_photos import picture, stored_photos, sums, with_assets
+from tests.unit.test_daylio_csv import run
 
 
 @pytest.fixture
@@ -247,3 +257,195 @@ def test_a_clean_file_is_kept_byte_for_byte_and_one_with_hidden_text_is_not(alic
     jpeg = images.phone_jpeg(200, 100, rotated=False)
     [photo] = upload(alice, entry, jpeg).json["photos"][2:]
     assert stored(conn, photo["id"]) != jpeg and b"Phone" not in stored(conn, photo["id"])
+
+
+def mpo_jpeg() -> bytes:
+    """What many Android phones (and cameras in portrait/3D mode) write: a JPEG whose APP2
+    carries a Multi-Picture index (a second, smaller picture behind the first). Its MIME type
+    is image/jpeg, its extension .jpg; Pillow opens it as format "MPO"."""
+    first = Image.new("RGB", (64, 48), (200, 10, 10))
+    second = Image.new("RGB", (32, 24), (10, 200, 10))
+    out = io.BytesIO()
+    first.save(out, "MPO", save_all=True, append_images=[second])
+    return out.getvalue()
+
+
+# --- a phone's MPO JPEG (a JPEG with a depth map behind it) ---------------------------------
+
+def test_a_phone_mpo_jpeg_is_stored_not_a_500(alice, entry, conn):
+    answer = upload(alice, entry, mpo_jpeg())
+    assert answer.status == 201, (answer.status, answer.body[:200])
+    [photo] = answer.json["photos"]
+    assert alice.get(photo["url"]).headers["Content-Type"] == "image/jpeg"
+
+
+def test_an_mpo_photo_in_a_daylio_backup_does_not_sink_the_whole_import(conn, ann):
+    entry = day_entry(300, datetime(2024, 6, 1, 9, 0), 2, 1)
+    entry["assets"] = [1, 2]
+    data = with_assets([entry], [{"id": 1, "checksum": sums(1), "type": 1},
+                                 {"id": 2, "checksum": sums(2), "type": 1}],
+                       {f"assets/photos/2024/6/{sums(1)}": picture(1),
+                        f"assets/photos/2024/6/{sums(2)}": mpo_jpeg()})
+    report = run(conn, ann, data)
+    assert report["imported"] == 1
+    assert len(stored_photos(conn, ann)["2024-06-01"]) == 2
+
+
+# --- transparency, however a PNG says it ----------------------------------------------------
+
+def transparent_png(kind: str) -> bytes:
+    """20 x 10: the left half fully transparent (through tRNS), the right half opaque red."""
+    if kind == "palette":  # what pngquant, optimisers and most stickers/emoji PNGs are
+        image = Image.new("P", (20, 10), 0)
+        image.putpalette([0, 0, 0, 255, 0, 0] + [0] * 762)
+        image.paste(1, (10, 0, 20, 10))
+        options = {"transparency": 0}
+    elif kind == "gray":
+        image = Image.new("L", (20, 10), 0)
+        image.paste(200, (10, 0, 20, 10))
+        options = {"transparency": 0}
+    else:
+        image = Image.new("RGB", (20, 10), (0, 0, 0))
+        image.paste((255, 0, 0), (10, 0, 20, 10))
+        options = {"transparency": (0, 0, 0)}
+    out = io.BytesIO()
+    image.save(out, "PNG", **options)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["palette", "gray", "rgb"])
+def test_a_png_with_transparency_keeps_it(alice, entry, conn, kind):
+    original = transparent_png(kind)
+    assert Image.open(io.BytesIO(original)).convert("RGBA").getpixel((0, 0))[3] == 0
+    [photo] = upload(alice, entry, original).json["photos"]
+    for size in ("full", "thumb"):
+        kept = Image.open(io.BytesIO(stored(conn, photo["id"], size))).convert("RGBA")
+        assert kept.getpixel((0, 0))[3] == 0, f"{size}: the transparent half became opaque"
+
+
+# --- the pixel limit, not Pillow's own -------------------------------------------------------
+
+def test_a_file_declaring_225_megapixels_is_413_too_many_pixels(alice, entry):
+    answer = upload(alice, entry, images.png_declaring(15_000, 15_000))  # ~100 bytes on the wire
+    assert answer.status == 413, answer.json
+    assert answer.json["error"]["fields"] == {"photo": "more than 200 million pixels"}
+
+
+def test_a_pixel_limit_configured_above_89_megapixels_is_honoured():
+    """KMOOD_PHOTO_MAX_PIXELS accepts up to 2**32, but Pillow's MAX_IMAGE_PIXELS (89.5 M,
+    escalated to an error) refuses a 90 MP panorama first, as 'not an image'."""
+    panorama = images.png_declaring(9500, 9500, depth=1, colour=0, row=b"\x00" * (1 + 9500 // 8 + 1))
+    limits = photos.Limits(15 * 1024 * 1024, 6, 100_000_000)
+    prepared = photos.prepare(panorama, limits)
+    assert (prepared.width, prepared.height) == (2560, 2560)
+
+
+# --- an entry's worth of photos fits in one request ------------------------------------------
+
+def padded(index: int, size: int) -> bytes:
+    """A valid PNG of `size` bytes (data after IEND is ignored by every decoder): a phone photo
+    of that size, as far as the limits are concerned."""
+    data = images.png(20 + index, 20)
+    return data + bytes(size - len(data))
+
+
+def test_photos_each_within_their_limits_fit_in_one_upload(alice, entry, services):
+    config = services.config
+    size = config.photo_max_bytes - 64 * 1024  # each under KMOOD_PHOTO_MAX_BYTES
+    count = config.max_upload_bytes // size + 1  # 4 with the defaults (15 MB, 50 MB)
+    assert count <= config.photos_per_entry  # and fewer than KMOOD_PHOTOS_PER_ENTRY (6)
+    answer = upload(alice, entry, *[padded(i, size) for i in range(count)])
+    assert answer.status == 201, answer.json
+
+
+def test_a_log_form_carrying_photos_past_the_upload_limit_but_within_their_own_is_saved(
+        alice, services):
+    """Reviewed: the log form refused four 15 MB photos at the 50 MB upload limit with a bare
+    413, losing what was typed; a form carrying photos now has room for an entry's worth."""
+    config = services.config
+    size = config.photo_max_bytes - 64 * 1024
+    count = config.max_upload_bytes // size + 1
+    page = alice.get("/").text
+    form = {"csrf_token": csrf_of(page), "mood": "2", "note": "keep me", "date": "2026-12-01",
+            "client_id": re.search(r'name="client_id" value="([^"]+)"', page).group(1)}
+    body, content_type = form_with_photos(form, [padded(i, size) for i in range(count)])
+    saved = alice.request("POST", "/entries", body=body, content_type=content_type)
+    assert saved.status == 303, (saved.status, saved.text[:200])
+    [entry] = alice.get("/api/entries").json["entries"]
+    assert entry["note"] == "keep me" and len(entry["photos"]) == count
+
+
+# --- a Daylio entry brings at most the per-entry limit ---------------------------------------
+
+def test_a_daylio_entry_cannot_bring_more_photos_than_the_per_entry_limit(conn, ann):
+    limit = photos.DEFAULT_LIMITS.per_entry  # what import_file is given by default (6)
+    entry = day_entry(300, datetime(2024, 6, 1, 9, 0), 2, 1)
+    entry["assets"] = list(range(1, limit + 5))
+    data = with_assets([entry], [{"id": i, "checksum": sums(i), "type": 1}
+                                 for i in entry["assets"]],
+                       {f"assets/photos/2024/6/{sums(i)}": picture(i) for i in entry["assets"]})
+    report = run(conn, ann, data)
+    assert report["imported"] == 1
+    on_entry = len(stored_photos(conn, ann)["2024-06-01"])
+    assert on_entry <= limit, f"{on_entry} photos on one entry; the limit is {limit}"
+
+
+# --- colour profiles are applied, never stored ----------------------------------------------
+
+def jpeg_with_profile(mode: str, profile: bytes) -> bytes:
+    out = io.BytesIO()
+    Image.new(mode, (40, 30)).save(out, "JPEG", icc_profile=profile)
+    return out.getvalue()
+
+
+def fake_profile(space: bytes, payload: bytes = b"") -> bytes:
+    """An ICC header (128 bytes: size, 'acsp' signature, colour space at 16) and a tail."""
+    header = bytearray(128)
+    header[16:20] = space
+    header[20:24] = b"Lab " if space == b"CMYK" else b"XYZ "
+    header[36:40] = b"acsp"
+    body = bytes(header) + struct.pack(">I", 0) + payload
+    return struct.pack(">I", len(body)) + body[4:]
+
+
+def test_a_cmyk_jpeg_is_not_stored_as_rgb_labelled_with_its_cmyk_profile(alice, entry, conn):
+    [photo] = upload(alice, entry, jpeg_with_profile("CMYK", fake_profile(b"CMYK"))
+                     ).json["photos"]
+    kept = Image.open(io.BytesIO(stored(conn, photo["id"])))
+    profile = kept.info.get("icc_profile")
+    assert kept.mode == "RGB"
+    assert profile is None or profile[16:20] == b"RGB ", (
+        f"an RGB JPEG labelled with a {profile[16:20]!r} profile")
+
+
+def test_what_rides_in_the_colour_profile_is_not_stored(alice, entry, conn):
+    """photos.py's docstring: 'everything else in the file (EXIF, GPS, XMP, ICC profiles,
+    comments) is left behind'. The profile is kept byte for byte, unchecked: any tool (or
+    person) can put text there, and it is served back to whoever gets the photo."""
+    secret = b"GPS 52.5200N 13.4050E home"
+    [photo] = upload(alice, entry, jpeg_with_profile("RGB", fake_profile(b"RGB ", secret))
+                     ).json["photos"]
+    for size in ("full", "thumb"):
+        assert secret not in stored(conn, photo["id"], size), size
+
+
+# --- a JSON export's photos are said to stay behind ------------------------------------------
+
+def test_importing_a_json_export_with_photos_says_the_photos_were_not_brought(
+        client_for, conn):
+    from zoneinfo import ZoneInfo
+
+    from kmood_lib.portability import importer
+    from tests.fakes import NOW_MS
+
+    alice = client_for("alice")
+    entry = alice.post("/api/entries", {"mood": 4, "note": "with pictures"}).json["id"]
+    assert upload(alice, entry, images.png(10, 10), images.webp()).status == 201
+    export = alice.get("/api/export?format=json")
+    assert export.status == 200
+    client_for("bob")  # moving to another account (or server) through the export
+    bob = conn.execute("SELECT id FROM users WHERE username = 'bob'").fetchone()[0]
+    report = importer.import_file(conn, bob, ZoneInfo("UTC"), export.body, {}, NOW_MS)
+    assert report["imported"] == 1
+    said = " | ".join(report["warnings"] + report.get("ignored", []))
+    assert "photo" in said, f"2 photos dropped, the report says only: {report['message']!r}"
