@@ -76,7 +76,7 @@ def real(data: bytes, db: Path) -> tuple[float, dict, float, float]:
                              timezone="Europe/Berlin")
     started = time.perf_counter()
     report = importer.import_file(conn, user.id, ZoneInfo("Europe/Berlin"), data, {},
-                                  time.time_ns() // 1_000_000)
+                                  services.clock)
     elapsed = time.perf_counter() - started
     started = time.perf_counter()
     export.export_json(conn, user.id, 0)

@@ -14,7 +14,7 @@ from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import throttle
 from kmood_lib.core import db
 from kmood_lib.journal import writes
-from kmood_lib.portability import backup, staging
+from kmood_lib.portability import backup, recovery
 from kmood_lib.queue import jobs, sweeps
 from kmood_lib.reminders import delivery as reminder_delivery
 
@@ -85,10 +85,10 @@ BACKUP_CHECK_S = 60  # how often the worker looks whether a backup is due
 
 def recover_imports(services: Services, conn: sqlite3.Connection, now_ms: int) -> bool:
     """Imports whose process died: finished when they were publishing, dropped when they were
-    still being read (portability.staging)."""
+    still being read (portability.recovery); their leases are on the services' clock."""
     config = services.config
-    return staging.recover(conn, now_ms, config.allow_private_notify_urls,
-                           config.import_lease_s * 1000) > 0
+    return recovery.recover(conn, now_ms, services.clock, config.allow_private_notify_urls,
+                            config.import_lease_s * 1000) > 0
 
 
 IMPORT_CHECK_S = 30  # how often the worker looks for imports that stopped half-way

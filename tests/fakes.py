@@ -29,6 +29,13 @@ class FakeClock:
     def now_ms(self) -> int:
         return self._ms
 
+    def monotonic(self) -> float:
+        return self._ms / 1000
+
+    def sleep(self, seconds: float) -> None:
+        """What production waits for moves this clock instead: no test waits real time."""
+        self.advance(seconds)
+
     def advance(self, seconds: float) -> None:
         self._ms += int(seconds * 1000)
 

@@ -109,7 +109,7 @@ def cmd_import_daylio(args, config: Config) -> int:
         person = named_user(conn, args)
         try:
             report = importer.import_file(conn, person.id, ZoneInfo(person.timezone), data,
-                                          mood_map, services.clock.now_ms(),
+                                          mood_map, services.clock,
                                           dry_run=args.dry_run, progress=Progress(),
                                           **importer.settings_of(services))
         except DaylioFormatError as exc:

@@ -7,13 +7,21 @@ from datetime import datetime, timezone
 
 
 class SystemClock:
-    """Wall-clock time in UTC."""
+    """Wall-clock time in UTC, and the waiting production needs (an import leaving other
+    writers their turn, a batch retried after a busy database): a fake moves instead."""
 
     def now(self) -> datetime:
         return datetime.now(timezone.utc)
 
     def now_ms(self) -> int:
         return time.time_ns() // 1_000_000
+
+    def monotonic(self) -> float:
+        """Seconds that never jump, for measuring how long something held the database."""
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
 
 
 def ms_to_iso(ms: int | None) -> str | None:

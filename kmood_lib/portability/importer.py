@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import secrets
@@ -40,7 +41,8 @@ from kmood_lib.journal.entry_input import (
     MAX_SONG_FIELD,
     Moment,
 )
-from kmood_lib.portability import kmood_json, restore, staging
+from kmood_lib.portability import duplicates as dedup
+from kmood_lib.portability import kmood_json, publishing, recovery, restore, runs, staging
 from kmood_lib.portability.daylio.backup import open_archive, read_backup
 from kmood_lib.portability.daylio.csv_export import read_csv
 from kmood_lib.portability.daylio.moods import MoodNames, suggest_level
@@ -147,18 +149,17 @@ def _check(row: Row, moment: Moment | None, now_ms: int) -> list[str]:
 
 
 def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan,
-                rows: Iterable[Row], now_ms: int, *, dry_run: bool = False,
+                rows: Iterable[Row], clock, *, dry_run: bool = False,
                 format_name: str = "daylio-csv", progress: Callable[[int, int], None] | None = None,
-                allow_private_urls: bool = False, lease_ms: int = staging.LEASE_MS,
+                allow_private_urls: bool = False, lease_ms: int = runs.LEASE_MS,
                 photo_limits: photos.Limits = photos.DEFAULT_LIMITS) -> dict:
     """Import the plan's rows (or, with dry_run, only count what would be); returns the report.
     Raises ImportRefused, writing nothing to the journal, when the plan has problems, and
-    ImportRunning while another import of this user runs."""
+    ImportRunning while another import of this user runs. The run's lease and its pauses for
+    other writers are on `clock` (the services' clock)."""
+    now_ms = clock.now_ms()  # the moment the rows are checked against
     labels = {level: name_key(label) for level, label in vocab.mood_labels(conn, user_id).items()}
     metrics: dict = {}
-
-    def finish_expired(run_id: int, owner: str) -> None:
-        staging.resume(conn, run_id, user_id, owner, now_ms, allow_private_urls, lease_ms)
 
     def checked() -> Iterator[tuple]:
         for row in rows:
@@ -217,7 +218,8 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
             staging.stage_memos(conn, run, row.import_key, kept)
 
     allowance = storage.Allowance(conn, user_id, photo_limits.quota_bytes)
-    run = staging.begin(conn, user_id, now_ms, finish_expired, lease_ms)
+    run = runs.begin(conn, user_id, clock, functools.partial(
+        recovery.resume, conn, allow_private_urls=allow_private_urls), lease_ms)
     published = False
     try:
         staged, in_file = staging.stage(conn, run, checked())
@@ -225,7 +227,7 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
         report = base_report(plan, format_name)
         refuse_if_unfit(plan, report)
         if dry_run:
-            imported, duplicates = staging.count_new(conn, run)
+            imported, duplicates = dedup.count_new(conn, run)
             restored = restore.describe(plan)
         else:
             stored = json.loads(staging.plan_json(plan, format_name, tz, metrics))
@@ -234,9 +236,9 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
                              (json.dumps(stored), run.id))
             published = True  # from here a failure leaves the run to be finished, not dropped
             try:
-                imported, duplicates = staging.publish(conn, run, stored, plan.warnings,
-                                                       progress, total=staged)
-                restored = staging.finish(conn, run, stored, plan, allow_private_urls)
+                imported, duplicates = publishing.publish(conn, run, stored, plan.warnings,
+                                                          progress, total=staged)
+                restored = publishing.finish(conn, run, stored, plan, allow_private_urls)
             except (Busy, StorageFull) as exc:
                 raise ImportInterrupted(lease_ms, exc) from None
             except sqlite3.OperationalError as exc:
@@ -246,7 +248,7 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
         duplicates += in_file
     finally:
         if not published:
-            staging.drop(conn, run.id)
+            runs.drop(conn, run.id, clock)
     report.update(imported=imported, duplicates=duplicates, dry_run=dry_run, restored=restored,
                   warnings=list(plan.warnings), photos=plan.photos, memos=plan.memos)
     report["message"] = (f"{'Would import' if dry_run else 'Imported'} {imported} entr"
@@ -296,16 +298,16 @@ def plan_file(conn, user_id: int, data: bytes, mood_map: dict[str, int],
 
 
 def import_file(conn, user_id: int, tz: ZoneInfo, data: bytes, mood_map: dict[str, int],
-                now_ms: int, *, dry_run: bool = False, progress=None,
+                clock, *, dry_run: bool = False, progress=None,
                 allow_private_urls: bool = False, limits: Limits = DEFAULT_LIMITS,
-                lease_ms: int = staging.LEASE_MS,
+                lease_ms: int = runs.LEASE_MS,
                 photo_limits: photos.Limits = photos.DEFAULT_LIMITS) -> dict:
     """plan_file, then import_plan: the one path the CLI, the API and the upload page share.
     `allow_private_urls` is KMOOD_ALLOW_PRIVATE_NOTIFY_URLS, for restored reminders; `limits`
     are KMOOD_IMPORT_MAX_BYTES and _ROWS, `lease_ms` KMOOD_IMPORT_LEASE_S (all three:
     `**settings_of(services)`)."""
     plan, rows, format_name = plan_file(conn, user_id, data, mood_map, limits)
-    return import_plan(conn, user_id, tz, plan, rows, now_ms, dry_run=dry_run,
+    return import_plan(conn, user_id, tz, plan, rows, clock, dry_run=dry_run,
                        format_name=format_name, progress=progress,
                        allow_private_urls=allow_private_urls, lease_ms=lease_ms,
                        photo_limits=photo_limits)

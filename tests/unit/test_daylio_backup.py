@@ -17,7 +17,7 @@ import pytest
 from kmood_lib.portability import importer
 from kmood_lib.portability.daylio.backup import read_member
 from kmood_lib.portability.daylio.plan import DaylioFormatError, Limits
-from tests.fakes import NOW_MS
+from tests.fakes import FakeClock
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes, journal, run
 
 MOODS = [
@@ -231,7 +231,7 @@ def test_a_member_past_the_byte_limit_is_refused_before_it_is_inflated(conn, ann
     assert len(data) < 20_000
     with pytest.raises(DaylioFormatError, match=r"backup.daylio holds more than 1 MiB.*"
                                                 r"KMOOD_IMPORT_MAX_BYTES"):
-        importer.import_file(conn, ann, ZoneInfo("UTC"), data, {}, NOW_MS, limits=SMALL)
+        importer.import_file(conn, ann, ZoneInfo("UTC"), data, {}, FakeClock(), limits=SMALL)
     assert journal(conn, ann) == []
 
 
@@ -249,13 +249,13 @@ def test_a_member_that_inflates_past_what_it_declares_stops_at_the_limit():
 
 def test_more_entries_than_the_row_limit_are_refused_whole(conn, ann):
     with pytest.raises(DaylioFormatError, match="more than 3 entries.*KMOOD_IMPORT_MAX_ROWS"):
-        importer.import_file(conn, ann, ZoneInfo("UTC"), backup(), {}, NOW_MS, limits=SMALL)
+        importer.import_file(conn, ann, ZoneInfo("UTC"), backup(), {}, FakeClock(), limits=SMALL)
     rows = [f"2024-01-0{d},,,18:00,good,,,,n{d}" for d in range(1, 5)]
     with pytest.raises(DaylioFormatError, match="more than 3 entries"):
-        importer.import_file(conn, ann, ZoneInfo("UTC"), csv_bytes(NEWEST, *rows), {}, NOW_MS,
+        importer.import_file(conn, ann, ZoneInfo("UTC"), csv_bytes(NEWEST, *rows), {}, FakeClock(),
                              limits=SMALL)
     assert importer.import_file(conn, ann, ZoneInfo("UTC"), csv_bytes(NEWEST, *rows[:3]), {},
-                                NOW_MS, limits=SMALL)["imported"] == 3
+                                FakeClock(), limits=SMALL)["imported"] == 3
 
 
 def test_every_tag_comes_along_archived_as_it_was_in_daylio(conn, ann):

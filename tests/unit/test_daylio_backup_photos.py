@@ -133,7 +133,7 @@ def test_photos_of_an_import_that_stopped_half_way_arrive_when_the_worker_finish
     data = with_assets(entries, assets, files)
     with pytest.raises(Stop):
         run_file = importer.import_file
-        run_file(conn, ann, ZoneInfo("Europe/Berlin"), data, {}, clock.now_ms(),
+        run_file(conn, ann, ZoneInfo("Europe/Berlin"), data, {}, clock,
                  progress=stop_after(1))
     assert conn.execute("SELECT count(*) FROM photos").fetchone()[0] == 1  # the first batch's
     assert conn.execute("SELECT count(*) FROM import_photos").fetchone()[0] == 1  # waiting

@@ -12,7 +12,7 @@ from kmood_lib.portability.daylio.dates import localised_day, parse_time
 from kmood_lib.portability.daylio.moods import parse_mood_map, suggest_level
 from kmood_lib.portability.daylio.notes import html_to_text
 from kmood_lib.portability.daylio.plan import DaylioFormatError
-from tests.fakes import NOW_MS
+from tests.fakes import FakeClock
 
 BOM = "\ufeff"
 NEWEST = "full_date,date,weekday,time,mood,activities,scales,note_title,note"
@@ -28,9 +28,9 @@ def ann(make_user, conn):
     return conn.execute("SELECT id FROM users WHERE username = 'ann'").fetchone()[0]
 
 
-def run(conn, user_id: int, data: bytes, mood_map=None, dry_run=False, now_ms=NOW_MS) -> dict:
+def run(conn, user_id: int, data: bytes, mood_map=None, dry_run=False) -> dict:
     return importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), data, mood_map or {},
-                                now_ms, dry_run=dry_run)
+                                FakeClock(), dry_run=dry_run)
 
 
 def journal(conn, user_id: int) -> list[tuple]:

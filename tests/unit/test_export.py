@@ -14,7 +14,7 @@ import pytest
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.core.config import Config
 from kmood_lib.portability import export, importer, kmood_json
-from tests.fakes import NOW_MS
+from tests.fakes import NOW_MS, FakeClock
 from tests.helpers import base_env
 from tests.unit.test_daylio_backup import backup
 
@@ -52,7 +52,7 @@ def journal(client_for, conn):
     ]
     for body in bodies:
         assert ann.post("/api/entries", body).status == 201, body
-    importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), backup(), {}, NOW_MS)
+    importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), backup(), {}, FakeClock())
     return ann, user_id
 
 
@@ -84,17 +84,17 @@ def test_json_export_imports_into_a_fresh_database_as_identical_entries(journal,
     assert {"name": "running", "group": "Sport", "archived": False} in document["activities"]
     other, other_id = fresh(tmp_path, clock)
     report = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), response.body,
-                                  {}, NOW_MS)
+                                  {}, FakeClock())
     assert (report["imported"], report["format"]) == (10, "kmood-json")
     assert api_entries(other, other_id) == api_entries(conn, user_id)
     groups = dict(other.execute("SELECT a.name, g.name FROM activities a JOIN activity_groups g"
                                 " ON g.id = a.group_id").fetchall())
     assert groups["running"] == "Sport" and groups["work"] == "Work stuff"
     again = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), response.body,
-                                 {}, NOW_MS)
+                                 {}, FakeClock())
     assert (again["imported"], again["duplicates"]) == (0, 10)
     # ...and back into the journal it came from: every entry is already there.
-    home = importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), response.body, {}, NOW_MS)
+    home = importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), response.body, {}, FakeClock())
     assert (home["imported"], home["duplicates"]) == (0, 10)
 
 
@@ -118,13 +118,13 @@ def test_csv_export_is_daylio_shaped_and_reads_back_with_the_same_moods_and_note
     assert next(r for r in rows if r["full_date"] == "2023-04-01")["time"] == ""  # date-only
     del newest
     # Read back into the same journal: every row matches an entry (nothing new).
-    same = importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), response.body, {}, NOW_MS)
+    same = importer.import_file(conn, user_id, ZoneInfo("Europe/Berlin"), response.body, {}, FakeClock())
     assert (same["imported"], same["duplicates"]) == (0, 10)
     # Into a fresh journal, with the custom names mapped: the same moods, activities, notes.
     other, other_id = fresh(tmp_path, clock)
     mood_map = {"grumpy": 2, "pretty good": 4, "null": 4, "tired": 2}
     report = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), response.body,
-                                  mood_map, NOW_MS)
+                                  mood_map, FakeClock())
     assert report["imported"] == 10
 
     def essence(conn_, uid):
@@ -153,7 +153,7 @@ def test_files_that_are_not_a_k_mood_export_are_refused(conn, make_user, data, m
     make_user("bea")
     user_id = conn.execute("SELECT id FROM users WHERE username = 'bea'").fetchone()[0]
     with pytest.raises(kmood_json.ExportFormatError, match=message):
-        importer.import_file(conn, user_id, ZoneInfo("UTC"), data, {}, NOW_MS)
+        importer.import_file(conn, user_id, ZoneInfo("UTC"), data, {}, FakeClock())
 
 
 def test_a_bad_entry_in_an_export_refuses_the_whole_file(conn, make_user):
@@ -167,7 +167,7 @@ def test_a_bad_entry_in_an_export_refuses_the_whole_file(conn, make_user):
         {**good, "id": 5, "song": {"artist": "a", "title": "t", "source": "radio"}}]}
     with pytest.raises(importer.ImportRefused) as refused:
         importer.import_file(conn, user_id, ZoneInfo("UTC"), json.dumps(document).encode(), {},
-                             NOW_MS)
+                             FakeClock())
     assert [p.split(":")[0] for p in refused.value.report["problems"]] == [
         "entry 2", "entry 3", "entry 4", "entry 5"]
     assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 0
@@ -194,7 +194,7 @@ def test_csv_cells_a_spreadsheet_would_run_are_neutralised_and_read_back_unchang
     assert by_title["'-2 then more"]["full_date"] == "2025-05-03"
     other, other_id = fresh(tmp_path, clock)
     report = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"),
-                                  ann.get("/api/export?format=csv").body, {}, NOW_MS)
+                                  ann.get("/api/export?format=csv").body, {}, FakeClock())
     assert report["imported"] == len(risky)
     def essence(conn_, uid):  # Daylio's notes are HTML: whitespace at the ends is not kept
         return sorted((e["note_title"].strip(), e["note"].strip(), e["activities"])
@@ -243,7 +243,7 @@ def test_export_import_export_round_trips_labels_vocabularies_reminders_and_weat
     first = ann.get("/api/export?format=json")
     other, other_id = fresh(tmp_path, clock)
     report = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), first.body, {},
-                                  NOW_MS)
+                                  FakeClock())
     assert report["imported"] == 10
     assert any("switched off until their token is entered again" in line
                for line in report["restored"])
@@ -254,7 +254,7 @@ def test_export_import_export_round_trips_labels_vocabularies_reminders_and_weat
     assert restored["21:00"]["enabled"] is False and restored["21:00"]["has_token"] is False
     assert restored["08:15"]["enabled"] is True
     again = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), first.body, {},
-                                 NOW_MS)
+                                 FakeClock())
     assert (again["imported"], again["restored"]) == (0, [])  # nothing doubled
     assert len(export.export_document(other, other_id, NOW_MS)["reminders"]) == 2
 

@@ -85,7 +85,7 @@ def test_daylio_goal_start_date_is_the_person_s_local_day(conn, make_user):
     from zoneinfo import ZoneInfo
 
     from kmood_lib.portability import importer
-    from tests.fakes import NOW_MS
+    from tests.fakes import FakeClock
 
     make_user("tom", timezone="America/Los_Angeles")
     tom = conn.execute("SELECT id FROM users WHERE username = 'tom'").fetchone()[0]
@@ -97,7 +97,7 @@ def test_daylio_goal_start_date_is_the_person_s_local_day(conn, make_user):
                            "repeat_type": 2, "repeat_value": 3, "created_at": created,
                            "state": 0}]}
     importer.import_file(conn, tom, ZoneInfo("America/Los_Angeles"), backup(document), {},
-                         NOW_MS, dry_run=False)
+                         FakeClock(), dry_run=False)
     [start] = [r[0] for r in conn.execute("SELECT start_date FROM goals WHERE user_id = ?",
                                           (tom,))]
     assert start == "2024-01-07"

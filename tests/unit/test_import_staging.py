@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from kmood_lib import maintenance
-from kmood_lib.portability import importer, staging
+from kmood_lib.portability import importer, publishing, runs, staging
 from kmood_lib.portability.daylio.plan import DaylioFormatError, Limits
 from kmood_lib.portability.json_stream import Document
-from tests.fakes import NOW_MS
+from tests.fakes import NOW_MS, FakeClock
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes, journal, run
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -59,9 +60,9 @@ def stop_after(batches: int):
     return progress
 
 
-def test_a_file_is_published_in_batches_and_leaves_no_staging(conn, ann):
+def test_a_file_is_published_in_batches_and_leaves_no_staging(conn, ann, clock):
     done = []
-    report = importer.import_file(conn, ann, BERLIN, history(1200), {}, NOW_MS,
+    report = importer.import_file(conn, ann, BERLIN, history(1200), {}, clock,
                                   progress=lambda d, t: done.append((d, t)))
     assert report["imported"] + report["duplicates"] == 1200
     assert len(done) >= 1200 // staging.PUBLISH_BATCH and done[-1] == (1200, 1200)
@@ -85,43 +86,43 @@ def test_batches_cut_through_a_minute_still_count_twins_once(conn, ann):
     assert (again["imported"], again["duplicates"]) == (0, 400)
 
 
-def test_a_dry_run_counts_like_the_import_and_leaves_nothing_staged(conn, ann):
+def test_a_dry_run_counts_like_the_import_and_leaves_nothing_staged(conn, ann, clock):
     data = history(900)
-    dry = importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS, dry_run=True)
+    dry = importer.import_file(conn, ann, BERLIN, data, {}, clock, dry_run=True)
     assert staged(conn) == (0, 0) and journal(conn, ann) == []
-    real = importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS)
+    real = importer.import_file(conn, ann, BERLIN, data, {}, clock)
     assert (dry["imported"], dry["duplicates"]) == (real["imported"], real["duplicates"])
 
 
-def test_a_file_refused_half_way_through_leaves_nothing(conn, ann):
+def test_a_file_refused_half_way_through_leaves_nothing(conn, ann, clock):
     rows = [f"2024-01-{1 + i % 28:02d},,,9:{i % 60:02d},good,,,,n{i}" for i in range(2500)]
     with pytest.raises(DaylioFormatError, match="more than 2000 entries"):
-        importer.import_file(conn, ann, BERLIN, csv_bytes(NEWEST, *rows), {}, NOW_MS,
+        importer.import_file(conn, ann, BERLIN, csv_bytes(NEWEST, *rows), {}, clock,
                              limits=Limits(max_rows=2000))
     rows[2400] = "2024-01-01,,,9:00,no such mood,,,,x"
     with pytest.raises(importer.ImportRefused):
-        importer.import_file(conn, ann, BERLIN, csv_bytes(NEWEST, *rows), {}, NOW_MS)
+        importer.import_file(conn, ann, BERLIN, csv_bytes(NEWEST, *rows), {}, clock)
     assert staged(conn) == (0, 0) and journal(conn, ann) == []
 
 
-def test_one_import_per_user_at_a_time(conn, ann, make_user, client_for):
+def test_one_import_per_user_at_a_time(conn, ann, make_user, client_for, clock):
     bob = client_for("bob")
-    run_ = staging.begin(conn, ann, NOW_MS, lambda run_id, owner: None)
-    with pytest.raises(staging.ImportRunning):
-        importer.import_file(conn, ann, BERLIN, history(10), {}, NOW_MS)
+    run_ = runs.begin(conn, ann, clock, lambda run: None)
+    with pytest.raises(runs.ImportRunning):
+        importer.import_file(conn, ann, BERLIN, history(10), {}, clock)
     assert journal(conn, ann) == []
     from tests.helpers import multipart
     body, content_type = multipart({}, {"file": history(10)})
     assert bob.request("POST", "/api/import/daylio", body=body,
                        content_type=content_type).status == 200  # others are not held up
-    staging.drop(conn, run_.id)
-    assert importer.import_file(conn, ann, BERLIN, history(10), {}, NOW_MS)["imported"] > 0
+    runs.drop(conn, run_.id, clock)
+    assert importer.import_file(conn, ann, BERLIN, history(10), {}, clock)["imported"] > 0
 
 
-def test_the_api_answers_409_while_an_import_of_yours_runs(conn, client_for):
+def test_the_api_answers_409_while_an_import_of_yours_runs(conn, client_for, clock):
     alice = client_for("alice")
     user_id = conn.execute("SELECT id FROM users WHERE username = 'alice'").fetchone()[0]
-    staging.begin(conn, user_id, NOW_MS, lambda run_id, owner: None)
+    runs.begin(conn, user_id, clock, lambda run: None)
     from tests.helpers import multipart
     body, content_type = multipart({}, {"file": history(10)})
     response = alice.request("POST", "/api/import/daylio", body=body, content_type=content_type)
@@ -131,16 +132,16 @@ def test_the_api_answers_409_while_an_import_of_yours_runs(conn, client_for):
 def test_a_run_that_stopped_while_publishing_is_finished_by_the_worker(conn, ann, services,
                                                                       clock):
     data = history(1500)
-    expected = importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS, dry_run=True)
+    expected = importer.import_file(conn, ann, BERLIN, data, {}, clock, dry_run=True)
     with pytest.raises(Stop):
-        importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS, progress=stop_after(2))
+        importer.import_file(conn, ann, BERLIN, data, {}, clock, progress=stop_after(2))
     part = len(journal(conn, ann))
     assert 0 < part < expected["imported"] and staged(conn)[0] == 1
     assert not maintenance.recover_imports(services, conn, clock.now_ms())  # lease still runs
     clock.advance(services.config.import_lease_s + 1)
     assert maintenance.recover_imports(services, conn, clock.now_ms())
     assert len(journal(conn, ann)) == expected["imported"] and staged(conn) == (0, 0)
-    again = importer.import_file(conn, ann, BERLIN, data, {}, clock.now_ms())
+    again = importer.import_file(conn, ann, BERLIN, data, {}, clock)
     assert again["imported"] == 0
 
 
@@ -148,19 +149,19 @@ def test_a_run_that_stopped_while_publishing_is_finished_by_the_next_import(conn
                                                                            services):
     data = history(1500)
     with pytest.raises(Stop):
-        importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS, progress=stop_after(1))
-    with pytest.raises(staging.ImportRunning):
-        importer.import_file(conn, ann, BERLIN, data, {}, NOW_MS)
+        importer.import_file(conn, ann, BERLIN, data, {}, clock, progress=stop_after(1))
+    with pytest.raises(runs.ImportRunning):
+        importer.import_file(conn, ann, BERLIN, data, {}, clock)
     clock.advance(services.config.import_lease_s + 1)
-    report = importer.import_file(conn, ann, BERLIN, data, {}, clock.now_ms())
+    report = importer.import_file(conn, ann, BERLIN, data, {}, clock)
     assert report["imported"] == 0  # the first run was finished first: all of it is there
     assert staged(conn) == (0, 0)
-    assert importer.import_file(conn, ann, BERLIN, data, {}, clock.now_ms(), dry_run=True
+    assert importer.import_file(conn, ann, BERLIN, data, {}, clock, dry_run=True
                                 )["duplicates"] == 1500  # every row of the file is there
 
 
 def test_a_run_that_stopped_while_reading_is_dropped(conn, ann, clock, services):
-    run_ = staging.begin(conn, ann, NOW_MS, lambda run_id, owner: None)
+    run_ = runs.begin(conn, ann, clock, lambda run: None)
     staging.stage(conn, run_, [(f"k{i}", "2024-01-01", 540, 0, 4, "", "{}") for i in range(3000)])
     assert staged(conn) == (1, 3000)
     clock.advance(services.config.import_lease_s + 1)
@@ -222,7 +223,7 @@ def test_a_stalled_export_import_is_finished_with_its_mood_labels(conn, ann, ser
     """The labels an export carries come back also when another process finishes the run
     (they were keyed by level as text after the run's plan went through JSON)."""
     with pytest.raises(Stop):
-        importer.import_file(conn, ann, BERLIN, export_with_labels(600), {}, NOW_MS,
+        importer.import_file(conn, ann, BERLIN, export_with_labels(600), {}, clock,
                              progress=stop_after(1))
     clock.advance(services.config.import_lease_s + 1)
     assert maintenance.recover_imports(services, conn, clock.now_ms())
@@ -235,7 +236,7 @@ def test_a_minute_cut_by_a_batch_counts_the_same_when_another_process_finishes(c
                                                                               services, clock):
     rows = ["2024-01-01,,,9:00,good,,,,"] * 400
     with pytest.raises(Stop):
-        importer.import_file(conn, ann, BERLIN, csv_bytes(NEWEST, *rows), {}, NOW_MS,
+        importer.import_file(conn, ann, BERLIN, csv_bytes(NEWEST, *rows), {}, clock,
                              progress=stop_after(1))
     assert len(journal(conn, ann)) == staging.PUBLISH_BATCH
     clock.advance(services.config.import_lease_s + 1)
@@ -243,15 +244,15 @@ def test_a_minute_cut_by_a_batch_counts_the_same_when_another_process_finishes(c
     assert len(journal(conn, ann)) == 400
 
 
-def test_a_publisher_whose_run_was_taken_over_stops_without_writing(conn, ann):
-    run_ = staging.begin(conn, ann, NOW_MS, lambda run_id, owner: None)
+def test_a_publisher_whose_run_was_taken_over_stops_without_writing(conn, ann, clock):
+    run_ = runs.begin(conn, ann, clock, lambda run: None)
     staging.stage(conn, run_, [(f"k{i}", "2024-01-01", 540 + i, 0, 4, "", json.dumps({
         "where": f"line {i}", "at": 0, "offset": 0, "label": None, "activities": [],
         "title": "", "time_known": True, "location": None, "song": None, "metrics": [],
         "source": "daylio", "weather": None})) for i in range(300)])
     conn.execute("UPDATE import_runs SET owner = 'someone else'")
-    with pytest.raises(staging.RunLost):
-        staging.publish(conn, run_, {"metrics": {}}, [])
+    with pytest.raises(runs.RunLost):
+        publishing.publish(conn, run_, {"metrics": {}}, [])
     assert journal(conn, ann) == [] and staged(conn) == (1, 300)
 
 
@@ -291,7 +292,7 @@ def test_between_its_transactions_an_import_leaves_the_database_alone_as_long_as
     """Other writers get a turn as long as the last batch took (at most MAX_PAUSE_S); work the
     import did outside its transactions in between (reading, decoding) counts towards it."""
     watch = Stopwatch()
-    pacer = staging.Pacer(lambda: watch.now, watch.sleep)
+    pacer = runs.Pacer(lambda: watch.now, watch.sleep)
     with pacer.turn():
         watch.now += 0.040  # a batch held the database for 40 ms
     with pacer.turn():  # nothing done outside it since: the whole 40 ms is slept
@@ -304,10 +305,51 @@ def test_between_its_transactions_an_import_leaves_the_database_alone_as_long_as
         watch.now += 0.001
     with pacer.turn():
         pass
-    assert watch.slept == [0.04, 0.02, staging.MIN_PAUSE_S]
-    pacer = staging.Pacer(lambda: watch.now, watch.sleep)
+    assert watch.slept == [0.04, 0.02, runs.MIN_PAUSE_S]
+    pacer = runs.Pacer(lambda: watch.now, watch.sleep)
     with pacer.turn():
         watch.now += 0.5
     with pacer.turn():
         pass
-    assert watch.slept[-1] == staging.MAX_PAUSE_S
+    assert watch.slept[-1] == runs.MAX_PAUSE_S
+
+
+def test_a_run_leaves_its_lease_and_its_pauses_on_the_clock_it_was_given(conn, ann, clock):
+    """No real time leaks into a run: the turns it leaves other writers between batches are
+    waited on its clock (a test waits none of them), and the lease it last renewed ends
+    exactly the lease after that clock's now, so moving the clock past it expires it."""
+    with pytest.raises(Stop):
+        importer.import_file(conn, ann, BERLIN, history(1500), {}, clock, progress=stop_after(2))
+    assert clock.now_ms() > NOW_MS  # the turns it left other writers moved the clock
+    assert conn.execute("SELECT lease_until FROM import_runs").fetchone()[0] \
+        == clock.now_ms() + runs.LEASE_MS
+
+
+class BusyUntil(FakeClock):
+    """A fake clock on which another writer holding the database lets go after `waits`."""
+
+    def __init__(self, other: sqlite3.Connection, waits: int):
+        super().__init__()
+        self.other, self.waits, self.waited = other, waits, []
+
+    def sleep(self, seconds: float) -> None:
+        super().sleep(seconds)
+        self.waited.append(seconds)
+        if len(self.waited) == self.waits:
+            self.other.execute("ROLLBACK")
+
+
+def test_a_batch_that_waited_out_the_busy_timeout_is_tried_again_after_pauses_on_the_clock(
+        conn, ann, db_path):
+    """Another writer (a backup, a burst of saves) holding the database past the busy timeout
+    does not end an import: the batch is tried again after pauses its run's clock waits
+    (0.25 s, then 0.5 s), so a test moves the clock instead of waiting them."""
+    other = sqlite3.connect(db_path, isolation_level=None)
+    clock = BusyUntil(other, waits=2)
+    run_ = runs.begin(conn, ann, clock, lambda run: None)
+    other.execute("BEGIN IMMEDIATE")
+    conn.execute("PRAGMA busy_timeout = 20")
+    assert staging.stage(conn, run_, [("k1", "2024-01-01", 540, 0, 4, "", "{}")]) == (1, 0)
+    other.close()
+    assert clock.waited == [runs.BUSY_PAUSE_S, 2 * runs.BUSY_PAUSE_S]
+    assert clock.now_ms() == NOW_MS + 750 and staged(conn) == (1, 1)

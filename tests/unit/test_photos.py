@@ -436,7 +436,7 @@ def test_importing_a_json_export_with_photos_says_the_photos_were_not_brought(
     from zoneinfo import ZoneInfo
 
     from kmood_lib.portability import importer
-    from tests.fakes import NOW_MS
+    from tests.fakes import FakeClock
 
     alice = client_for("alice")
     entry = alice.post("/api/entries", {"mood": 4, "note": "with pictures"}).json["id"]
@@ -445,7 +445,7 @@ def test_importing_a_json_export_with_photos_says_the_photos_were_not_brought(
     assert export.status == 200
     client_for("bob")  # moving to another account (or server) through the export
     bob = conn.execute("SELECT id FROM users WHERE username = 'bob'").fetchone()[0]
-    report = importer.import_file(conn, bob, ZoneInfo("UTC"), export.body, {}, NOW_MS)
+    report = importer.import_file(conn, bob, ZoneInfo("UTC"), export.body, {}, FakeClock())
     assert report["imported"] == 1
     said = " | ".join(report["warnings"] + report.get("ignored", []))
     assert "photo" in said, f"2 photos dropped, the report says only: {report['message']!r}"

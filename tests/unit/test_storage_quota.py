@@ -18,7 +18,7 @@ from kmood_lib.core.migrate import run as migrate
 from kmood_lib.journal import storage
 from kmood_lib.portability import importer
 from tests import images
-from tests.fakes import NOW_MS
+from tests.fakes import NOW_MS, FakeClock
 from tests.helpers import base_env
 from tests.images import noise_png, upload
 from tests.unit.test_daylio_backup import ann, day_entry  # noqa: F401
@@ -105,7 +105,7 @@ def test_an_import_leaves_out_the_photos_past_the_quota_and_says_so(conn, ann):
     config = Config.from_env({"KMOOD_STORAGE_QUOTA_BYTES": "600000"})
     from kmood_lib.journal import photos
 
-    report = importer.import_file(conn, ann, ZoneInfo("Europe/Berlin"), data, {}, NOW_MS,
+    report = importer.import_file(conn, ann, ZoneInfo("Europe/Berlin"), data, {}, FakeClock(),
                                   photo_limits=photos.limits_of(config, None))
     assert report["imported"] == 1
     assert any("left out (the storage quota of 600 kB is reached)" in w

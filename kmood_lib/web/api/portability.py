@@ -42,7 +42,7 @@ def import_file(services, conn, auth: Auth):
     if dry_run not in ("0", "1", "true", "false"):
         raise ValidationError({"dry_run": dry_run}, "dry_run must be 0, 1, true or false")
     return json_response(importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
-                                              data, mood_map, services.clock.now_ms(),
+                                              data, mood_map, services.clock,
                                               dry_run=dry_run in ("1", "true"),
                                               **importer.settings_of(services)))
 

@@ -48,7 +48,7 @@ def import_upload(services, conn, auth: Auth):
     now_ms = services.clock.now_ms()
     try:
         preview = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone), data,
-                                       mood_map, now_ms, dry_run=True,  # nothing restored
+                                       mood_map, services.clock, dry_run=True,  # nothing restored
                                        **importer.settings_of(services))
     except importer.ImportRefused as exc:
         preview = exc.report
@@ -100,7 +100,7 @@ def import_confirm(services, conn, auth: Auth, token: str):
         raise FormError({"Moods": f"choose a level for {', '.join(unmapped)}"})
     report = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                   importer.stashed_file(conn, auth.user.id, token), mood_map,
-                                  services.clock.now_ms(), **importer.settings_of(services))
+                                  services.clock, **importer.settings_of(services))
     importer.finish_upload(conn, auth.user.id, token, report)
     return redirect(f"/settings/import/{token}")
 
