@@ -159,103 +159,148 @@ def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan
     other writers are on `clock` (the services' clock)."""
     now_ms = clock.now_ms()  # the moment the rows are checked against
     labels = {level: name_key(label) for level, label in vocab.mood_labels(conn, user_id).items()}
-    metrics: dict = {}
-
-    def checked() -> Iterator[tuple]:
-        for row in rows:
-            plan.clean_row(row)
-            moment = _moment(row, tz) if MIN_YEAR <= row.local_date.year <= MAX_YEAR else None
-            problems = _check(row, moment, now_ms)
-            plan.problems.extend(f"{row.where}: {p}" for p in problems)
-            if plan.problems.count or plan.unknown_moods:
-                continue  # refused whatever comes next: read on only to report it all
-            staging.wanted_metrics(metrics, row)
-            label = row.label if row.label and name_key(row.label) != labels.get(row.level) \
-                else None
-            if row.photos and not dry_run:
-                stage_photos(row)
-            if row.memos and not dry_run:
-                stage_memos(row)
-            yield (row.import_key, moment.local_date, moment.local_minute, row.second, row.level,
-                   row.note, staging.entry_json(row, moment, label))
-
-    def stage_photos(row: Row) -> None:
-        """A row's photos read from the archive, checked and re-encoded one by one (one in
-        memory at a time), staged beside it; one that cannot be read is left out, said so."""
-        prepared = []
-        for member in row.photos[photo_limits.per_entry:]:
-            plan.warnings.append(f"{row.where}: photo {member.rsplit('/', 1)[-1][:16]} left out"
-                                 f" (an entry holds at most {photo_limits.per_entry})")
-        for member in row.photos[:photo_limits.per_entry]:
-            shown = member.rsplit("/", 1)[-1][:16]
-            try:
-                photo = photos.prepare(plan.read_asset(member), photo_limits, shown)
-            except DomainError as exc:
-                plan.warnings.append(f"{row.where}: photo {shown} left out ({exc.message})")
-                continue
-            if allowance.take(photo.stored_bytes, photo.sha256):
-                prepared.append(photo)
-            else:
-                plan.warnings.append(f"{row.where}: photo {shown} left out ({allowance.full})")
-        if prepared:
-            staging.stage_photos(conn, run, row.import_key, prepared)
-
-    def stage_memos(row: Row) -> None:
-        """A row's voice memos, kept as they are once recognised as audio, staged beside it."""
-        kept = []
-        for member in row.memos:
-            shown = f"memo {member.rsplit('/', 1)[-1][:16]}"
-            try:
-                memo = memos.prepare(plan.read_asset(member), shown)
-            except DomainError as exc:
-                plan.warnings.append(f"{row.where}: {exc.message}; left out")
-                continue
-            if allowance.take(len(memo.data)):
-                kept.append(memo)
-            else:
-                plan.warnings.append(f"{row.where}: {shown} left out ({allowance.full})")
-        if kept:
-            staging.stage_memos(conn, run, row.import_key, kept)
-
-    allowance = storage.Allowance(conn, user_id, photo_limits.quota_bytes)
+    allowance = None if dry_run else storage.Allowance(conn, user_id, photo_limits.quota_bytes)
     run = runs.begin(conn, user_id, clock, functools.partial(
         recovery.resume, conn, allow_private_urls=allow_private_urls), lease_ms)
+    stage_assets = None if dry_run else functools.partial(
+        _stage_assets, conn, run, plan, photo_limits, allowance)
+    metrics: dict = {}
     published = False
     try:
-        staged, in_file = staging.stage(conn, run, checked())
+        staged, in_file = staging.stage(conn, run, _checked(
+            rows, plan, tz, now_ms, labels, metrics, stage_assets))
         plan.clean_names()
         report = base_report(plan, format_name)
         refuse_if_unfit(plan, report)
         if dry_run:
-            imported, duplicates = dedup.count_new(conn, run)
-            restored = restore.describe(plan)
+            imported, duplicates, restored = _count(conn, run, plan)
         else:
-            stored = json.loads(staging.plan_json(plan, format_name, tz, metrics))
-            with transaction(conn):
-                conn.execute("UPDATE import_runs SET plan = ? WHERE id = ?",
-                             (json.dumps(stored), run.id))
+            stored = _keep_plan(conn, run, plan, format_name, tz, metrics)
             published = True  # from here a failure leaves the run to be finished, not dropped
-            try:
-                imported, duplicates = publishing.publish(conn, run, stored, plan.warnings,
-                                                          progress, total=staged)
-                restored = publishing.finish(conn, run, stored, plan, allow_private_urls)
-            except (Busy, StorageFull) as exc:
-                raise ImportInterrupted(lease_ms, exc) from None
-            except sqlite3.OperationalError as exc:
-                if storage_error(exc) is None:
-                    raise  # a bug, not the storage: a 500 with its traceback
-                raise ImportInterrupted(lease_ms, exc) from None
-        duplicates += in_file
+            imported, duplicates, restored = _publish(conn, run, stored, plan, progress, staged,
+                                                      allow_private_urls)
     finally:
         if not published:
             runs.drop(conn, run.id, clock)
+    _complete(report, plan, imported, duplicates + in_file, restored, dry_run)
+    log.info("import for user %d (%s): %s", user_id, format_name, report["message"])
+    return report
+
+
+def _checked(rows: Iterable[Row], plan: Plan, tz: ZoneInfo, now_ms: int, labels: dict[int, str],
+             metrics: dict, stage_assets: Callable[[Row], None] | None) -> Iterator[tuple]:
+    """The rows as staging tuples, each checked as it is read (its problems go into the plan);
+    once the file is refused, the rest is only read to report it all. `labels`: level -> name
+    key of the user's mood names; `metrics` gathers the scales the rows carry; `stage_assets`
+    stages a row's photos and memos (None in a dry run)."""
+    for row in rows:
+        plan.clean_row(row)
+        moment = _moment(row, tz) if MIN_YEAR <= row.local_date.year <= MAX_YEAR else None
+        problems = _check(row, moment, now_ms)
+        plan.problems.extend(f"{row.where}: {p}" for p in problems)
+        if plan.problems.count or plan.unknown_moods:
+            continue  # refused whatever comes next: read on only to report it all
+        staging.wanted_metrics(metrics, row)
+        label = row.label if row.label and name_key(row.label) != labels.get(row.level) else None
+        if stage_assets is not None:
+            stage_assets(row)
+        yield (row.import_key, moment.local_date, moment.local_minute, row.second, row.level,
+               row.note, staging.entry_json(row, moment, label))
+
+
+def _stage_assets(conn, run: runs.Run, plan: Plan, photo_limits: photos.Limits,
+                  allowance: storage.Allowance, row: Row) -> None:
+    """A row's photos and voice memos, staged beside it within the person's allowance."""
+    if row.photos:
+        _stage_photos(conn, run, plan, photo_limits, allowance, row)
+    if row.memos:
+        _stage_memos(conn, run, plan, allowance, row)
+
+
+def _stage_photos(conn, run: runs.Run, plan: Plan, photo_limits: photos.Limits,
+                  allowance: storage.Allowance, row: Row) -> None:
+    """A row's photos read from the archive, checked and re-encoded one by one (one in memory
+    at a time), staged beside it; one that cannot be read or is past the person's quota is left
+    out, said so."""
+    prepared = []
+    for member in row.photos[photo_limits.per_entry:]:
+        plan.warnings.append(f"{row.where}: photo {member.rsplit('/', 1)[-1][:16]} left out"
+                             f" (an entry holds at most {photo_limits.per_entry})")
+    for member in row.photos[:photo_limits.per_entry]:
+        shown = member.rsplit("/", 1)[-1][:16]
+        try:
+            photo = photos.prepare(plan.read_asset(member), photo_limits, shown)
+        except DomainError as exc:
+            plan.warnings.append(f"{row.where}: photo {shown} left out ({exc.message})")
+            continue
+        if allowance.take(photo.stored_bytes, photo.sha256):
+            prepared.append(photo)
+        else:
+            plan.warnings.append(f"{row.where}: photo {shown} left out ({allowance.full})")
+    if prepared:
+        staging.stage_photos(conn, run, row.import_key, prepared)
+
+
+def _stage_memos(conn, run: runs.Run, plan: Plan, allowance: storage.Allowance, row: Row
+                 ) -> None:
+    """A row's voice memos, kept as they are once recognised as audio, staged beside it."""
+    kept = []
+    for member in row.memos:
+        shown = f"memo {member.rsplit('/', 1)[-1][:16]}"
+        try:
+            memo = memos.prepare(plan.read_asset(member), shown)
+        except DomainError as exc:
+            plan.warnings.append(f"{row.where}: {exc.message}; left out")
+            continue
+        if allowance.take(len(memo.data)):
+            kept.append(memo)
+        else:
+            plan.warnings.append(f"{row.where}: {shown} left out ({allowance.full})")
+    if kept:
+        staging.stage_memos(conn, run, row.import_key, kept)
+
+
+def _count(conn, run: runs.Run, plan: Plan) -> tuple[int, int, list[str]]:
+    """The dry run of a checked run: what publishing would import, skip and put back."""
+    imported, duplicates = dedup.count_new(conn, run)
+    return imported, duplicates, restore.describe(plan)
+
+
+def _keep_plan(conn, run: runs.Run, plan: Plan, format_name: str, tz: ZoneInfo,
+               metrics: dict) -> dict:
+    """What finishing the run needs besides its staged rows, kept with it (so that another
+    process can finish it) and returned as it was kept."""
+    stored = json.loads(staging.plan_json(plan, format_name, tz, metrics))
+    with transaction(conn):
+        conn.execute("UPDATE import_runs SET plan = ? WHERE id = ?", (json.dumps(stored), run.id))
+    return stored
+
+
+def _publish(conn, run: runs.Run, stored: dict, plan: Plan, progress, staged: int,
+             allow_private_urls: bool) -> tuple[int, int, list[str]]:
+    """Publish a checked run and end it: (imported, duplicates, the extras put back). Stopped
+    by the storage, it raises ImportInterrupted: the rest is finished once its lease runs out."""
+    try:
+        imported, duplicates = publishing.publish(conn, run, stored, plan.warnings, progress,
+                                                  total=staged)
+        restored = publishing.finish(conn, run, stored, plan, allow_private_urls)
+    except (Busy, StorageFull) as exc:
+        raise ImportInterrupted(run.lease_ms, exc) from None
+    except sqlite3.OperationalError as exc:
+        if storage_error(exc) is None:
+            raise  # a bug, not the storage: a 500 with its traceback
+        raise ImportInterrupted(run.lease_ms, exc) from None
+    return imported, duplicates, restored
+
+
+def _complete(report: dict, plan: Plan, imported: int, duplicates: int, restored: list[str],
+              dry_run: bool) -> None:
+    """The report of a file that was imported (or, dry, counted)."""
     report.update(imported=imported, duplicates=duplicates, dry_run=dry_run, restored=restored,
                   warnings=list(plan.warnings), photos=plan.photos, memos=plan.memos)
     report["message"] = (f"{'Would import' if dry_run else 'Imported'} {imported} entr"
                          f"{'y' if imported == 1 else 'ies'}; {duplicates} already in the"
                          f" journal.")
-    log.info("import for user %d (%s): %s", user_id, format_name, report["message"])
-    return report
 
 
 def used_labels(conn, user_id: int) -> dict[str, int]:
