@@ -146,14 +146,14 @@ RELEASE = "11111111-1111-4111-8111-111111111111"
 @pytest.fixture
 def page_world(world, conn, clock):
     """Alice's objects as the pages reach them: also a group, a pending upload and a cover."""
-    from kmood_lib.portability import importer
+    from kmood_lib.portability import pending_imports
 
     alice, bob, a = world
     alice.post("/api/activities", {"name": "grouped", "group": "secret-group"})
     a["group"] = conn.execute("SELECT id FROM activity_groups").fetchone()[0]
     alice_id = conn.execute("SELECT id FROM users WHERE username = 'alice'").fetchone()[0]
-    a["upload"] = importer.stash_upload(conn, alice_id, b"full_date,mood\n", {}, {},
-                                        clock.now_ms())
+    a["upload"] = pending_imports.stash_upload(conn, alice_id, b"full_date,mood\n", {}, {},
+                                               clock.now_ms())
     song = alice.post("/api/entries", {"mood": 3, "song": {"artist": "A", "title": "T",
                                                            "source": "manual"}}).json["id"]
     conn.execute("INSERT INTO song_lookups (lookup_key, found, release_mbid, fetched_at)"

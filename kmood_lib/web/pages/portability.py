@@ -10,7 +10,7 @@ import bottle
 from kmood_lib.core.errors import NotFound
 from kmood_lib.core.text import name_key
 from kmood_lib.journal import vocab
-from kmood_lib.portability import importer
+from kmood_lib.portability import importer, pending_imports
 from kmood_lib.portability.daylio.moods import parse_mood_map
 from kmood_lib.web.auth import Auth
 from kmood_lib.web.http import multipart
@@ -52,12 +52,12 @@ def import_upload(services, conn, auth: Auth):
                                        **importer.settings_of(services))
     except importer.ImportRefused as exc:
         preview = exc.report
-    token = importer.stash_upload(conn, auth.user.id, data, mood_map, preview, now_ms)
+    token = pending_imports.stash_upload(conn, auth.user.id, data, mood_map, preview, now_ms)
     return redirect(f"/settings/import/{token}")
 
 
 def pending_upload(conn, auth: Auth, token: str) -> dict:
-    pending = importer.stashed_upload(conn, auth.user.id, token)
+    pending = pending_imports.stashed_upload(conn, auth.user.id, token)
     if pending is None:
         raise NotFound("upload", "it may be more than a day old, or replaced by a newer one:"
                                  " upload the file again")
@@ -99,14 +99,14 @@ def import_confirm(services, conn, auth: Auth, token: str):
     if unmapped:
         raise FormError({"Moods": f"choose a level for {', '.join(unmapped)}"})
     report = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
-                                  importer.stashed_file(conn, auth.user.id, token), mood_map,
+                                  pending_imports.stashed_file(conn, auth.user.id, token), mood_map,
                                   services.clock, **importer.settings_of(services))
-    importer.finish_upload(conn, auth.user.id, token, report)
+    pending_imports.finish_upload(conn, auth.user.id, token, report)
     return redirect(f"/settings/import/{token}")
 
 
 @routes.post("/settings/import/<token:token>/cancel")
 def import_cancel(conn, auth: Auth, token: str):
-    if not importer.drop_upload(conn, auth.user.id, token):
+    if not pending_imports.drop_upload(conn, auth.user.id, token):
         raise NotFound("upload")
     return redirect("/settings/import", "cancelled")
