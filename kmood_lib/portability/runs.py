@@ -34,6 +34,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.db import storage_error, transaction
 from kmood_lib.core.errors import Busy, Conflict
 
@@ -102,7 +103,7 @@ class Run:
     id: int
     user_id: int
     owner: str
-    clock: object  # now_ms(), monotonic(), sleep(seconds): core.clock.SystemClock in production
+    clock: SystemClock  # the services' clock (a FakeClock in tests)
     lease_ms: int = LEASE_MS
     pacer: Pacer = field(init=False)
 
