@@ -272,7 +272,7 @@ def test_an_export_brings_back_an_entry_deleted_since_without_its_client_id(clie
     saved = zoe.post("/api/entries", body).json
     exported = zoe.get("/api/export?format=json").body
     assert zoe.delete(f"/api/entries/{saved['id']}").status == 204
-    report = importer.import_file(conn, user_id, ZoneInfo("UTC"), exported, {}, NOW_MS)
+    report = importer.import_file(conn, user_id, ZoneInfo("UTC"), exported, {}, FakeClock())
     assert report["imported"] == 1
     [entry] = zoe.get("/api/entries").json["entries"]
     assert entry["note"] == "kept in the export" and entry["client_id"] is None
