@@ -4,14 +4,20 @@ worker processes (SPEC §10). Selenium Manager never runs: the driver path is al
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
+from datetime import date, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.e2e.conftest import Stack  # noqa: F401 (re-exported for browser tests)
-from tests.helpers import ROOT, run
+from tests.helpers import ROOT, http, run, three_years_of_daylio
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -156,3 +162,134 @@ def browser():
     yield make
     for driver in drivers:
         quit_driver(driver)
+
+
+# --- helpers the browser tests share ------------------------------------------------------
+
+def today_of(timezone: str = "UTC") -> date:
+    """A person's today as the server sees it: the server's clock (this machine's: the
+    processes run here unpatched) on the person's calendar (users made by create_user keep
+    UTC). Never the test machine's local date."""
+    return datetime.now(ZoneInfo(timezone)).date()
+
+
+def years_before(day: date, years: int) -> date | None:
+    """The same month and day `years` earlier, or None (29 February in a common year), as the
+    insights' "on this day" reads it."""
+    try:
+        return day.replace(year=day.year - years)
+    except ValueError:
+        return None
+
+
+def login(driver, url: str, name: str) -> None:
+    driver.get(url + "/login")
+    driver.find_element(By.NAME, "username").send_keys(name)
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+    click(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    WebDriverWait(driver, 10).until(EC.url_to_be(url + "/"))
+
+
+def api_session(url: str, name: str) -> dict:
+    status, headers, me = http("POST", url + "/api/session", {"username": name,
+                                                              "password": PASSWORD})
+    assert status == 201
+    return {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
+
+
+def entry_cards(driver) -> list:
+    return driver.find_elements(By.CSS_SELECTOR, ".entries .entry")
+
+
+PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
+               " Chrome/120.0.0.0 Mobile Safari/537.36")
+
+
+PAGES = ["/", "/entries", "/entries?q=walk", "/calendar", "/stats", "/insights", "/settings",
+         "/settings/moods", "/settings/activities", "/settings/metrics", "/settings/tokens",
+         "/settings/reminders", "/settings/import", "/settings/users", "/admin/jobs"]
+
+
+@pytest.fixture(scope="module")
+def pia(app_stack, tmp_path_factory):
+    create_user(app_stack, "pia", admin=True)
+    path = tmp_path_factory.mktemp("history") / "daylio.csv"
+    path.write_bytes(three_years_of_daylio(date(2026, 11, 28)))
+    done = run(["kmood.py", "import-daylio", str(path), "--user", "pia"], app_stack.env,
+               timeout=300)
+    assert done.returncode == 0, done.stderr
+    auth = api_session(app_stack.url, "pia")
+    http("POST", app_stack.url + "/api/tokens", {"name": "my phone, the old one"}, auth)
+    http("POST", app_stack.url + "/api/reminders", {
+        "time": "21:00", "weekdays": [0, 1, 2, 3, 4], "timezone": "Europe/Berlin",
+        "channel": "ntfy", "url": "https://ntfy.sh/a-rather-long-topic-name-for-reminders"},
+        auth)
+    entry = http("GET", app_stack.url + "/api/entries?limit=1", headers=auth)[2]["entries"][0]
+    activities = http("GET", app_stack.url + "/api/activities", headers=auth)[2]["activities"]
+    several = "&".join(f"ids={a['id']}" for a in activities[:40])
+    app_stack.pages = PAGES + [f"/entries/{entry['id']}/edit", f"/entries/{entry['id']}/delete",
+                               f"/settings/activities/{activities[0]['id']}",
+                               f"/settings/activities/delete?{several}"]
+    return app_stack
+
+
+def as_a_phone(driver, width: int, height: int = 800) -> None:
+    """A phone, not a narrow window: mobile layout, 3x pixels, touch, a phone's user agent
+    (native date and time inputs take their phone widths)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 3, "mobile": True})
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True,
+                                                                  "maxTouchPoints": 5})
+    driver.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": PHONE_AGENT})
+
+
+def shot_name(path: str) -> str:
+    """A page's path as a screenshot's name: /settings/activities/12 -> settings-activities-one."""
+    name = re.sub(r"/\d+", "/one", path.split("?")[0]).strip("/").replace("/", "-")
+    return name or "home"
+
+
+def each_page(driver, stack):
+    """Open every page of `stack.pages` in turn (each must have its heading), yielding its
+    path while it is open."""
+    for path in stack.pages:
+        driver.get(stack.url + path)
+        assert driver.find_elements(By.TAG_NAME, "h1"), path
+        yield path
+
+
+def overflowing(driver) -> list[str]:
+    """The elements reaching past the right edge, widest first (empty when the page fits).
+    The edge is the layout viewport (clientWidth), the phone's width: a phone zooms out to
+    show what overflows, which widens innerWidth with it."""
+    return driver.execute_script("""
+        const width = document.documentElement.clientWidth, out = [];
+        if (document.documentElement.scrollWidth <= width) return out;
+        for (const el of document.body.querySelectorAll('*')) {
+          const box = el.getBoundingClientRect();
+          if (box.right > width + 0.5 && box.width > 0)
+            out.push([Math.round(box.right), el.tagName.toLowerCase() +
+                      (el.id ? '#' + el.id : '') +
+                      (el.className && el.className.baseVal === undefined && el.className
+                       ? '.' + el.className.trim().split(/\\s+/).join('.') : '')]);
+        }
+        out.sort((a, b) => b[0] - a[0]);
+        return [document.documentElement.scrollWidth + ' > ' + width].concat(
+          out.slice(0, 5).map(([right, name]) => name + ' to ' + right));
+    """)
+
+
+AXE = Path(__file__).parent / "vendor" / "axe-4.14.1.min.js"  # pinned, never served
+
+
+def violations(driver) -> list[str]:
+    driver.execute_script(AXE.read_text())
+    found = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        axe.run(document, {resultTypes: ["violations"]}).then(
+          (r) => done(r.violations.map((v) => v.id + ": " + v.nodes.slice(0, 3).map(
+            (n) => n.target.join(" ") + " (" + (n.failureSummary || "").split("\\n")[1] + ")"
+          ).join("; "))),
+          (e) => done(["axe failed: " + e]));
+    """)
+    return found

@@ -4,33 +4,22 @@ served by k-mood), and run in the page through Selenium."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.browser.conftest import DESKTOP, screenshot
-from tests.browser.test_journal import login
-from tests.browser.test_phone_fit import as_a_phone, each_page, pia, shot_name  # noqa: F401
-
-AXE = Path(__file__).parent / "vendor" / "axe-4.14.1.min.js"
-
-
-def violations(driver) -> list[str]:
-    driver.execute_script(AXE.read_text())
-    found = driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        axe.run(document, {resultTypes: ["violations"]}).then(
-          (r) => done(r.violations.map((v) => v.id + ": " + v.nodes.slice(0, 3).map(
-            (n) => n.target.join(" ") + " (" + (n.failureSummary || "").split("\\n")[1] + ")"
-          ).join("; "))),
-          (e) => done(["axe failed: " + e]));
-    """)
-    return found
+from tests.browser.conftest import (
+    DESKTOP,
+    as_a_phone,
+    each_page,
+    login,
+    screenshot,
+    shot_name,
+    violations,
+)
 
 
 @pytest.mark.parametrize("variant", ["phone-light", "phone-dark", "desktop-light",
                                      "desktop-dark"])
-def test_axe_finds_nothing_on_any_page(pia, browser, variant):  # noqa: F811
+def test_axe_finds_nothing_on_any_page(pia, browser, variant):
     phone, dark = variant.startswith("phone"), variant.endswith("dark")
     driver = browser((390, 844) if phone else DESKTOP, dark=dark)
     driver.set_script_timeout(60)

@@ -3,7 +3,7 @@ place, a goal is checked off with one tap, and the pages fit a phone in light an
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -11,15 +11,18 @@ from selenium.webdriver.common.by import By
 from tests.browser.conftest import (
     DESKTOP,
     PHONE,
+    api_session,
+    as_a_phone,
     click,
     console_errors,
     create_user,
     follow,
+    login,
+    overflowing,
     screenshot,
+    today_of,
+    violations,
 )
-from tests.browser.test_accessibility import violations
-from tests.browser.test_journal import api_session, login
-from tests.browser.test_phone_fit import as_a_phone, overflowing
 from tests.helpers import http
 
 
@@ -28,7 +31,7 @@ def gus(app_stack):
     create_user(app_stack, "gus")
     auth = api_session(app_stack.url, "gus")
     url = app_stack.url
-    today = date.today()
+    today = today_of()
     for back in range(0, 70):
         day = today - timedelta(days=back)
         if back % 7 in (0, 2, 4) or back % 5 == 0:

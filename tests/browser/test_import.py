@@ -12,10 +12,11 @@ from tests.browser.conftest import (
     click,
     console_errors,
     create_user,
+    entry_cards,
     follow,
+    login,
     screenshot,
 )
-from tests.browser.test_journal import entry_cards, login
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes
 
 ROWS = ["2025-06-03,June 3,Tuesday,8:15 pm,Chill,reading | tea,,Evening,quiet <b>evening</b>",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -12,15 +12,20 @@ from selenium.webdriver.support.ui import WebDriverWait
 from tests.browser.conftest import (
     DESKTOP,
     PHONE,
+    api_session,
+    as_a_phone,
     click,
     console_errors,
     create_user,
+    entry_cards,
     follow,
+    login,
+    overflowing,
     screenshot,
+    today_of,
+    violations,
+    years_before,
 )
-from tests.browser.test_accessibility import violations
-from tests.browser.test_journal import api_session, entry_cards, login
-from tests.browser.test_phone_fit import as_a_phone, overflowing
 from tests.helpers import http
 
 
@@ -28,7 +33,7 @@ from tests.helpers import http
 def cara(app_stack):
     create_user(app_stack, "cara")
     auth = api_session(app_stack.url, "cara")
-    start = date.today() - timedelta(days=120)
+    start = today_of() - timedelta(days=120)
     for i in range(0, 120, 2):
         http("POST", app_stack.url + "/api/entries", {
             "mood": [3, 4, 5, 2, 4, 3, 1][i % 7], "activities": [["walk"], ["work"], []][i % 3],
@@ -39,7 +44,7 @@ def cara(app_stack):
 def test_a_back_dated_entry_is_found_in_the_year_view_by_clicking_its_day(cara, browser):
     driver = browser(PHONE)
     login(driver, cara.url, "cara")
-    last_month = (date.today().replace(day=1) - timedelta(days=1)).replace(day=13)
+    last_month = (today_of().replace(day=1) - timedelta(days=1)).replace(day=13)
     click(driver, driver.find_element(By.CSS_SELECTOR, "label[for=mood-5]"))
     driver.find_element(By.NAME, "note").send_keys("back-dated birthday")
     field = driver.find_element(By.NAME, "date")
@@ -85,9 +90,11 @@ def ivy(app_stack):
     try:
         uid = conn.execute("SELECT id FROM users WHERE username = 'ivy'").fetchone()[0]
         plant(conn, uid, seed=7, plan=Plan(noise=30, sleep=True, entries_per_day=(1, 1, 2)),
-              last=date.today() - timedelta(days=1))
-        for years in (1, 2):  # on this day
-            day = date.today().replace(year=date.today().year - years)
+              last=today_of() - timedelta(days=1))
+        for years in (1, 2):  # on this day (on 29 February only leap years have one)
+            day = years_before(today_of(), years)
+            if day is None:
+                continue
             conn.execute("UPDATE entries SET note_title = ?, note = ? WHERE user_id = ? AND"
                          " local_date = ?", (f"{years} year{'s' if years > 1 else ''} back",
                                              "Walked by the river after work.", uid,

@@ -13,32 +13,16 @@ from tests.browser.conftest import (
     PASSWORD,
     PHONE,
     Stack,
+    api_session,
     click,
     console_errors,
     create_user,
+    entry_cards,
     follow,
+    login,
     screenshot,
 )
 from tests.helpers import http
-
-
-def login(driver, url: str, name: str) -> None:
-    driver.get(url + "/login")
-    driver.find_element(By.NAME, "username").send_keys(name)
-    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
-    click(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
-    WebDriverWait(driver, 10).until(EC.url_to_be(url + "/"))
-
-
-def api_session(url: str, name: str) -> dict:
-    status, headers, me = http("POST", url + "/api/session", {"username": name,
-                                                              "password": PASSWORD})
-    assert status == 201
-    return {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
-
-
-def entry_cards(driver) -> list:
-    return driver.find_elements(By.CSS_SELECTOR, ".entries .entry")
 
 
 def test_first_run_log_see_edit_and_delete_an_entry(tmp_path, browser):

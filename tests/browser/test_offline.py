@@ -17,13 +17,14 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.browser.conftest import (
     PASSWORD,
+    api_session,
     click,
     console_errors,
     create_user,
+    login,
     replaced,
     screenshot,
 )
-from tests.browser.test_journal import api_session, login
 from tests.e2e.conftest import Stack
 from tests.helpers import ROOT, healthy, http, spawn, wait_until
 

@@ -3,91 +3,27 @@
 
 from __future__ import annotations
 
-import re
-from datetime import date
-
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.browser.conftest import click, console_errors, create_user, replaced, screenshot
-from tests.browser.test_journal import api_session, login
-from tests.helpers import http, run, three_years_of_daylio
+from tests.browser.conftest import (
+    api_session,
+    as_a_phone,
+    click,
+    console_errors,
+    create_user,
+    each_page,
+    login,
+    overflowing,
+    replaced,
+    screenshot,
+    shot_name,
+)
+from tests.helpers import http
 
 WIDTHS = (320, 360, 390, 412)
-PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko)"
-               " Chrome/120.0.0.0 Mobile Safari/537.36")
-PAGES = ["/", "/entries", "/entries?q=walk", "/calendar", "/stats", "/insights", "/settings",
-         "/settings/moods", "/settings/activities", "/settings/metrics", "/settings/tokens",
-         "/settings/reminders", "/settings/import", "/settings/users", "/admin/jobs"]
-@pytest.fixture(scope="module")
-def pia(app_stack, tmp_path_factory):
-    create_user(app_stack, "pia", admin=True)
-    path = tmp_path_factory.mktemp("history") / "daylio.csv"
-    path.write_bytes(three_years_of_daylio(date(2026, 11, 28)))
-    done = run(["kmood.py", "import-daylio", str(path), "--user", "pia"], app_stack.env,
-               timeout=300)
-    assert done.returncode == 0, done.stderr
-    auth = api_session(app_stack.url, "pia")
-    http("POST", app_stack.url + "/api/tokens", {"name": "my phone, the old one"}, auth)
-    http("POST", app_stack.url + "/api/reminders", {
-        "time": "21:00", "weekdays": [0, 1, 2, 3, 4], "timezone": "Europe/Berlin",
-        "channel": "ntfy", "url": "https://ntfy.sh/a-rather-long-topic-name-for-reminders"},
-        auth)
-    entry = http("GET", app_stack.url + "/api/entries?limit=1", headers=auth)[2]["entries"][0]
-    activities = http("GET", app_stack.url + "/api/activities", headers=auth)[2]["activities"]
-    several = "&".join(f"ids={a['id']}" for a in activities[:40])
-    app_stack.pages = PAGES + [f"/entries/{entry['id']}/edit", f"/entries/{entry['id']}/delete",
-                               f"/settings/activities/{activities[0]['id']}",
-                               f"/settings/activities/delete?{several}"]
-    return app_stack
-
-
-def as_a_phone(driver, width: int, height: int = 800) -> None:
-    """A phone, not a narrow window: mobile layout, 3x pixels, touch, a phone's user agent
-    (native date and time inputs take their phone widths)."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": width, "height": height, "deviceScaleFactor": 3, "mobile": True})
-    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True,
-                                                                  "maxTouchPoints": 5})
-    driver.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": PHONE_AGENT})
-
-
-def shot_name(path: str) -> str:
-    """A page's path as a screenshot's name: /settings/activities/12 -> settings-activities-one."""
-    name = re.sub(r"/\d+", "/one", path.split("?")[0]).strip("/").replace("/", "-")
-    return name or "home"
-
-
-def each_page(driver, stack):
-    """Open every page of `stack.pages` in turn (each must have its heading), yielding its
-    path while it is open."""
-    for path in stack.pages:
-        driver.get(stack.url + path)
-        assert driver.find_elements(By.TAG_NAME, "h1"), path
-        yield path
-
-
-def overflowing(driver) -> list[str]:
-    """The elements reaching past the right edge, widest first (empty when the page fits).
-    The edge is the layout viewport (clientWidth), the phone's width: a phone zooms out to
-    show what overflows, which widens innerWidth with it."""
-    return driver.execute_script("""
-        const width = document.documentElement.clientWidth, out = [];
-        if (document.documentElement.scrollWidth <= width) return out;
-        for (const el of document.body.querySelectorAll('*')) {
-          const box = el.getBoundingClientRect();
-          if (box.right > width + 0.5 && box.width > 0)
-            out.push([Math.round(box.right), el.tagName.toLowerCase() +
-                      (el.id ? '#' + el.id : '') +
-                      (el.className && el.className.baseVal === undefined && el.className
-                       ? '.' + el.className.trim().split(/\\s+/).join('.') : '')]);
-        }
-        out.sort((a, b) => b[0] - a[0]);
-        return [document.documentElement.scrollWidth + ' > ' + width].concat(
-          out.slice(0, 5).map(([right, name]) => name + ' to ' + right));
-    """)
 
 
 @pytest.mark.parametrize("width", WIDTHS)

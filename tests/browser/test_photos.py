@@ -15,15 +15,17 @@ from tests import images
 from tests.browser.conftest import (
     DESKTOP,
     PHONE,
+    api_session,
+    as_a_phone,
     click,
     console_errors,
     create_user,
     follow,
+    login,
+    overflowing,
     screenshot,
+    violations,
 )
-from tests.browser.test_accessibility import violations
-from tests.browser.test_journal import api_session, login
-from tests.browser.test_phone_fit import as_a_phone, overflowing
 from tests.helpers import http, wait_until
 
 
@@ -201,7 +203,6 @@ def test_photos_chosen_offline_wait_with_their_entry_and_arrive_after_it(browser
 
 def test_what_is_not_a_photo_is_refused_on_the_phone_and_another_s_photo_is_not_shown(
         pam, browser, tmp_path):
-    from tests.browser.test_journal import api_session
 
     driver = browser(PHONE)
     as_a_phone(driver, 390, 844)

@@ -12,8 +12,14 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests import images
-from tests.browser.conftest import PHONE, click, create_user, follow
-from tests.browser.test_journal import api_session, login
+from tests.browser.conftest import (
+    PHONE,
+    api_session,
+    click,
+    create_user,
+    follow,
+    login,
+)
 from tests.helpers import http
 
 FETCH = """

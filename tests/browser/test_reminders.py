@@ -14,9 +14,9 @@ from tests.browser.conftest import (
     console_errors,
     create_user,
     follow,
+    login,
     screenshot,
 )
-from tests.browser.test_journal import login
 from tests.fakes import FakeUpstream, Reply
 
 

@@ -16,13 +16,15 @@ from tests.browser.conftest import (
     PASSWORD,
     PHONE,
     Stack,
+    api_session,
     click,
     console_errors,
     create_user,
+    entry_cards,
     follow,
+    login,
     screenshot,
 )
-from tests.browser.test_journal import api_session, entry_cards, login
 from tests.entry import TEST_KINDS
 from tests.helpers import http, multipart
 from tests.images import noise_png

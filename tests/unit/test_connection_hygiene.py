@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 
 def test_a_request_that_fails_mid_read_leaves_the_thread_able_to_write(alice_and_raw):
     alice, raw = alice_and_raw
@@ -50,11 +52,8 @@ def test_release_resets_a_statement_abandoned_half_read(services, conn):
     cursor = reader.execute("SELECT * FROM login_failures")
     cursor.fetchone()  # kept alive, as a traceback would keep it
     conn.execute("INSERT INTO login_failures (scope, subject, at) VALUES ('x', 'new', 0)")
-    try:
+    with pytest.raises(sqlite3.OperationalError):  # the stale snapshot blocks the upgrade
         reader.execute("BEGIN IMMEDIATE")
-        raise AssertionError("a stale snapshot should block the upgrade")
-    except sqlite3.OperationalError:
-        pass
     pool.release()
     reader.execute("BEGIN IMMEDIATE")
     reader.execute("ROLLBACK")

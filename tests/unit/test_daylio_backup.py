@@ -18,7 +18,7 @@ from kmood_lib.portability import importer
 from kmood_lib.portability.daylio.backup import read_member
 from kmood_lib.portability.daylio.plan import DaylioFormatError, Limits
 from tests.fakes import FakeClock
-from tests.unit.test_daylio_csv import NEWEST, csv_bytes, journal, run
+from tests.unit.test_daylio_csv import NEWEST, csv_bytes, journal, journal_rows, picked, run
 
 MOODS = [
     {"id": 1, "custom_name": "", "mood_group_id": 1, "mood_group_order": 0,
@@ -100,19 +100,31 @@ def test_a_backup_is_read_exactly(conn, ann):
     report = run(conn, ann, backup())
     assert report["imported"] == 7 and report["format"] == "daylio-backup"
     assert report["problems"] == []
-    rows = {e[7] or e[0]: e for e in journal(conn, ann)}
+    rows = {e["note"] or e["day"]: e for e in journal_rows(conn, ann)}
+    when = ("day", "minute", "offset_s", "time_known", "mood")
     eve = rows["hi\nthere"]
-    assert eve[:8] == ("2022-12-31", 23 * 60 + 30, 3600, 1, 4, "null", "New year's eve",
-                       "hi\nthere")
-    assert eve[9] == "old hobby|work"  # the archived tag still resolves
-    assert rows["2023-03-26"][:6] == ("2023-03-26", 600, 7200, 1, 4, "Pretty good")
-    assert rows["2023-03-25"][:6] == ("2023-03-25", 600, 3600, 1, 2, "Tired")
-    assert rows["no time recorded"][:6] == ("2023-04-01", 720, 7200, 0, 5, None)  # date-only
-    assert rows["2023-05-01"][:6] == ("2023-05-01", 30, 7200, 1, 3, None)  # its own local day
+    assert picked(eve, *when, "label", "title", "note") == {
+        "day": "2022-12-31", "minute": 23 * 60 + 30, "offset_s": 3600, "time_known": 1,
+        "mood": 4, "label": "null", "title": "New year's eve", "note": "hi\nthere"}
+    assert eve["activities"] == "old hobby|work"  # the archived tag still resolves
+    assert picked(rows["2023-03-26"], *when, "label") == {
+        "day": "2023-03-26", "minute": 600, "offset_s": 7200, "time_known": 1, "mood": 4,
+        "label": "Pretty good"}
+    assert picked(rows["2023-03-25"], *when, "label") == {
+        "day": "2023-03-25", "minute": 600, "offset_s": 3600, "time_known": 1, "mood": 2,
+        "label": "Tired"}
+    assert picked(rows["no time recorded"], *when, "label") == {  # date-only: stored at noon
+        "day": "2023-04-01", "minute": 720, "offset_s": 7200, "time_known": 0, "mood": 5,
+        "label": None}
+    assert picked(rows["2023-05-01"], *when, "label") == {  # its own local day
+        "day": "2023-05-01", "minute": 30, "offset_s": 7200, "time_known": 1, "mood": 3,
+        "label": None}
     # An anonymised entry (offset zeroed, instant disagreeing): the local fields win and the
     # wall time is read in the user's zone.
-    assert rows["2023-06-01"][:5] == ("2023-06-01", 540, 7200, 1, 2)
-    assert rows["2023-06-02"][:5] == ("2023-06-02", 540, 7200, 1, 1)
+    assert picked(rows["2023-06-01"], *when) == {
+        "day": "2023-06-01", "minute": 540, "offset_s": 7200, "time_known": 1, "mood": 2}
+    assert picked(rows["2023-06-02"], *when) == {
+        "day": "2023-06-02", "minute": 540, "offset_s": 7200, "time_known": 1, "mood": 1}
     groups = dict(conn.execute("SELECT a.name, g.name FROM activities a LEFT JOIN"
                                " activity_groups g ON g.id = a.group_id WHERE a.user_id = ?",
                                (ann,)).fetchall())

@@ -46,6 +46,19 @@ def journal(conn, user_id: int) -> list[tuple]:
         " FROM entries e WHERE e.user_id = ? ORDER BY e.occurred_at, e.id", (user_id,))]
 
 
+JOURNAL_FIELDS = ("day", "minute", "offset_s", "time_known", "mood", "label", "title", "note",
+                  "source", "activities", "metrics")
+
+
+def journal_rows(conn, user_id: int) -> list[dict]:
+    """journal() with each value named (JOURNAL_FIELDS)."""
+    return [dict(zip(JOURNAL_FIELDS, row, strict=True)) for row in journal(conn, user_id)]
+
+
+def picked(row: dict, *names: str) -> dict:
+    return {name: row[name] for name in names}
+
+
 def vocabulary(conn, user_id: int) -> list[tuple]:
     return [tuple(r) for r in conn.execute(
         "SELECT 'activity', name, NULL FROM activities WHERE user_id = ? UNION ALL"
