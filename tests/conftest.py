@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -35,9 +37,27 @@ def no_leftover_processes():
             proc.wait()
 
 
+@pytest.fixture(scope="session")
+def migrated_database(tmp_path_factory) -> Path:
+    """A database with every migration applied, made once per test process: migrating a fresh
+    file takes ~90 ms, copying this one ~0.05 ms. Its WAL is checkpointed into the file and
+    removed, so the file alone is the whole database."""
+    path = tmp_path_factory.mktemp("migrated") / "kmood.db"
+    services = bootstrap(Config.from_env(base_env(path)))
+    services.hasher.close()
+    services.close_writer()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()  # the last connection: SQLite removes the -wal and -shm files
+    return path
+
+
 @pytest.fixture
-def db_path(tmp_path):
-    return tmp_path / "kmood.db"
+def db_path(tmp_path, migrated_database):
+    """Each test's own database, already migrated (bootstrap finds nothing left to apply)."""
+    path = tmp_path / "kmood.db"
+    shutil.copyfile(migrated_database, path)
+    return path
 
 
 @pytest.fixture
