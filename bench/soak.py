@@ -112,10 +112,12 @@ class Soak:
         self.events: dict[str, int] = {"worker kills": 0, "server kills": 0}
         self.tasks: list[dict] = []  # imports, exports and backups, with their outcome
         self.rss: dict[str, dict] = {}
-        self.server_rss: list[tuple[float, float]] = []  # (MB, age) of the server before each kill
+        # (MB, age, seconds into the run) of the server right before each kill
+        self.server_rss: list[tuple[float, float, float]] = []
         self.clients: list[Client] = []
         self.tokens: dict[str, str] = {}
         self.started = 0.0
+        self.length_s = SOAK_S
 
     # -- set-up --
     def users(self) -> list[tuple[str, str, str]]:
@@ -207,7 +209,8 @@ class Soak:
 
     def kill_server(self) -> None:
         if (seen := self.deploy.rss_mb().get("server")) is not None:
-            self.server_rss.append(seen)  # each instance at the same age: right before its kill
+            # each instance at the same age: right before its kill
+            self.server_rss.append((*seen, time.monotonic() - self.started))
         began = time.monotonic()
         self.deploy.kill("server")
         self.events["server kills"] += 1

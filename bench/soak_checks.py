@@ -16,7 +16,8 @@ from kmood_lib.core.config import Config
 ENRICHMENT = ("weather", "place", "song_metadata")
 SERVER_GRACE_S = (0.5, 2.0)  # a request in flight at a kill, or sent just before a restart ends
 DISK_GRACE_S = 3.0
-FLAT = 1.2  # memory at the end within 20% of the middle
+FLAT = 1.2  # memory within 20 %: the end of the middle, the server's instances of each other
+SETTLED_S = 600  # the server's instances are judged from this far into the run (or a sixth)
 
 
 def open_db(path: Path) -> sqlite3.Connection:
@@ -219,10 +220,13 @@ def check_memory(soak) -> list[tuple[str, str, bool]]:
     out = []
     if len(soak.server_rss) >= 3:
         series = soak.server_rss
-        middle = series[len(series) // 2]
-        out.append(("memory of server (RSS before each kill)",
-                    ", ".join(f"{mb:.0f} MB (age {age:.0f} s)" for mb, age in series),
-                    series[-1][0] <= FLAT * middle[0]))
+        settled = [mb for mb, _, at in series if at >= min(SETTLED_S, soak.length_s / 6)]
+        out.append(("memory of server (RSS before each kill; flat from minute 10)",
+                    ", ".join(f"{mb:.0f} MB (age {age:.0f} s, at {at / 60:.0f} min)"
+                              for mb, age, at in series)
+                    + (f"; from minute {min(SETTLED_S, soak.length_s / 6) / 60:.0f}:"
+                       f" {min(settled):.0f}-{max(settled):.0f} MB" if settled else ""),
+                    len(settled) >= 2 and max(settled) <= FLAT * min(settled)))
     for name in ("server", "steady", "flaky"):
         seen = {when: soak.rss.get(when, {}).get(name) for when in ("start", "middle", "end")}
         if not all(seen.values()):
