@@ -12,7 +12,8 @@ from kmood_lib.cli import queue
 from kmood_lib.cli.runner import EXIT_OK, run_main
 from kmood_lib.core.config import Config
 from kmood_lib.core.signals import StopSignal
-from kmood_lib.worker import Worker
+from kmood_lib.worker.context import close_worker, open_worker
+from kmood_lib.worker.loop import run_forever, run_once
 
 log = logging.getLogger("kmood_worker")
 
@@ -32,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_run(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
     services = bootstrap(config, **(bootstrap_kwargs or {}))
     stop = StopSignal()  # set from signal handlers: must take no lock (see StopSignal)
-    worker = Worker(services, stop)
+    worker = open_worker(services, stop)
 
     def request_stop(signum, frame):
         log.info("worker received signal %d: finishing the job in hand, then stopping", signum)
@@ -44,12 +45,12 @@ def cmd_run(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
         services.relay.start(f"k-mood worker {worker.worker_id}", on_message=stop.poke)
     try:
         if args.once:
-            worker.run_once()
+            run_once(worker, services.clock.now_ms())
         else:
-            worker.run_forever()
+            run_forever(worker)
     finally:
         services.relay.close()
-        worker.close()
+        close_worker(worker)
     return EXIT_OK
 
 

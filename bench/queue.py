@@ -49,20 +49,21 @@ def kmood_fill(path: str) -> None:
 
 
 def kmood_work(path: str, name: str) -> list[str]:
-    """The real worker's claim-run-acknowledge path (Worker.run_jobs) with a no-op kind."""
+    """The real worker's claim-run-acknowledge path (worker.batch.run_batch) with a no-op kind."""
     from kmood_lib.bootstrap import bootstrap
     from kmood_lib.core.config import Config
-    from kmood_lib.worker import Worker
+    from kmood_lib.worker.batch import run_batch
+    from kmood_lib.worker.context import close_worker, open_worker
 
     handled = []
     noop = sweeps.JobKind("noop", "SELECT NULL AS key, NULL AS payload WHERE 0",
                           lambda ctx: handled.append(ctx.job.key))
     config = Config.from_env({"KMOOD_DB": path, "KMOOD_JOB_BATCH": str(BATCH),
                               "KMOOD_LOG_LEVEL": "WARNING"})
-    worker = Worker(bootstrap(config, job_kinds=[noop]))
-    while worker.run_jobs():
+    worker = open_worker(bootstrap(config, job_kinds=[noop]))
+    while run_batch(worker, worker.clock.now_ms()):
         pass
-    worker.close()
+    close_worker(worker)
     return handled
 
 

@@ -40,7 +40,7 @@ def create_test_tables(path: str) -> None:
 
 def event(ctx, name: str) -> None:
     ctx.conn.execute("INSERT INTO test_events (work_id, event, worker, attempt, at_ns)"
-                     " VALUES (?, ?, ?, ?, ?)", (ctx.payload["id"], name, ctx.worker.worker_id,
+                     " VALUES (?, ?, ?, ?, ?)", (ctx.payload["id"], name, ctx.worker_id,
                                                  ctx.job.attempts, time.time_ns()))
 
 
@@ -59,7 +59,7 @@ def handle_work(ctx) -> None:
         time.sleep(120)  # hangs until the test kills this process
     with ctx.completing():  # the run is recorded and the job completed in one transaction
         ctx.conn.execute("INSERT INTO test_runs (work_id, worker, attempt) VALUES (?, ?, ?)",
-                         (work_id, ctx.worker.worker_id, ctx.job.attempts))
+                         (work_id, ctx.worker_id, ctx.job.attempts))
         ctx.conn.execute("UPDATE test_work SET done_at = ? WHERE id = ?",
                          (ctx.services.clock.now_ms(), work_id))
     if behaviour != "ok":

@@ -1,4 +1,5 @@
-"""Process helpers for concurrency and end-to-end tests: free ports, spawning, polling."""
+"""Process helpers for concurrency and end-to-end tests: free ports, spawning, polling; and one
+worker iteration in the test's own process."""
 
 from __future__ import annotations
 
@@ -132,6 +133,19 @@ def start_test_server(tmp_path: Path, **extra: str):
                           {"username": "alice", "password": "correct horse"})
     auth = {"Cookie": headers["Set-Cookie"].split(";")[0], "X-CSRF-Token": me["csrf_token"]}
     return env, url, auth, server
+
+
+def one_worker_iteration(services) -> bool:
+    """A fresh worker's one iteration at the clock's now, closed after, as `--once` runs it;
+    True when a step found work."""
+    from kmood_lib.worker.context import close_worker, open_worker
+    from kmood_lib.worker.loop import run_once
+
+    worker = open_worker(services)
+    try:
+        return run_once(worker, services.clock.now_ms())
+    finally:
+        close_worker(worker)
 
 
 def stop(proc: subprocess.Popen, timeout: float = 30) -> int:

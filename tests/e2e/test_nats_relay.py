@@ -150,12 +150,12 @@ def test_without_a_nats_url_nothing_imports_the_client(tmp_path):
         "from kmood_lib.bootstrap import bootstrap\n"
         "from kmood_lib.core.config import Config\n"
         "from kmood_lib.web.app import make_wsgi\n"
-        "from kmood_lib.worker import Worker\n"
+        "from tests.helpers import one_worker_iteration\n"
         "import os, kmood, kmood_worker\n"
         "services = bootstrap(Config.from_env(os.environ))\n"
         "make_wsgi(services)\n"
         "services.relay.start('x'); services.relay.wake(); services.relay.close()\n"
-        "w = Worker(services); w.run_once(); w.close()\n"
+        "one_worker_iteration(services)\n"
         "print('nats' in sys.modules, type(services.relay).__name__)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], env=base_env(tmp_path / "k.db"),

@@ -3,8 +3,8 @@
 import pytest
 
 from kmood_lib.accounts import auth as auth_store
-from kmood_lib.worker import Worker
 from tests.conftest import PASSWORD
+from tests.helpers import one_worker_iteration
 from tests.unit.test_auth_matrix import concrete
 from tests.wsgi import Client
 
@@ -245,12 +245,10 @@ def test_worker_cleanup_deletes_expired_sessions_and_keeps_live_ones(services, c
     user = make_user("alice")
     old = auth_store.create_session(conn, user.id, clock.now_ms() - 10_000, 5)
     live = auth_store.create_session(conn, user.id, clock.now_ms(), 3600)
-    worker = Worker(services)
-    worker.run_once()
+    one_worker_iteration(services)
     hashes = {r[0] for r in conn.execute("SELECT token_hash FROM sessions")}
     assert hashes == {auth_store.token_hash(live.token)}
     assert auth_store.token_hash(old.token) not in hashes
-    worker.close()
 
 
 def test_server_never_cleans_up_sessions(wsgi, conn, make_user, clock):

@@ -119,7 +119,7 @@ def test_a_photo_that_cannot_be_read_is_left_out_and_the_rest_imports(conn, ann)
 
 def test_photos_of_an_import_that_stopped_half_way_arrive_when_the_worker_finishes_it(
         conn, ann, services, clock):
-    from kmood_lib import maintenance
+    from kmood_lib.worker import maintenance
     from tests.unit.test_import_staging import Stop, stop_after
 
     entries, assets, files = [], [], {}

@@ -165,7 +165,7 @@ def test_saves_leave_the_wal_to_the_worker_which_checkpoints_it(services, conn):
     import sqlite3
 
     from kmood_lib.accounts.users import create_user
-    from kmood_lib.worker import Worker
+    from tests.helpers import one_worker_iteration
 
     assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 10000
     for i in range(20):
@@ -179,9 +179,7 @@ def test_saves_leave_the_wal_to_the_worker_which_checkpoints_it(services, conn):
             raw.close()
 
     assert users_in_main_file() == 0
-    worker = Worker(services)
-    worker.run_once()
-    worker.close()
+    one_worker_iteration(services)
     assert users_in_main_file() == 20
 
 
@@ -189,7 +187,8 @@ def test_the_idle_worker_cuts_the_wal_back_and_every_connection_limits_it(servic
     """10 000 creates once grew a 41 MB WAL that stayed 41 MB while idle (issue #9, defect 11)."""
     import os
 
-    from kmood_lib.worker import Worker
+    from kmood_lib.worker.context import close_worker, open_worker
+    from kmood_lib.worker.loop import run_once
 
     wal = services.config.db_path + "-wal"
     assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == 4194304
@@ -197,12 +196,13 @@ def test_the_idle_worker_cuts_the_wal_back_and_every_connection_limits_it(servic
     for _ in range(200):
         conn.execute("INSERT INTO filler VALUES (randomblob(50000))")
     assert os.path.getsize(wal) > 8_000_000
-    worker = Worker(services)
+    worker = open_worker(services)
     try:
-        worker.run_once()  # the checkpoint is its last step: even its heartbeats are copied
+        run_once(worker, services.clock.now_ms())  # the checkpoint, its last step, copies
+        # even the iteration's own heartbeats
         assert os.path.getsize(wal) == 0
     finally:
-        worker.close()
+        close_worker(worker)
     assert conn.execute("SELECT count(*) FROM filler").fetchone()[0] == 200
 
 
@@ -216,7 +216,8 @@ def test_the_checkpoint_mode_decides_what_the_worker_does_with_the_wal(config, c
     import os
 
     from kmood_lib.bootstrap import bootstrap
-    from kmood_lib.worker import Worker
+    from kmood_lib.worker.context import close_worker, open_worker
+    from kmood_lib.worker.loop import run_once
 
     services = bootstrap(config.with_overrides(checkpoint_mode=mode), clock=clock)
     conn = services.connect()
@@ -235,13 +236,13 @@ def test_the_checkpoint_mode_decides_what_the_worker_does_with_the_wal(config, c
         for _ in range(20):
             conn.execute("INSERT INTO filler VALUES (randomblob(50000))")
         assert not filler_in_main_file() and os.path.getsize(wal) > 1_000_000
-        worker = Worker(services)
+        worker = open_worker(services)
         try:
-            worker.run_once()  # the checkpoint is its last step
+            run_once(worker, clock.now_ms())  # the checkpoint is its last step
             assert filler_in_main_file() is copied
             assert (os.path.getsize(wal) == 0) is truncated
         finally:
-            worker.close()
+            close_worker(worker)
         assert conn.execute("SELECT count(*) FROM filler").fetchone()[0] == 20
     finally:
         conn.close()

@@ -9,7 +9,9 @@ from kmood_lib.bootstrap import bootstrap
 from kmood_lib.core.config import Config, ConfigError
 from kmood_lib.core.signals import StopSignal
 from kmood_lib.queue import heartbeat, jobs, sweeps
-from kmood_lib.worker import Worker
+from kmood_lib.worker.context import close_worker, open_worker
+from kmood_lib.worker.loop import run_once
+from kmood_lib.worker.waiting import wait_for_work
 from tests.helpers import base_env
 from tests.wsgi import Client
 
@@ -46,11 +48,11 @@ def hs(config, clock, seen):
 def test_a_worker_says_which_step_it_is_in_and_a_long_job_beats_when_it_extends_its_lease(
         hs, clock, seen):
     conn = hs.connect()
-    worker = Worker(hs)
+    worker = open_worker(hs)
     sweeps.enqueue(conn, hs.job_kinds, "probe", "p:1", {}, clock.now_ms(),
                    jobs.Policy.from_config(hs.config))
     started = clock.now_ms()
-    worker.run_once()
+    run_once(worker, clock.now_ms())
     during = seen["during"]
     assert during["step"] == "job probe" and during["step_since"] == started
     assert during["id"] == worker.worker_id and during["pid"] > 0 and during["version"]
@@ -59,26 +61,26 @@ def test_a_worker_says_which_step_it_is_in_and_a_long_job_beats_when_it_extends_
     assert seen["after_extend"]["step_since"] == started  # still the same step
     final = row(conn)
     assert final["jobs_done"] == 1 and final["jobs_failed"] == 0
-    worker.close()
+    close_worker(worker)
     assert row(conn) is None  # a clean stop removes the row
     conn.close()
 
 
 def test_the_same_step_is_rewritten_only_once_the_heartbeat_interval_has_passed(hs, clock):
     conn = hs.connect()
-    worker = Worker(hs)
-    worker.beat("idle")
+    worker = open_worker(hs)
+    worker.heartbeat.beat("idle")
     first = row(conn)["last_beat"]
     clock.advance(5)
-    worker.beat("idle")
+    worker.heartbeat.beat("idle")
     assert row(conn)["last_beat"] == first  # within the interval: no write
     clock.advance(5)
-    worker.beat("idle")
+    worker.heartbeat.beat("idle")
     assert row(conn)["last_beat"] == first + 10_000
     clock.advance(1)
-    worker.beat("sweep")  # a new step is written at once
+    worker.heartbeat.beat("sweep")  # a new step is written at once
     assert (row(conn)["step"], row(conn)["step_since"]) == ("sweep", first + 11_000)
-    worker.close()
+    close_worker(worker)
     conn.close()
 
 
@@ -90,10 +92,10 @@ def test_failed_jobs_are_counted(config, clock):
     conn = services.connect()
     sweeps.enqueue(conn, services.job_kinds, "bad", "b:1", {}, clock.now_ms(),
                    jobs.Policy.from_config(config))
-    worker = Worker(services)
-    worker.run_once()
+    worker = open_worker(services)
+    run_once(worker, clock.now_ms())
     assert (row(conn)["jobs_done"], row(conn)["jobs_failed"]) == (0, 1)
-    worker.close()
+    close_worker(worker)
     conn.close()
 
 
@@ -113,8 +115,8 @@ def test_healthz_is_degraded_without_a_fresh_heartbeat_and_strict_makes_that_503
     assert response.json == {"status": "degraded", "database": "ok",
                                "worker": {"alive": 0, "last_beat_age_s": None}}
     assert client.get("/healthz?strict=1").status == 503
-    worker = Worker(services)
-    worker.beat("idle")
+    worker = open_worker(services)
+    worker.heartbeat.beat("idle")
     clock.advance(2.5)
     assert client.get("/healthz").json == {"status": "ok", "database": "ok",
                                              "worker": {"alive": 1, "last_beat_age_s": 2.5}}
@@ -124,7 +126,7 @@ def test_healthz_is_degraded_without_a_fresh_heartbeat_and_strict_makes_that_503
     assert body["status"] == "degraded" and body["worker"] == {"alive": 0,
                                                                "last_beat_age_s": 62.5}
     assert client.get("/healthz?strict=1").status == 503
-    worker.close()
+    close_worker(worker)
 
 
 def test_admins_see_a_banner_on_every_page_while_no_worker_is_alive(client_for, services, clock):
@@ -135,12 +137,12 @@ def test_admins_see_a_banner_on_every_page_while_no_worker_is_alive(client_for, 
         assert banner in admin.get(path).text, path
     assert banner not in member.get("/").text
     assert banner not in admin.get("/api/me").text  # pages only
-    worker = Worker(services)
-    worker.beat("idle")
+    worker = open_worker(services)
+    worker.heartbeat.beat("idle")
     assert banner not in admin.get("/").text
     clock.advance(services.config.worker_stale_s + 1)
     assert banner in admin.get("/").text
-    worker.close()
+    close_worker(worker)
 
 
 def test_the_queue_summary_metrics_and_jobs_page_carry_the_heartbeat(client_for, services, clock):
@@ -148,8 +150,8 @@ def test_the_queue_summary_metrics_and_jobs_page_carry_the_heartbeat(client_for,
     metrics = admin.get("/metrics").text
     assert "kmood_workers_alive 0\n" in metrics
     assert "kmood_worker_last_beat_age_seconds +Inf\n" in metrics
-    worker = Worker(services)
-    worker.beat("sweep")
+    worker = open_worker(services)
+    worker.heartbeat.beat("sweep")
     clock.advance(4)
     summary = admin.get("/api/jobs/summary").json["workers"]
     assert summary["alive"] == 1 and summary["last_beat_age_s"] == 4 and summary["stale_after_s"] == 60
@@ -162,18 +164,18 @@ def test_the_queue_summary_metrics_and_jobs_page_carry_the_heartbeat(client_for,
     clock.advance(120)
     page = admin.get("/admin/jobs").text
     assert "Last seen in <strong>sweep</strong> for 2 min" in page and "stale" in page
-    worker.close()
+    close_worker(worker)
 
 
 def test_the_queue_cli_prints_the_workers(env, config, capsys):
     import kmood_worker
 
-    worker = Worker(bootstrap(config))  # the CLI reads the real clock
-    worker.beat("idle")
+    worker = open_worker(bootstrap(config))  # the CLI reads the real clock
+    worker.heartbeat.beat("idle")
     assert kmood_worker.main(["jobs"], environ=env) == 0
     out = capsys.readouterr().out
     assert "workers alive: 1" in out and worker.worker_id in out and "in idle for" in out
-    worker.close()
+    close_worker(worker)
     assert kmood_worker.main(["jobs", "summary"], environ=env) == 0
     assert "workers alive: 0 (no worker has ever beaten" in capsys.readouterr().out
 
@@ -186,8 +188,8 @@ def test_an_idle_worker_wakes_for_a_due_job_but_not_for_other_commits(config, db
                                 session_cleanup_interval_s=3600, checkpoint_interval_s=3600)
     services = bootstrap(cfg, job_kinds=[kind])
     policy = jobs.Policy.from_config(cfg)
-    worker = Worker(services, StopSignal())
-    worker.run_once()  # every periodic step has run: none is due for an hour
+    worker = open_worker(services, StopSignal())
+    run_once(worker, services.clock.now_ms())  # every periodic step has run: none is due for an hour
     returned = threading.Event()
     woken = threading.Event()  # set just before the commit or poke that should end the idle
 
@@ -225,7 +227,7 @@ def test_an_idle_worker_wakes_for_a_due_job_but_not_for_other_commits(config, db
             returned.clear()
             woken.clear()
             thread = elsewhere(*actions)
-            worker.idle()  # 60 s unless woken
+            wait_for_work(worker, services.clock.now_ms())  # 60 s unless woken
             assert woken.is_set()  # it did not end before its wake-up came
             returned.set()
             thread.join(30)
@@ -233,4 +235,4 @@ def test_an_idle_worker_wakes_for_a_due_job_but_not_for_other_commits(config, db
                                             60_000)]
             assert due == ([expected_step] if expected_step else [])
     finally:
-        worker.close()
+        close_worker(worker)

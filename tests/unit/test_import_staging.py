@@ -12,10 +12,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from kmood_lib import maintenance
 from kmood_lib.portability import importer, publishing, runs, staging
 from kmood_lib.portability.daylio.plan import DaylioFormatError, Limits
 from kmood_lib.portability.json_stream import Document
+from kmood_lib.worker import maintenance
 from tests.fakes import NOW_MS, FakeClock
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes, journal, run
 

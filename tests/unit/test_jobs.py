@@ -6,7 +6,10 @@ import pytest
 
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.queue import jobs, sweeps
-from kmood_lib.worker import Worker
+from kmood_lib.worker.batch import MAX_ACK_DELAY_MS, PendingAcks, run_batch
+from kmood_lib.worker.context import close_worker, open_worker
+from kmood_lib.worker.job import MAX_RETRY_AFTER_S, retry_delay_ms, run_job
+from kmood_lib.worker.loop import run_once
 from tests.entry import TEST_KINDS, create_test_tables
 
 
@@ -134,21 +137,21 @@ class FixedRandom(random.Random):
 
 def test_failures_retry_with_backoff_then_exhaust_after_max_attempts(qs, qconn, clock):
     add_work(qconn, 1, "fail")
-    worker = Worker(qs)
-    worker.run_once()  # sweep enqueues, attempt 1 fails
+    worker = open_worker(qs)
+    run_once(worker, clock.now_ms())  # sweep enqueues, attempt 1 fails
     row = qconn.execute("SELECT * FROM jobs").fetchone()
     assert (row["status"], row["attempts"]) == ("retrying", 1)
     assert 5_000 <= row["run_after"] - clock.now_ms() <= 10_000
     assert "failed on purpose" in row["last_error"]
-    worker.run_once()  # not due yet: nothing claimed
+    run_once(worker, clock.now_ms())  # not due yet: nothing claimed
     assert qconn.execute("SELECT attempts FROM jobs").fetchone()[0] == 1
     for _ in range(2):
         clock.advance(100)
-        worker.run_once()
+        run_once(worker, clock.now_ms())
     row = qconn.execute("SELECT * FROM jobs").fetchone()
     assert (row["status"], row["attempts"]) == ("exhausted", 3)
     assert row["finished_at"] == clock.now_ms()
-    worker.close()
+    close_worker(worker)
 
 
 def test_sweep_respects_cool_down_and_a_deliberate_retry_runs_at_once(qs, qconn, clock):
@@ -214,11 +217,11 @@ def test_unreadable_rows_end_exhausted_naming_the_field_and_the_rest_progresses(
             "INSERT INTO jobs (kind, key, payload, status, max_attempts, run_after, created_at,"
             " updated_at) VALUES (?, ?, ?, ?, 8, ?, ?, ?) RETURNING id",
             (kind, f"bad:{name}", payload, status, run_after, now, now)).fetchall()[0][0]
-    worker = Worker(qs)
+    worker = open_worker(qs)
     for _ in range(3):
-        worker.run_once()
+        run_once(worker, clock.now_ms())
         clock.advance(1)
-    worker.close()
+    close_worker(worker)
     for name, job_id in ids.items():
         row = qconn.execute("SELECT status, attempts, last_error FROM jobs WHERE id = ?",
                             (job_id,)).fetchone()
@@ -243,16 +246,16 @@ def test_a_running_job_whose_lease_is_not_an_integer_is_exhausted_and_its_work_d
         " VALUES ('test_work', ?, ?, 'running', 1, 3, ?, 'gone', ?, ?, ?) RETURNING id",
         (f"work:{work_id}", f'{{"id": {work_id}}}', now, lease_until, now, now)
     ).fetchall()[0][0]
-    worker = Worker(qs)
-    worker.run_once()
+    worker = open_worker(qs)
+    run_once(worker, clock.now_ms())
     row = qconn.execute("SELECT status, claimed_by, lease_until, last_error FROM jobs"
                         " WHERE id = ?", (job_id,)).fetchone()
     assert row["status"] == "exhausted", tuple(row)
     assert row["claimed_by"] is None and row["lease_until"] is None
     assert row["last_error"] == f"unreadable lease_until: {sqlite_quote(lease_until)}"
     clock.advance(qs.config.job_cooldown_s + qs.config.sweep_interval_s + 1)
-    worker.run_once()  # past the cool-down the sweep queues the work again, and it is done
-    worker.close()
+    run_once(worker, clock.now_ms())  # past the cool-down the sweep queues the work again, and it is done
+    close_worker(worker)
     done_at = qconn.execute("SELECT done_at FROM test_work WHERE id = ?", (work_id,)).fetchone()[0]
     assert done_at is not None
     assert qconn.execute("SELECT count(*) FROM jobs WHERE status = 'running'").fetchone()[0] == 0
@@ -265,13 +268,13 @@ def sqlite_quote(value) -> str:
 
 def test_losing_the_queue_loses_nothing(qs, qconn, clock):
     add_work(qconn, 30)
-    worker = Worker(qs)
-    worker.run_once()  # sweep enqueues 30, the batch of 10 runs
+    worker = open_worker(qs)
+    run_once(worker, clock.now_ms())  # sweep enqueues 30, the batch of 10 runs
     qconn.execute("DELETE FROM jobs")
     for _ in range(5):
         clock.advance(qs.config.sweep_interval_s + 1)
-        worker.run_once()
-    worker.close()
+        run_once(worker, clock.now_ms())
+    close_worker(worker)
     assert qconn.execute("SELECT count(*) FROM test_work WHERE done_at IS NULL").fetchone()[0] == 0
     assert qconn.execute("SELECT count(*) FROM test_runs").fetchone()[0] == 30
 
@@ -367,8 +370,8 @@ def test_sweep_exclusion_looks_jobs_up_by_subject_not_by_scanning_the_queue(qs, 
 def test_a_handler_that_completes_in_its_own_transaction_commits_both_or_neither(
         qs, qconn, clock):
     add_work(qconn, 2)
-    worker = Worker(qs)
-    worker.run_once()  # the sweep queues both; the handler records and completes in one go
+    worker = open_worker(qs)
+    run_once(worker, clock.now_ms())  # the sweep queues both; the handler records and completes in one go
     assert qconn.execute("SELECT count(*) FROM test_runs").fetchone()[0] == 2
     assert {r[0] for r in qconn.execute("SELECT status FROM jobs")} == {"done"}
     qconn.execute("DELETE FROM test_runs")
@@ -381,13 +384,14 @@ def test_a_handler_that_completes_in_its_own_transaction_commits_both_or_neither
     jobs.reclaim_stalled(qconn, clock.now_ms())
     [fresh, _] = jobs.claim(qconn, "other", clock.now_ms(), 2, 10_000)
     assert fresh.id == stale.id
-    worker.run_job(stale)  # the old claimant finishes late: its writes must not land
+    acks = PendingAcks(worker.conn, worker.worker_id, clock)
+    run_job(worker, stale, acks.flush)  # the old claimant finishes late: its writes must not land
     assert qconn.execute("SELECT count(*) FROM test_runs").fetchone()[0] == 0
     assert qconn.execute("SELECT count(*) FROM test_work WHERE done_at IS NOT NULL"
                          ).fetchone()[0] == 0
     row = qconn.execute("SELECT status, claimed_by FROM jobs WHERE id = ?", (stale.id,)).fetchone()
     assert tuple(row) == ("running", "other")
-    worker.close()
+    close_worker(worker)
 
 
 def pickup_jobs(qs, conn, clock, n):
@@ -398,11 +402,11 @@ def pickup_jobs(qs, conn, clock, n):
 
 def test_a_batch_of_jobs_is_acknowledged_in_one_statement(qs, qconn, clock):
     pickup_jobs(qs, qconn, clock, 5)  # test_pickup handlers leave completion to the worker
-    worker = Worker(qs)
+    worker = open_worker(qs)
     statements = []
     worker.conn.set_trace_callback(statements.append)
-    assert worker.run_jobs() == 5
-    worker.close()
+    assert run_batch(worker, clock.now_ms())
+    close_worker(worker)
     acks = [s for s in statements if s.startswith("UPDATE jobs SET status = 'done'")]
     assert len(acks) == 1, acks
     assert [tuple(r) for r in qconn.execute("SELECT status, attempts FROM jobs")] == [
@@ -411,12 +415,10 @@ def test_a_batch_of_jobs_is_acknowledged_in_one_statement(qs, qconn, clock):
 
 
 def test_waiting_acknowledgements_are_flushed_once_the_oldest_is_due(qs, qconn, clock):
-    from kmood_lib.worker import MAX_ACK_DELAY_MS, PendingAcks
-
     pickup_jobs(qs, qconn, clock, 3)
-    worker = Worker(qs)
+    worker = open_worker(qs)
     first, second, third = jobs.claim(worker.conn, worker.worker_id, clock.now_ms(), 3, 60_000)
-    acks = PendingAcks(worker)
+    acks = PendingAcks(worker.conn, worker.worker_id, clock)
     acks.add(first)
     clock.advance((MAX_ACK_DELAY_MS - 1) / 1000)
     acks.flush_if_due()
@@ -428,7 +430,7 @@ def test_waiting_acknowledgements_are_flushed_once_the_oldest_is_due(qs, qconn, 
     acks.add(third)
     acks.flush()
     assert qconn.execute("SELECT count(*) FROM jobs WHERE status = 'done'").fetchone()[0] == 3
-    worker.close()
+    close_worker(worker)
 
 
 def test_an_acknowledgement_for_a_reclaimed_job_is_refused(qs, qconn, clock):
@@ -451,9 +453,9 @@ def run_one_batch(config, clock, handler, n: int, **overrides):
     conn_box.append(conn)
     ids = [sweeps.enqueue(conn, qs.job_kinds, "test_batch", f"s:{i}", {}, clock.now_ms(),
                           jobs.Policy.from_config(qs.config)) for i in range(n)]
-    worker = Worker(qs)
-    assert worker.run_jobs() == n
-    worker.close()
+    worker = open_worker(qs)
+    assert run_batch(worker, clock.now_ms())
+    close_worker(worker)
     return conn, ids
 
 
@@ -511,8 +513,6 @@ def test_retrying_a_kind_that_does_not_exist_or_a_queued_job_says_what_it_is(qs,
 
 
 def test_a_handlers_retry_after_of_any_value_never_breaks_the_failure_path():
-    from kmood_lib.worker import MAX_RETRY_AFTER_S, retry_delay_ms
-
     for odd in (float("nan"), float("inf"), float("-inf"), -5, 0, None, "600", True):
         assert retry_delay_ms(odd) == 0, odd
     assert retry_delay_ms(1.5) == 1500

@@ -192,7 +192,7 @@ def test_a_deleted_entry_s_client_id_is_forgotten_by_the_worker_after_the_retent
     """KMOOD_DELETED_CLIENT_IDS_KEEP_S (90 days by default: an outbox keeps an entry until it
     is sent, so any bound is a choice): until then a replay stays refused; after it the
     worker's maintenance forgets the id, and a replay would save the entry again."""
-    from kmood_lib.maintenance import maintenance_steps
+    from kmood_lib.worker.maintenance import maintenance_steps
     from tests.conftest import PASSWORD
 
     body = {"mood": 4, "client_id": str(uuid.uuid4())}

@@ -8,9 +8,8 @@ from datetime import datetime, timezone
 import pytest
 
 from kmood_lib.queue import jobs, sweeps
-from kmood_lib.worker import Worker
 from tests.fakes import FakeNominatim, Reply
-from tests.helpers import base_env
+from tests.helpers import base_env, one_worker_iteration
 from tests.unit.test_weather import drain
 
 NOW = datetime(2025, 4, 10, 12, 0, tzinfo=timezone.utc)
@@ -68,9 +67,7 @@ def test_a_failed_lookup_is_retried_and_a_new_location_is_named_again(alice, ser
                                                                      nominatim, conn):
     nominatim.failure = Reply({"error": "busy"}, 503)
     entry = alice.post("/api/entries", {"mood": 3, "location": {"lat": 52.5, "lon": 13.4}}).json
-    worker = Worker(services)
-    worker.run_once()
-    worker.close()
+    one_worker_iteration(services)
     job = jobs.list_jobs(conn, kind="place")[0]
     assert job["status"] == "retrying" and "503" in job["last_error"]
     nominatim.failure = None
@@ -98,9 +95,7 @@ def test_a_busy_upstream_defers_jobs_unattempted_and_one_by_one(alice, services,
         alice.post("/api/entries", {"mood": 3, "location": {"lat": 10.0 + i, "lon": 20.0}})
     conn.execute("UPDATE upstream_slots SET next_at = ? WHERE upstream = 'nominatim'",
                  (clock.now_ms() + 5000,))  # another worker's request just went out
-    worker = Worker(services)
-    worker.run_once()
-    worker.close()
+    one_worker_iteration(services)
     rows = conn.execute("SELECT status, attempts, run_after, last_error FROM jobs"
                         " WHERE kind = 'place' ORDER BY run_after").fetchall()
     assert nominatim.requests == []

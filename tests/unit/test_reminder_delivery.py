@@ -9,9 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kmood_lib.queue import jobs
-from kmood_lib.worker import Worker
 from tests.fakes import FakeUpstream, Reply
-from tests.helpers import base_env
+from tests.helpers import base_env, one_worker_iteration
 
 BERLIN_MORNING = datetime(2026, 12, 3, 9, 0, tzinfo=timezone.utc)  # Thursday, 10:00 in Berlin
 
@@ -48,11 +47,7 @@ def remind(client, channel, time="20:30", **extra) -> dict:
 def step(services, clock, seconds: float = 0) -> None:
     """Let time pass, then one worker iteration (sweep, due jobs, maintenance)."""
     clock.advance(seconds)
-    worker = Worker(services)
-    try:
-        worker.run_once()
-    finally:
-        worker.close()
+    one_worker_iteration(services)
 
 
 def deliveries(conn) -> list[tuple]:

@@ -12,9 +12,8 @@ from kmood_lib.queue import jobs, sweeps
 from kmood_lib.upstream.coverart import CoverArt
 from kmood_lib.upstream.http import UpstreamError
 from kmood_lib.upstream.musicbrainz import phrase
-from kmood_lib.worker import Worker
 from tests.fakes import FakeCoverArt, FakeMusicBrainz, Reply, png, recording
-from tests.helpers import base_env
+from tests.helpers import base_env, one_worker_iteration
 from tests.unit.test_weather import drain
 from tests.wsgi import Client
 
@@ -161,9 +160,7 @@ def test_a_cover_that_fails_is_retried_without_searching_again(alice, services, 
                                                                musicbrainz, coverart):
     coverart.failure = Reply({"error": "down"}, 503)
     entry = with_song(alice, "Radiohead", "Creep")
-    worker = Worker(services)
-    worker.run_once()
-    worker.close()
+    one_worker_iteration(services)
     job = jobs.list_jobs(conn, kind="song_metadata")[0]
     assert job["status"] == "retrying" and "503" in job["last_error"]
     assert metadata_of(alice, entry)["cover_url"] is None  # the lookup is kept meanwhile
@@ -177,9 +174,7 @@ def test_an_outage_loses_nothing_and_a_sweep_alone_finds_the_work(alice, service
                                                                   musicbrainz):
     musicbrainz.failure = Reply({"error": "rate limited"}, 503, headers={"Retry-After": "2"})
     entry = with_song(alice, "Radiohead", "Creep")
-    worker = Worker(services)
-    worker.run_once()
-    worker.close()
+    one_worker_iteration(services)
     job = jobs.list_jobs(conn, kind="song_metadata")[0]
     assert job["status"] == "retrying" and job["attempts"] == 1
     conn.execute("DELETE FROM jobs")

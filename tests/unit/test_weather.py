@@ -8,9 +8,8 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from kmood_lib.queue import jobs, sweeps
-from kmood_lib.worker import Worker
 from tests.fakes import FakeOpenMeteo, Reply, fake_temperature
-from tests.helpers import base_env
+from tests.helpers import base_env, one_worker_iteration
 
 NOW = datetime(2025, 4, 10, 12, 0, tzinfo=timezone.utc)
 CELLS = [(52.52 + i * 0.3, 13.40 + i * 0.2) for i in range(10)]
@@ -35,15 +34,11 @@ def alice(client_for, clock):
     return client_for("alice", timezone="Europe/Berlin")
 
 
-def drain(services, clock, rounds: int = 30) -> Worker:
+def drain(services, clock, rounds: int = 30) -> None:
     """Worker iterations (each with a fresh sweep) until nothing is live; the clock jumps past
     any backoff in between, as time would."""
     for _ in range(rounds):
-        worker = Worker(services)
-        try:
-            worker.run_once()
-        finally:
-            worker.close()
+        one_worker_iteration(services)
         conn = services.connect()
         live = conn.execute("SELECT count(*) FROM jobs WHERE status IN ('queued', 'running',"
                             " 'retrying')").fetchone()[0]
@@ -123,9 +118,7 @@ def test_an_outage_retries_loses_nothing_and_a_lost_queue_is_found_again(
     ids = [alice.post("/api/entries", {"mood": 3, "occurred_at": f"2025-03-{d:02d}T09:00:00",
                                        "location": {"lat": 48.1, "lon": 11.6}}).json["id"]
            for d in range(1, 6)]
-    worker = Worker(services)
-    worker.run_once()
-    worker.close()
+    one_worker_iteration(services)
     job = jobs.list_jobs(conn, kind="weather")[0]
     assert job["status"] == "retrying" and job["attempts"] == 1 and job["last_error"]
     conn.execute("DELETE FROM jobs")  # the queue is lost as well
@@ -202,9 +195,7 @@ def one_weather_attempt(client, services) -> None:
     """An entry whose weather is looked up once: the worker's first attempt, as it ends."""
     client.post("/api/entries", {"mood": 3, "occurred_at": "2025-03-01T10:00:00",
                                  "location": {"lat": 52.5, "lon": 13.4}})
-    worker = Worker(services)
-    worker.run_once()
-    worker.close()
+    one_worker_iteration(services)
 
 
 def test_a_429_with_retry_after_pushes_the_retry_at_least_that_far(alice, services, clock, meteo,
@@ -262,9 +253,7 @@ def test_a_full_budget_waits_rather_than_exceeds_it(alice, services, clock, mete
                  " WHERE span_ms = 3600000", (clock.now_ms() - clock.now_ms() % 3_600_000,))
     entry = alice.post("/api/entries", {"mood": 3, "location": {"lat": 52.5, "lon": 13.4},
                                         "occurred_at": "2025-03-01T12:00:00+00:00"}).json["id"]
-    worker = Worker(services)
-    worker.run_once()
-    worker.close()
+    one_worker_iteration(services)
     job = jobs.list_jobs(conn, kind="weather")[0]
     assert job["status"] == "queued" and job["attempts"] == 0  # deferred, not failed
     assert "open-meteo" in job["last_error"] and "budget" in job["last_error"]

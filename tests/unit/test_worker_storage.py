@@ -7,7 +7,8 @@ import threading
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.core.signals import StopSignal
 from kmood_lib.queue import jobs, sweeps
-from kmood_lib.worker import Worker
+from kmood_lib.worker.context import open_worker
+from kmood_lib.worker.loop import pause_after_failure, run_forever, run_once
 
 NO_SWEEP = "SELECT NULL AS key, NULL AS payload WHERE 0"
 
@@ -24,23 +25,24 @@ def services_with_a_job(config, clock):
 
 
 def worker_logs(caplog):
-    return [r for r in caplog.records if r.name == "kmood_lib.worker" and r.levelno >= logging.ERROR]
+    return [r for r in caplog.records
+            if r.name.startswith("kmood_lib.worker") and r.levelno >= logging.ERROR]
 
 
 def test_a_database_refusing_writes_is_one_line_a_minute_without_a_traceback(config, clock,
                                                                                 caplog):
     built = services_with_a_job(config, clock)
-    worker = Worker(built)
+    worker = open_worker(built)
     worker.conn.execute("PRAGMA query_only = 1")  # every write: SQLITE_READONLY
     caplog.set_level(logging.INFO)
-    worker.run_once()
-    assert worker.failed
+    run_once(worker, clock.now_ms())
+    assert worker.guard.failures
     lines = worker_logs(caplog)
     assert len(lines) == 1, [r.getMessage() for r in lines]
     assert lines[0].exc_info is None
     assert "cannot take writes" in lines[0].getMessage()
     for _ in range(5):
-        worker.run_once()
+        run_once(worker, clock.now_ms())
     assert len(worker_logs(caplog)) == 1  # the same condition again within the minute: silent
     worker.conn.execute("PRAGMA query_only = 0")
     built.hasher.close()
@@ -51,20 +53,21 @@ def test_a_bug_in_a_step_still_logs_its_traceback(config, clock, caplog):
         raise RuntimeError("a bug")
 
     built = bootstrap(config, clock=clock)
-    worker = Worker(built)
-    worker.before[0].run = broken  # the sweep step, as a step that has a bug
+    worker = open_worker(built)
+    worker.sweeps[0].run = broken  # the sweep step, as a step that has a bug
     caplog.set_level(logging.INFO)
-    worker.run_once()
+    run_once(worker, clock.now_ms())
     lines = worker_logs(caplog)
-    assert worker.failed and len(lines) == 1 and lines[0].exc_info is not None
+    assert worker.guard.failures and len(lines) == 1 and lines[0].exc_info is not None
     built.hasher.close()
 
 
-def test_the_pause_after_failing_iterations_doubles_up_to_the_poll_interval(config, clock):
-    built = services_with_a_job(config, clock)
-    worker = Worker(built)
-    assert [worker.pause_after_failure() for _ in range(6)] == [0.1, 0.2, 0.4, 0.8, 1.0, 1.0]
-    built.hasher.close()
+def test_the_pause_after_failing_iterations_doubles_up_to_the_poll_interval(config):
+    cfg = config.with_overrides(wake_interval_ms=100, poll_interval_s=1.0)
+    pauses = [0.0]
+    for _ in range(6):
+        pauses.append(pause_after_failure(cfg, pauses[-1]))
+    assert pauses[1:] == [0.1, 0.2, 0.4, 0.8, 1.0, 1.0]
 
 
 def test_a_worker_whose_database_refuses_writes_does_not_spin(config, clock):
@@ -72,23 +75,22 @@ def test_a_worker_whose_database_refuses_writes_does_not_spin(config, clock):
     soak's full disk: 5 000 tracebacks in 9 s from one worker)."""
     built = services_with_a_job(config, clock)
     stop = StopSignal()
+    claims = []  # each iteration tries once to claim the job that is due
 
-    class Counting(Worker):
-        iterations = 0
+    def work():  # the worker's connection is opened in the thread that uses it
+        worker = open_worker(built, stop)
+        worker.conn.set_trace_callback(
+            lambda sql: sql.startswith("UPDATE jobs SET status = 'running'") and claims.append(sql))
+        worker.conn.execute("PRAGMA query_only = 1")
+        run_forever(worker)
+        worker.conn.close()
 
-        def run_once(self, now_ms=None):
-            Counting.iterations += 1
-            return super().run_once(now_ms)
-
-    worker = Counting(built, stop)
-    worker.conn.execute("PRAGMA query_only = 1")
-    loop = threading.Thread(target=worker.run_forever)
+    loop = threading.Thread(target=work)
     loop.start()
     # Real time for the loop: pauses of 0.1, 0.2, 0.4 and 0.8 s, so at most five iterations.
     threading.Event().wait(1.0)
     stop.set()
     loop.join(10)
     assert not loop.is_alive()
-    assert 1 <= Counting.iterations <= 10, Counting.iterations
-    worker.conn.execute("PRAGMA query_only = 0")
+    assert 1 <= len(claims) <= 10, len(claims)
     built.hasher.close()

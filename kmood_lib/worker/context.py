@@ -1,0 +1,144 @@
+"""What the steps of one worker process share: its connection and id, its heartbeat, the
+schedule of its periodic steps, its stop signal, and the guard that keeps a failing step from
+killing the loop."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sqlite3
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kmood_lib import __version__
+from kmood_lib.bootstrap import Services
+from kmood_lib.core.clock import SystemClock
+from kmood_lib.core.config import Config
+from kmood_lib.core.db import storage_error
+from kmood_lib.core.logs import EveryInterval
+from kmood_lib.core.signals import StopSignal
+from kmood_lib.queue import heartbeat, jobs
+from kmood_lib.worker.maintenance import maintenance_steps, run_sweeps
+
+log = logging.getLogger(__name__)
+
+
+class StepGuard:
+    """Runs steps so that the loop never dies of one. A bug is logged with its traceback; a
+    database that cannot take writes (a full disk, a read-only file, busy past the timeout)
+    fails every step alike, so that is one line a minute without one, since it is no bug.
+    `failures` only grows: the loop compares it across an iteration to know one failed."""
+
+    def __init__(self):
+        self.failures = 0
+        self._storage_log = EveryInterval()
+
+    def run(self, name: str, step: Callable, *args):
+        """`step(*args)`, or None when it raised."""
+        try:
+            return step(*args)
+        except Exception as exc:
+            self.failures += 1
+            if not isinstance(exc, sqlite3.Error) or storage_error(exc) is None:
+                log.exception("worker step %s failed; will try again next iteration", name)
+            elif held := self._storage_log.due():
+                log.error("worker step %s: the database cannot take writes now (%s); %d such"
+                          " failure(s) since the last line, at most one line a minute", name,
+                          exc, held)
+            return None
+
+
+class Heartbeat:
+    """This worker's row in `workers`, saying what it is doing. A new step is written at once;
+    the same step again only once KMOOD_WORKER_HEARTBEAT_S has passed (or when forced), so a
+    busy worker costs one small write per change of step, and one that stops beating shows
+    where it stuck. A beat is stamped with the clock's time, not the iteration's `now`: it says
+    the worker is alive at this moment, after a step that may have taken minutes (a backup)."""
+
+    def __init__(self, conn: sqlite3.Connection, row: heartbeat.Beat, clock: SystemClock,
+                 interval_ms: int, guard: StepGuard):
+        self.conn, self.row, self.clock = conn, row, clock
+        self.interval_ms, self.guard = interval_ms, guard
+        self.written_at: int | None = None
+
+    def beat(self, step: str | None = None, force: bool = False) -> None:
+        now = self.clock.now_ms()
+        if step is not None and step != self.row.step:
+            self.row.step, self.row.step_since = step, now
+        elif not force and now < self.next_due(now):
+            return
+        self.written_at = now
+        self.guard.run("heartbeat", heartbeat.beat, self.conn, self.row, now)
+
+    def next_due(self, now: int) -> int:
+        """When the same step is written again; `now` when it never was."""
+        return now if self.written_at is None else self.written_at + self.interval_ms
+
+
+@dataclass
+class Periodic:
+    """A step that runs at most once every `interval_s` seconds:
+    `run(services, conn, now) -> whether it found work`."""
+
+    name: str
+    interval_s: float
+    run: Callable[[Services, sqlite3.Connection, int], bool]
+    last_ms: int | None = None
+
+    def due(self, now: int) -> bool:
+        return self.last_ms is None or now - self.last_ms >= self.interval_s * 1000
+
+    def next_due_ms(self) -> int | None:
+        return None if self.last_ms is None else self.last_ms + int(self.interval_s * 1000)
+
+
+@dataclass
+class WorkerContext:
+    """One worker process, as its steps see it (built by open_worker)."""
+
+    services: Services
+    conn: sqlite3.Connection  # the worker's own: every step runs on it, one at a time
+    worker_id: str
+    policy: jobs.Policy
+    stop: StopSignal
+    guard: StepGuard
+    heartbeat: Heartbeat
+    sweeps: list[Periodic]  # before the jobs, so what they queue runs in the same iteration
+    maintenance: list[Periodic]  # after the jobs
+
+    @property
+    def config(self) -> Config:
+        return self.services.config
+
+    @property
+    def clock(self) -> SystemClock:
+        return self.services.clock
+
+
+def new_worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def open_worker(services: Services, stop: StopSignal | None = None) -> WorkerContext:
+    """A worker on a connection of its own, with a fresh id, a heartbeat not yet written and
+    every periodic step due."""
+    config, conn, worker_id, guard = services.config, services.connect(), new_worker_id(), StepGuard()
+    started = services.clock.now_ms()
+    row = heartbeat.Beat(worker_id, socket.gethostname(), os.getpid(), __version__, started,
+                         step_since=started)
+    return WorkerContext(
+        services=services, conn=conn, worker_id=worker_id, policy=jobs.Policy.from_config(config),
+        stop=stop or StopSignal(), guard=guard,
+        heartbeat=Heartbeat(conn, row, services.clock, int(config.worker_heartbeat_s * 1000), guard),
+        sweeps=[Periodic("sweep", config.sweep_interval_s, run_sweeps)],
+        maintenance=[Periodic(name, interval_s, step)
+                     for name, interval_s, step in maintenance_steps(services)],
+    )
+
+
+def close_worker(ctx: WorkerContext) -> None:
+    """A clean stop: the heartbeat row goes, so nobody mistakes this worker for a stuck one."""
+    ctx.guard.run("heartbeat", heartbeat.remove, ctx.conn, ctx.worker_id)
+    ctx.conn.close()
