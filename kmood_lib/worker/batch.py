@@ -7,7 +7,8 @@ acknowledged together.
    in one statement: at the end of the batch, or before the next handler starts once the
    oldest has waited MAX_ACK_DELAY_MS. A crash can re-run those few, as it can the job in hand.
 3. Once half the lease has gone, the waiting acknowledgements are written and the leases of
-   the jobs not yet started renewed, so a slow batch's tail is never run twice.
+   the jobs not yet started renewed, so a slow batch's tail is never run twice; a job that
+   another worker has reclaimed meanwhile is left to it, wherever it stands in the batch.
 4. On a stop the job in hand finishes and the rest go back to the queue, the claim uncounted.
 """
 
@@ -71,7 +72,8 @@ def run_batch(ctx: WorkerContext, now: int) -> bool:
 
 def run_claimed(ctx: WorkerContext, batch: list[jobs.ClaimedJob], acks: PendingAcks,
                 leased_at: int) -> None:
-    """Each job in turn while the worker is not stopping."""
+    """Each job in turn while the worker is not stopping and the job is still its own."""
+    ours = {job.id for job in batch}
     for index, job in enumerate(batch):
         if ctx.stop.is_set():
             acks.flush()
@@ -81,9 +83,7 @@ def run_claimed(ctx: WorkerContext, batch: list[jobs.ClaimedJob], acks: PendingA
         if ctx.clock.now_ms() - leased_at >= ctx.policy.lease_ms // 2:
             acks.flush()
             leased_at, ours = renew_leases(ctx, batch[index:])
-            if job.id not in ours:
-                continue
-        if run_job(ctx, job, acks.flush):
+        if job.id in ours and run_job(ctx, job, acks.flush):
             acks.add(job)
 
 

@@ -476,6 +476,27 @@ def test_a_slow_batch_renews_the_lease_of_its_tail_so_nothing_runs_twice(config,
     conn.close()
 
 
+def test_jobs_another_worker_took_over_during_a_slow_batch_are_not_run_again(config, clock):
+    """The first of three jobs outlives the 10 s lease, and another worker reclaims and claims
+    all three meanwhile: the two not yet started are its own now, both of them (the second
+    was skipped, but the third ran: its handler ran twice)."""
+    ran = []
+
+    def handler(ctx, other):
+        ran.append(ctx.job.key)
+        if ctx.job.key == "s:0":
+            clock.advance(11)
+            jobs.reclaim_stalled(other, clock.now_ms())
+            assert len(jobs.claim(other, "other", clock.now_ms(), 10, 10_000)) == 3
+
+    conn, _ = run_one_batch(config, clock, handler, 3, job_lease_s=10)
+    assert ran == ["s:0"]
+    rows = conn.execute("SELECT key, status, claimed_by FROM jobs ORDER BY key").fetchall()
+    assert [tuple(r) for r in rows] == [("s:0", "running", "other"), ("s:1", "running", "other"),
+                                        ("s:2", "running", "other")]
+    conn.close()
+
+
 def test_a_handler_extending_its_lease_first_writes_the_batchs_waiting_acknowledgements(
         config, clock):
     seen = {}
