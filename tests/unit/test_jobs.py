@@ -232,6 +232,39 @@ def test_unreadable_rows_end_exhausted_naming_the_field_and_the_rest_progresses(
     assert done == len(good)
 
 
+def test_every_step_of_an_iteration_works_at_the_now_it_is_given(qs, qconn, clock):
+    """The clock says T, the iteration is given T + 60 s: the lease that ran out at T + 30 s is
+    reclaimed and the job due at T + 45 s is due, so both are run, though the clock never
+    moved (no step reads a clock of its own)."""
+    stalled, later = add_work(qconn, 2)
+    start = clock.now_ms()
+    enqueue(qs, qconn, f"work:{stalled}", start)
+    jobs.claim(qconn, "gone", start, 1, 30_000)
+    sweeps.enqueue(qconn, qs.job_kinds, "test_work", f"work:{later}", {"id": later}, start,
+                   policy(qs), run_after_ms=start + 45_000)
+    worker = open_worker(qs)
+    assert run_once(worker, start + 60_000)
+    close_worker(worker)
+    assert clock.now_ms() == start
+    rows = qconn.execute("SELECT key, status, attempts FROM jobs ORDER BY key").fetchall()
+    assert [tuple(r) for r in rows] == [(f"work:{stalled}", "done", 2),
+                                        (f"work:{later}", "done", 1)]
+
+
+def test_an_iteration_says_it_found_work_when_any_step_did(qs, qconn, clock):
+    """A row only the quarantine touches is work found too: the loop goes round again at once
+    instead of waiting for work."""
+    worker = open_worker(qs)
+    assert not run_once(worker, clock.now_ms())  # nothing to sweep, run or maintain
+    now = clock.now_ms()
+    qconn.execute("INSERT INTO jobs (kind, key, payload, status, max_attempts, run_after,"
+                  " created_at, updated_at) VALUES ('test_work', 'bad', '{}', 'wat', 3, ?, ?, ?)",
+                  (now, now, now))
+    assert run_once(worker, now)
+    assert not run_once(worker, now)
+    close_worker(worker)
+
+
 @pytest.mark.parametrize("lease_until", ["soon", 12.5, None], ids=["text", "real", "null"])
 def test_a_running_job_whose_lease_is_not_an_integer_is_exhausted_and_its_work_done_later(
         qs, qconn, clock, lease_until):
