@@ -11,8 +11,6 @@ other kinds of work meanwhile.
 
 from __future__ import annotations
 
-import time
-
 from kmood_lib.core.db import transaction
 from kmood_lib.queue.jobs import Defer
 
@@ -33,15 +31,23 @@ def take_slot(conn, upstream: str, now_ms: int, interval_ms: int) -> int | None:
                         (upstream,)).fetchone()[0]
 
 
+def take_slot_now(conn, upstream: str, clock, interval_ms: int) -> int | None:
+    """take_slot at the time read once the write lock is held: read before, a wait for the
+    lock (another worker writing) would date the slot earlier than the request it lets go, and
+    the next request could follow this one sooner than the interval."""
+    with transaction(conn):
+        return take_slot(conn, upstream, clock.now_ms(), interval_ms)
+
+
 def wait_for_slot(ctx, upstream: str) -> None:
     """Take the upstream's slot, or hand the job back until the slot is free. A slot that
     frees within a quarter interval is waited for: a job due when the slot frees may wake a
     little before it (the previous request went out a little late)."""
     clock, interval_ms = ctx.services.clock, ctx.services.config.polite_interval_ms
-    free_at = take_slot(ctx.conn, upstream, clock.now_ms(), interval_ms)
+    free_at = take_slot_now(ctx.conn, upstream, clock, interval_ms)
     if free_at is not None and 0 < free_at - clock.now_ms() <= interval_ms // 4:
-        time.sleep((free_at - clock.now_ms()) / 1000)  # under 250 ms at the default interval
-        free_at = take_slot(ctx.conn, upstream, clock.now_ms(), interval_ms)
+        clock.sleep((free_at - clock.now_ms()) / 1000)  # under 250 ms at the default interval
+        free_at = take_slot_now(ctx.conn, upstream, clock, interval_ms)
     if free_at is not None:
         raise UpstreamBusy(f"waiting for a {upstream} request slot (one per"
                            f" {interval_ms} ms across all workers)", free_at, interval_ms)

@@ -89,6 +89,42 @@ def test_a_slot_is_taken_only_when_free_and_says_when_it_frees(conn):
     assert take_slot(conn, "nominatim", 11_999, 1000) == 12_000
 
 
+def test_a_slot_is_dated_when_the_write_lock_is_had_not_before_waiting_for_it(services, clock,
+                                                                          db_path):
+    """Another worker writing holds the lock while this one's clock moves on 600 ms: the slot
+    is dated from when it was taken, so the next request cannot follow sooner than the
+    interval after this one really went."""
+    import sqlite3
+    import threading
+    from types import SimpleNamespace
+
+    from kmood_lib.queue.polite import wait_for_slot
+
+    other = sqlite3.connect(db_path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    before, asked = clock.now_ms(), threading.Event()
+
+    def take() -> None:
+        conn = services.connect()
+        try:
+            asked.set()
+            wait_for_slot(SimpleNamespace(conn=conn, services=services), "nominatim")
+        finally:
+            conn.close()
+
+    taking = threading.Thread(target=take)
+    taking.start()
+    asked.wait(10)
+    threading.Event().wait(0.3)  # the taker is queued behind the other writer's lock
+    clock.advance(0.6)
+    other.execute("COMMIT")
+    taking.join(10)
+    next_at = other.execute("SELECT next_at FROM upstream_slots WHERE upstream = 'nominatim'"
+                            ).fetchone()[0]
+    other.close()
+    assert next_at == before + 600 + services.config.polite_interval_ms
+
+
 def test_a_busy_upstream_defers_jobs_unattempted_and_one_by_one(alice, services, clock, conn,
                                                                 nominatim):
     for i in range(3):
