@@ -9,13 +9,20 @@ from kmood_lib.core.db import ConnectionPerThread
 from kmood_lib.web import http
 from kmood_lib.web.api import (
     accounts,
+    activities,
     entries,
     goals,
+    insights,
     jobs,
+    metrics,
+    moods,
+    note_templates,
+    now_playing,
     openapi,
     photos,
     portability,
     reminders,
+    stats,
 )
 from kmood_lib.web.pages import admin, insight, journal, public, settings
 from kmood_lib.web.pages import goals as goal_pages
@@ -24,8 +31,9 @@ from kmood_lib.web.pages import portability as portability_pages
 from kmood_lib.web.pages import reminders as reminder_pages
 from kmood_lib.web.plugins import AuthPlugin, ErrorPlugin, RequestPlugin
 
-ROUTE_MODULES = (accounts, entries, photos, goals, jobs, reminders, portability, openapi, public,
-                 journal, photo_pages, goal_pages, insight, settings, portability_pages, reminder_pages,
+ROUTE_MODULES = (accounts, entries, moods, activities, metrics, note_templates, now_playing, stats,
+                 insights, photos, goals, jobs, reminders, portability, openapi, public, journal,
+                 photo_pages, goal_pages, insight, settings, portability_pages, reminder_pages,
                  admin)
 
 

@@ -77,7 +77,7 @@ def test_a_synced_outbox_batch_is_one_log_line_with_what_became_of_it(alice, cap
               {"mood": 9, "client_id": str(uuid.uuid4())},  # refused
               {"mood": 2, "client_id": str(uuid.uuid4())}]
     bodies.append(dict(bodies[0]))  # a replay of the first
-    caplog.set_level(logging.INFO, logger="kmood_lib.web.api.entries")
+    caplog.set_level(logging.INFO, logger="kmood_lib.journal.outbox")
     for i, body in enumerate(bodies, start=1):
         alice.request("POST", "/api/entries", json_body=body,
                       headers={"X-Kmood-Outbox": f"{batch} {i}/{len(bodies)}"})
@@ -136,7 +136,7 @@ def test_an_entry_sent_again_after_it_was_deleted_is_410_deleted_and_stays_delet
     assert [e["id"] for e in alice.get("/api/entries").json["entries"]] == [saved["id"]]
     assert alice.delete(f"/api/entries/{saved['id']}").status == 204
     assert alice.get("/api/entries").json["entries"] == []
-    caplog.set_level(logging.INFO, logger="kmood_lib.web.api.entries")
+    caplog.set_level(logging.INFO, logger="kmood_lib.journal.outbox")
     again = alice.request("POST", "/api/entries", json_body=body,
                           headers={"X-Kmood-Outbox": f"{uuid.uuid4()} 1/1"})
     assert again.status == 410 and again.json["error"]["code"] == "deleted"
