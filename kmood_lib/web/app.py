@@ -24,8 +24,11 @@ from kmood_lib.web.api import (
     reminders,
     stats,
 )
+from kmood_lib.web.pages import activities as activity_pages
 from kmood_lib.web.pages import admin, insight, journal, public, settings
 from kmood_lib.web.pages import goals as goal_pages
+from kmood_lib.web.pages import metrics as metric_pages
+from kmood_lib.web.pages import note_templates as note_template_pages
 from kmood_lib.web.pages import photos as photo_pages
 from kmood_lib.web.pages import portability as portability_pages
 from kmood_lib.web.pages import reminders as reminder_pages
@@ -33,8 +36,8 @@ from kmood_lib.web.plugins import AuthPlugin, ErrorPlugin, RequestPlugin
 
 ROUTE_MODULES = (accounts, entries, moods, activities, metrics, note_templates, now_playing, stats,
                  insights, photos, goals, jobs, reminders, portability, openapi, public, journal,
-                 photo_pages, goal_pages, insight, settings, portability_pages, reminder_pages,
-                 admin)
+                 photo_pages, goal_pages, insight, settings, activity_pages, metric_pages,
+                 note_template_pages, portability_pages, reminder_pages, admin)
 
 
 def make_app(services) -> bottle.Bottle:
