@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import resource
 import signal
 import socket
 
@@ -12,7 +13,7 @@ from kmood_lib.bootstrap import bootstrap, run_migrations
 from kmood_lib.cli.runner import EXIT_OK, UsageError
 from kmood_lib.core.config import Config
 from kmood_lib.core.memory import give_back_freed_memory
-from kmood_lib.web.connections import per_address_channel, raise_open_file_limit
+from kmood_lib.web.address_limit import per_address_channel
 
 log = logging.getLogger("kmood")
 
@@ -23,6 +24,20 @@ SPARE_DESCRIPTORS = 64  # the database, its WAL, logs, the listening socket, the
 # waitress's temporary file until the channel times out (KMOOD_CHANNEL_TIMEOUT_S). Streamed
 # bodies come in 1 MiB pieces (core.blobs), which waitress spools to that file at once.
 OUTBUF_HIGH_WATERMARK = 64 * 1024 * 1024
+
+
+def raise_open_file_limit(wanted: int) -> int:
+    """Lift the soft limit on open descriptors towards `wanted` (at most the hard limit);
+    returns the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return soft
 
 
 def add_parser(sub) -> None:

@@ -25,7 +25,7 @@ from kmood_lib.core.db import storage_error
 from kmood_lib.core.errors import DomainError, NotFound
 from kmood_lib.core.logs import EveryInterval
 from kmood_lib.queue import heartbeat
-from kmood_lib.web.auth import UNSAFE_METHODS, csrf_ok, identify, login_redirect
+from kmood_lib.web.authentication import UNSAFE_METHODS, csrf_ok, identify, login_redirect
 from kmood_lib.web.http import ApiError, form_params, is_json_path
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import bottle
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.journal import queries, saving, versions, writes
 from kmood_lib.journal.entry_json import dumps
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import ApiError, json_body, json_text_response, query_params
 from kmood_lib.web.routing import Routes
 

@@ -6,7 +6,7 @@ import bottle
 
 from kmood_lib.core.timezones import local_today
 from kmood_lib.journal import insights, queries
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import json_response, query_params
 from kmood_lib.web.routing import Routes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kmood_lib.accounts import users
 from kmood_lib.journal.nowplaying import now_playing
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import json_response
 from kmood_lib.web.routing import Routes
 

@@ -11,9 +11,9 @@ from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.journal import storage, vocab
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
+from kmood_lib.web.rendering import FormError, form_fields, redirect, settings_page
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.views import FormError, form_fields, redirect, settings_page
 
 routes = Routes()
 

@@ -1,5 +1,6 @@
-"""The one way to render a page: the layout, the settings pages' frame, redirects after a form
-(POST -> 303 -> GET), and the fields a form posted."""
+"""How a route answers with a page: a template inside the layout (with template_helpers as
+`helpers`), the settings pages' frame, redirects after a form (POST -> 303 -> GET) and the
+notices they ask for, and the fields a form posted."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import bottle
 
 from kmood_lib.core.errors import ValidationError
-from kmood_lib.web import ui
+from kmood_lib.web import template_helpers
 from kmood_lib.web.http import Params, form_params, query_params
 
 HERE = Path(__file__).resolve().parent
@@ -86,7 +87,7 @@ def render(name: str, status: int = 200, headers: dict | None = None, **values
            ) -> bottle.HTTPResponse:
     """A template inside layout.tpl; never cached (pages carry CSRF tokens and private data)."""
     values.setdefault("user", None)
-    values.setdefault("ui", ui)
+    values.setdefault("helpers", template_helpers)
     body = bottle.template(name, template_lookup=TEMPLATES, **values)
     response = bottle.HTTPResponse(body, status, headers)
     response.content_type = "text/html; charset=utf-8"
