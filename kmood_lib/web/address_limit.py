@@ -71,3 +71,14 @@ def per_address_channel(limit: int, base: type[HTTPChannel] = HTTPChannel) -> ty
 
     Channel.open_by_address = open_by_address
     return Channel
+
+
+def limit_each_address(server, limit: int) -> None:
+    """Hold each client address of a waitress server to `limit` open connections (a host name
+    with several addresses has one listener each)."""
+    channel = per_address_channel(limit)
+    listeners = getattr(server, "map", {}).values() if not hasattr(server, "channel_class") \
+        else [server]
+    for listener in listeners:
+        if hasattr(listener, "channel_class"):
+            listener.channel_class = channel
