@@ -91,8 +91,8 @@ def manifest():
 
 
 # The service worker's shell: what the log page needs to open with no network (SPEC §12).
-SHELL_FILES = ("style.css", "js/outbox.js", "js/offline.js", "js/log.js", "icons/icon.svg",
-               "icons/icon-192.png")
+SHELL_FILES = ("style.css", "js/outbox.js", "js/offline.js", "js/outbox_panel.js", "js/log.js",
+               "icons/icon.svg", "icons/icon-192.png")
 SERVICE_WORKER = Path(__file__).resolve().parent.parent / "sw.js"
 
 

@@ -13,6 +13,7 @@
 % if get('user'):
 <script defer src="{{helpers.static('js/outbox.js')}}"></script>
 <script type="module" src="{{helpers.static('js/offline.js')}}"></script>
+<script type="module" src="{{helpers.static('js/outbox_panel.js')}}"></script>
 % end
 % for script in get('scripts', ()):
 <script type="module" src="{{helpers.static('js/' + script)}}"></script>
