@@ -24,6 +24,7 @@ from kmood_lib.web.api import (
     reminders,
     stats,
 )
+from kmood_lib.web.middleware import with_compression, with_security_headers
 from kmood_lib.web.pages import activities as activity_pages
 from kmood_lib.web.pages import admin, insight, journal, public, settings
 from kmood_lib.web.pages import goals as goal_pages
@@ -70,6 +71,6 @@ def make_wsgi(services):
     """The WSGI callable the server runs: the app wrapped in the security-header and the
     compression middleware."""
     app = make_app(services)
-    wsgi = http.with_compression(http.with_security_headers(app))
+    wsgi = with_compression(with_security_headers(app))
     wsgi.bottle = app
     return wsgi
