@@ -19,6 +19,7 @@ from kmood_lib.core.migrate import run as run_all
 from kmood_lib.enrich.places import place_kind
 from kmood_lib.enrich.song_metadata import song_metadata_kind
 from kmood_lib.enrich.weather import weather_kind
+from kmood_lib.journal.outbox import OutboxBatches
 from kmood_lib.journal.versions import VersionedCache
 from kmood_lib.queue import relay, sweeps
 from kmood_lib.queue.sweeps import JobKind, JobKinds
@@ -59,6 +60,7 @@ class Services:
     stats_cache: VersionedCache
     entries_cache: VersionedCache  # GET /api/entries pages by user, query and journal version
     insight_gate: ComputeGate  # who may compute insights now (KMOOD_INSIGHTS_CONCURRENCY)
+    outbox: OutboxBatches  # the devices' offline outbox batches being synced, counted for the log
     # Run inside an entry's save transaction, behind one SAVEPOINT (journal.saving.prompt):
     # (conn, user_id, entry_id, now_ms) -> the job kinds that have work for the entry.
     prompt_hooks: list[Callable] = field(default_factory=list)
@@ -138,6 +140,7 @@ def bootstrap(
         stats_cache=kept["stats"],
         entries_cache=kept["entries"],
         insight_gate=insight_gate(config),
+        outbox=OutboxBatches(),
     )
     if any(kind.prompt for kind in services.job_kinds):
         services.prompt_hooks.append(sweeps.prompt_enqueue(services))

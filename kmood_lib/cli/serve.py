@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import logging
 import os
+import resource
 import signal
 import socket
+
+import waitress
 
 from kmood_lib.bootstrap import bootstrap, run_migrations
 from kmood_lib.cli.runner import EXIT_OK, UsageError
 from kmood_lib.core.config import Config
 from kmood_lib.core.memory import give_back_freed_memory
-from kmood_lib.web.connections import per_address_channel, raise_open_file_limit
+from kmood_lib.web.address_limit import limit_each_address
+from kmood_lib.web.app import make_wsgi
+from kmood_lib.web.plugins import photos_body_bytes
 
 log = logging.getLogger("kmood")
 
@@ -34,19 +39,19 @@ def add_parser(sub) -> None:
 
 
 def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
-    import waitress
-
-    from kmood_lib.web.app import make_wsgi
-    from kmood_lib.web.plugins import photos_body_bytes
-
+    """Serve the app until SIGTERM or SIGINT."""
     give_back_freed_memory()  # a photo's megabytes leave with it (core.memory)
     services = bootstrap(config, **(bootstrap_kwargs or {}))
     wsgi = make_wsgi(services)
-    descriptors = raise_open_file_limit(config.connection_limit + SPARE_DESCRIPTORS)
-    if descriptors < config.connection_limit + SPARE_DESCRIPTORS:
-        log.warning("KMOOD_CONNECTION_LIMIT is %d but this process may open only %d files:"
-                    " raise `ulimit -n` (LimitNOFILE= under systemd)",
-                    config.connection_limit, descriptors)
+    server = build_server(config, wsgi)
+    serve(server, services, wsgi.bottle.config["kmood.pool"])
+    return EXIT_OK
+
+
+def build_server(config: Config, wsgi):
+    """waitress listening on KMOOD_HOST:KMOOD_PORT over `wsgi`, with descriptors for its
+    connections and each client address held to its share; a UsageError if it cannot listen."""
+    make_room_for_connections(config.connection_limit)
     try:
         # waitress reads a whole body before the app runs, so its own (plain-text) 413 sits at
         # the upload limit; every other route refuses a larger Content-Length itself (JSON 413).
@@ -63,22 +68,47 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
         raise UsageError(f"cannot listen on {config.host}:{config.port}: "
                          f"{getattr(exc, 'strerror', None) or exc}") from None
     if config.connections_per_address:
-        channel = per_address_channel(config.connections_per_address)
-        listeners = getattr(server, "map", {}).values() if not hasattr(server, "channel_class") \
-            else [server]  # a host name with several addresses: one listener each
-        for listener in listeners:
-            if hasattr(listener, "channel_class"):
-                listener.channel_class = channel
+        limit_each_address(server, config.connections_per_address)
+    return server
 
-    def stop(signum, frame):
-        raise SystemExit(0)
 
+def make_room_for_connections(connection_limit: int) -> None:
+    """Raise the open-file limit to hold every connection and the spare descriptors; say so
+    when the system allows fewer."""
+    descriptors = raise_open_file_limit(connection_limit + SPARE_DESCRIPTORS)
+    if descriptors < connection_limit + SPARE_DESCRIPTORS:
+        log.warning("KMOOD_CONNECTION_LIMIT is %d but this process may open only %d files:"
+                    " raise `ulimit -n` (LimitNOFILE= under systemd)",
+                    connection_limit, descriptors)
+
+
+def raise_open_file_limit(wanted: int) -> int:
+    """Lift the soft limit on open descriptors towards `wanted` (at most the hard limit);
+    returns the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+def stop(signum, frame):
+    """SIGTERM and SIGINT: waitress's loop ends, once the requests in flight have ended."""
+    raise SystemExit(0)
+
+
+def serve(server, services, pool) -> None:
+    """Run the server until stopped, then close it, the relay, the threads' connections and
+    the shared writer."""
     services.relay.start(f"k-mood server {socket.gethostname()}:{os.getpid()}")
-
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     log.info("serving on http://%s:%s with %d threads", server.effective_host,
-             server.effective_port, config.threads)
+             server.effective_port, services.config.threads)
     log.info("background work (enrichment, reminders, session cleanup) runs in kmood_worker.py; "
              "this process does none of it: run kmood_worker.py beside it")
     try:
@@ -86,10 +116,9 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
     finally:
         server.close()
         services.relay.close()
-        wsgi.bottle.config["kmood.pool"].close_all()
+        pool.close_all()
         services.close_writer()
     log.info("server stopped")
-    return EXIT_OK
 
 
 def cmd_migrate(args, config: Config) -> int:

@@ -9,24 +9,36 @@ from kmood_lib.core.db import ConnectionPerThread
 from kmood_lib.web import http
 from kmood_lib.web.api import (
     accounts,
+    activities,
     entries,
     goals,
+    insights,
     jobs,
+    metrics,
+    moods,
+    note_templates,
+    now_playing,
     openapi,
     photos,
     portability,
     reminders,
+    stats,
 )
+from kmood_lib.web.middleware import with_compression, with_security_headers
+from kmood_lib.web.pages import activities as activity_pages
 from kmood_lib.web.pages import admin, insight, journal, public, settings
 from kmood_lib.web.pages import goals as goal_pages
+from kmood_lib.web.pages import metrics as metric_pages
+from kmood_lib.web.pages import note_templates as note_template_pages
 from kmood_lib.web.pages import photos as photo_pages
 from kmood_lib.web.pages import portability as portability_pages
 from kmood_lib.web.pages import reminders as reminder_pages
 from kmood_lib.web.plugins import AuthPlugin, ErrorPlugin, RequestPlugin
 
-ROUTE_MODULES = (accounts, entries, photos, goals, jobs, reminders, portability, openapi, public,
-                 journal, photo_pages, goal_pages, insight, settings, portability_pages, reminder_pages,
-                 admin)
+ROUTE_MODULES = (accounts, entries, moods, activities, metrics, note_templates, now_playing, stats,
+                 insights, photos, goals, jobs, reminders, portability, openapi, public, journal,
+                 photo_pages, goal_pages, insight, settings, activity_pages, metric_pages,
+                 note_template_pages, portability_pages, reminder_pages, admin)
 
 
 def make_app(services) -> bottle.Bottle:
@@ -59,6 +71,6 @@ def make_wsgi(services):
     """The WSGI callable the server runs: the app wrapped in the security-header and the
     compression middleware."""
     app = make_app(services)
-    wsgi = http.with_compression(http.with_security_headers(app))
+    wsgi = with_compression(with_security_headers(app))
     wsgi.bottle = app
     return wsgi

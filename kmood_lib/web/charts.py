@@ -6,7 +6,7 @@ from __future__ import annotations
 import zlib
 from datetime import date
 
-from kmood_lib.web.ui import escape
+from kmood_lib.web.template_helpers import escape
 
 WIDTH, HEIGHT = 440, 230
 LEFT, RIGHT, TOP, BOTTOM = 72, 10, 16, 34

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import logging
 import re
@@ -24,9 +25,9 @@ import bottle
 from kmood_lib.core.db import storage_error
 from kmood_lib.core.errors import DomainError, NotFound
 from kmood_lib.core.logs import EveryInterval
-from kmood_lib.queue import heartbeat
-from kmood_lib.web.auth import UNSAFE_METHODS, csrf_ok, identify, login_redirect
+from kmood_lib.web.authentication import UNSAFE_METHODS, csrf_ok, identify, login_redirect
 from kmood_lib.web.http import ApiError, form_params, is_json_path
+from kmood_lib.web.rendering import worker_alive
 
 log = logging.getLogger(__name__)
 
@@ -138,9 +139,9 @@ class AuthPlugin:
                     raise bottle.HTTPError(403, "missing or wrong CSRF token; reload the page")
             except ApiError as exc:  # a malformed header or form: a page answers with a page
                 raise exc if is_json_path(request.path) else exc.as_page() from None
-            if who.user is not None and who.user.is_admin and not is_json_path(request.path):
-                who = dataclasses.replace(who, worker_missing=not heartbeat.health(
-                    conn, services.clock.now_ms(), config.worker_stale_s)["alive"])
+            if who.user is not None and who.user.is_admin:  # read only if a page renders
+                who = dataclasses.replace(who, worker_alive=functools.partial(
+                    worker_alive, conn, services))
             if wants_auth:
                 kwargs["auth"] = who
             return callback(*args, **kwargs)

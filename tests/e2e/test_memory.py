@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from kmood_lib.web.http import SECURITY_HEADERS
+from kmood_lib.web.middleware import SECURITY_HEADERS
 from tests.helpers import http, multipart, run
 from tests.unit.test_daylio_backup import bomb
 

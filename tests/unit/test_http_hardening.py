@@ -3,7 +3,7 @@
 import bottle
 import pytest
 
-from kmood_lib.web.http import SECURITY_HEADERS
+from kmood_lib.web.middleware import SECURITY_HEADERS
 from tests.wsgi import Client
 
 
@@ -48,7 +48,7 @@ def test_html_errors_stay_html(wsgi):
 
 def test_every_response_carries_the_security_headers_even_a_crash(services):
     from kmood_lib.web.app import make_app
-    from kmood_lib.web.http import with_security_headers
+    from kmood_lib.web.middleware import with_security_headers
 
     app = make_app(services)
 

@@ -34,6 +34,8 @@ def test_the_service_worker_is_served_with_its_version_and_shell_and_never_cache
     shell = json.loads(re.search(r"const SHELL = (\[.*?\]);", response.text).group(1))
     page = alice.get("/").text
     assert f'href="{shell[0]}"' in page  # the stylesheet the pages use, at its version
+    scripts = {url.split("?")[0] for url in shell if url.startswith("/static/js/")}
+    assert {"/static/js/offline.js", "/static/js/outbox_panel.js"} <= scripts  # both halves
     for url in shell:
         assert re.fullmatch(r"/static/[a-z0-9/._-]+\?v=[0-9a-f]{12}", url), url
         assert stranger.get(url).status == 200, url
@@ -48,12 +50,15 @@ def test_pages_of_a_logged_in_person_carry_the_outbox_and_the_log_form_its_piece
     assert re.search(r'<script defer src="/static/js/outbox\.js\?v=\w+"></script>', page)
     assert re.search(r'<script type="module" src="/static/js/offline\.js\?v=\w+"></script>',
                      page)
+    assert re.search(r'<script type="module" src="/static/js/outbox_panel\.js\?v=\w+"></script>',
+                     page)
     assert 'id="entry-form" data-outbox enctype="multipart/form-data" data-now' in page
     assert 'name="utc_offset" value=""' in page and 'id="outbox"' in page
     metric = alice.get("/api/metrics").json["metrics"][0]
     assert f'name="names_of_metrics" value="{{&quot;{metric["id"]}&quot;:&quot;sleep&quot;}}"' \
         in page
-    assert "offline.js" not in Client(wsgi).get("/login").text
+    login = Client(wsgi).get("/login").text
+    assert "offline.js" not in login and "outbox_panel.js" not in login
 
 
 def test_the_log_form_reads_its_date_and_time_with_the_device_offset_it_sends(alice):
@@ -77,7 +82,7 @@ def test_a_synced_outbox_batch_is_one_log_line_with_what_became_of_it(alice, cap
               {"mood": 9, "client_id": str(uuid.uuid4())},  # refused
               {"mood": 2, "client_id": str(uuid.uuid4())}]
     bodies.append(dict(bodies[0]))  # a replay of the first
-    caplog.set_level(logging.INFO, logger="kmood_lib.web.api.entries")
+    caplog.set_level(logging.INFO, logger="kmood_lib.journal.outbox")
     for i, body in enumerate(bodies, start=1):
         alice.request("POST", "/api/entries", json_body=body,
                       headers={"X-Kmood-Outbox": f"{batch} {i}/{len(bodies)}"})
@@ -136,7 +141,7 @@ def test_an_entry_sent_again_after_it_was_deleted_is_410_deleted_and_stays_delet
     assert [e["id"] for e in alice.get("/api/entries").json["entries"]] == [saved["id"]]
     assert alice.delete(f"/api/entries/{saved['id']}").status == 204
     assert alice.get("/api/entries").json["entries"] == []
-    caplog.set_level(logging.INFO, logger="kmood_lib.web.api.entries")
+    caplog.set_level(logging.INFO, logger="kmood_lib.journal.outbox")
     again = alice.request("POST", "/api/entries", json_body=body,
                           headers={"X-Kmood-Outbox": f"{uuid.uuid4()} 1/1"})
     assert again.status == 410 and again.json["error"]["code"] == "deleted"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kmood_lib.web.http import SECURITY_HEADERS
+from kmood_lib.web.middleware import SECURITY_HEADERS
 from kmood_lib.web.pages.public import safe_next
 from tests.conftest import PASSWORD
 from tests.wsgi import Client

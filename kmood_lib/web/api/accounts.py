@@ -8,7 +8,7 @@ from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.core.errors import NotFound, ValidationError
-from kmood_lib.web.auth import Auth, end_browser_session, log_in, set_session_cookie
+from kmood_lib.web.authentication import Auth, end_browser_session, log_in, set_session_cookie
 from kmood_lib.web.http import json_body, json_response
 from kmood_lib.web.routing import Routes
 

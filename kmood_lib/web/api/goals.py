@@ -8,7 +8,7 @@ from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.core.timezones import local_today
 from kmood_lib.journal import goals
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import json_body, json_response, query_params
 from kmood_lib.web.routing import Routes
 

@@ -5,294 +5,11 @@ from __future__ import annotations
 from kmood_lib import __version__
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR
 from kmood_lib.web.http import json_response
+from kmood_lib.web.openapi_schemas import BOOL, INT, SCHEMAS, STR, bounded_name, list_of, ref
 from kmood_lib.web.routing import Routes
 
 routes = Routes()
 
-
-def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _nullable(schema: dict) -> dict:
-    return {"oneOf": [schema, {"type": "null"}]}
-
-
-def _list_of(plural: str, item: str) -> dict:
-    return {"type": "object", "required": [plural, "next_cursor"], "properties": {
-        plural: {"type": "array", "items": _ref(item)},
-        "next_cursor": {"type": ["string", "null"]}}}
-
-
-STR, INT, NUM, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}
-
-
-def _name(longest: int) -> dict:
-    """A name as the server takes it: 1 to `longest` characters."""
-    return {"type": "string", "minLength": 1, "maxLength": longest}
-
-SCHEMAS = {
-    "Error": {"type": "object", "required": ["error"], "properties": {"error": {
-        "type": "object", "required": ["code", "message", "fields"], "properties": {
-            "code": STR, "message": STR,
-            "fields": {"type": "object", "additionalProperties": STR}}}}},
-    "Me": {"type": "object", "properties": {
-        "id": INT, "username": STR, "timezone": STR, "is_admin": BOOL,
-        "listenbrainz_user": {"type": ["string", "null"]},
-        "lastfm_user": {"type": ["string", "null"]}, "csrf_token": {"type": ["string", "null"]}}},
-    "MeUpdate": {"type": "object", "additionalProperties": False, "properties": {
-        "timezone": _name(64), "listenbrainz_user": {"type": ["string", "null"]},
-        "lastfm_user": {"type": ["string", "null"]}}},
-    "Login": {"type": "object", "required": ["username", "password"],
-              "properties": {"username": STR, "password": STR}},
-    "PasswordChange": {"type": "object", "required": ["old_password", "new_password"],
-                       "additionalProperties": False,
-                       "properties": {"old_password": STR,
-                                      "new_password": {"type": "string", "minLength": 8},
-                                      "revoke_api_tokens": {
-                                          **BOOL, "default": True,
-                                          "description": "also revoke every API token"}}},
-    "PasswordChanged": {"type": "object", "properties": {
-        "status": STR, "other_sessions_ended": INT, "api_tokens_revoked": INT}},
-    "Token": {"type": "object", "properties": {
-        "id": INT, "name": STR, "created_at": STR, "last_used_at": {"type": ["string", "null"]}}},
-    "TokenWrite": {"type": "object", "required": ["name"], "additionalProperties": False,
-                   "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 100}}},
-    "Reminder": {"type": "object", "properties": {
-        "id": INT, "time": STR, "weekdays": {"type": "array", "items": INT},
-        "timezone": STR, "channel": {"enum": ["ntfy", "gotify", "webhook"]}, "url": STR,
-        "token": {"type": "null", "description": "write-only: always null in answers"},
-        "has_token": BOOL, "title": {"type": ["string", "null"]},
-        "message": {"type": ["string", "null"]}, "skip_if_logged": BOOL, "enabled": BOOL,
-        "next_fire_at": {"type": ["string", "null"], "format": "date-time",
-                         "description": "UTC; null while disabled"},
-        "next_local_date": {"type": ["string", "null"]},
-        "created_at": STR, "updated_at": STR}},
-    "ReminderWrite": {"type": "object", "additionalProperties": False, "properties": {
-        "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$",
-                 "description": "HH:MM, 24-hour, in the reminder's zone"},
-        "weekdays": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 6},
-                     "minItems": 1, "maxItems": 7, "uniqueItems": True,
-                     "description": "Monday = 0; default every day"},
-        "timezone": {"type": "string", "maxLength": 64,
-                     "description": "IANA; empty or left out: the user's"},
-        "channel": {"enum": ["ntfy", "gotify", "webhook"]},
-        "url": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": "^https?://",
-                "description": "http(s); for ntfy the topic URL"},
-        "token": {"type": ["string", "null"], "description": "write-only"},
-        "title": {"type": ["string", "null"]}, "message": {"type": ["string", "null"]},
-        "skip_if_logged": BOOL, "enabled": BOOL}},
-    "NewToken": {"type": "object", "required": ["id", "name", "token"],
-                 "properties": {"id": INT, "name": STR, "token": STR}},
-    "Song": {"type": "object", "required": ["artist", "title"], "properties": {
-        "artist": STR, "title": STR, "album": {"type": ["string", "null"]},
-        "source": {"enum": ["manual", "listenbrainz", "lastfm"]},
-        "metadata": {**_nullable({"type": "object", "properties": {
-            "recording_mbid": STR, "release": {"type": ["string", "null"]},
-            "release_date": {"type": ["string", "null"],
-                             "description": "YYYY, YYYY-MM or YYYY-MM-DD, as MusicBrainz has it"},
-            "length_ms": {"type": ["integer", "null"]},
-            "cover_url": {"type": ["string", "null"],
-                          "description": "/covers/<release MBID>, served by k-mood; null when "
-                                         "the release has no cover"}}}),
-            "description": "null until the worker has found the recording on MusicBrainz, "
-                           "and when no recording matched well enough"}}},
-    "Entry": {"type": "object", "properties": {
-        "id": INT, "client_id": {"type": ["string", "null"], "format": "uuid"},
-        "occurred_at": {"type": "string", "format": "date-time",
-                        "description": "seconds precision with the offset the moment was lived "
-                                       "in, e.g. 2026-11-30T21:15:00+01:00"},
-        "time_known": {"type": "boolean", "description": "false for a date-only entry "
-                       "(imported history that recorded no time): stored at 12:00 local"},
-        "mood": {"type": "integer", "minimum": 1, "maximum": 5}, "mood_label": STR,
-        "activities": {"type": "array", "items": STR}, "note_title": STR, "note": STR,
-        "location": _nullable({"type": "object", "properties": {
-            "lat": NUM, "lon": NUM, "place": {
-                "type": ["string", "null"],
-                "description": "'Berlin, DE': null until the worker has named the area, or "
-                               "when reverse geocoding found nothing there"}}}),
-        "weather": {**_nullable({"type": "object", "properties": {
-            "temperature_c": NUM, "code": INT, "description": STR, "unavailable": BOOL}}),
-            "description": "null until the worker has looked it up; {\"unavailable\": true} "
-                           "when the upstream has no data for that hour"},
-        "song": _nullable(_ref("Song")),
-        "photos": {"type": "array", "items": _ref("Photo"), "description": "in their order;"
-                   " add them with POST /api/entries/{id}/photos"},
-        "memos": {"type": "array", "description": "voice memos (from a Daylio backup), in"
-                  " order", "items": {"type": "object", "properties": {
-                      "id": INT, "url": STR, "content_type": STR}}},
-        "metrics": {"type": "object", "additionalProperties": NUM},
-        "source": {"enum": ["web", "api", "daylio"]},
-        "created_at": {"type": "string", "format": "date-time",
-                       "description": "UTC, seconds precision, e.g. 2026-11-30T20:15:00Z"},
-        "updated_at": {"type": "string", "format": "date-time"}}},
-    "EntryWrite": {
-        "type": "object", "additionalProperties": False,
-        "description": "POST needs mood; occurred_at without an offset is read in the user's "
-                       "timezone. PATCH may set song to null but never add or change one; "
-                       "client_id is accepted only on POST.",
-        "properties": {
-            "client_id": {"type": "string", "format": "uuid"},
-            "occurred_at": {"type": "string"},
-            "mood": {"type": "integer", "minimum": 1, "maximum": 5},
-            "mood_label": {"type": ["string", "null"], "maxLength": 64},
-            "activities": {"type": "array", "items": STR, "maxItems": 50},
-            "note_title": {"type": "string", "maxLength": 200},
-            "note": {"type": "string", "maxLength": 20000},
-            "location": _nullable({"type": "object", "required": ["lat", "lon"], "properties": {
-                "lat": {"type": "number", "minimum": -90, "maximum": 90},
-                "lon": {"type": "number", "minimum": -180, "maximum": 180}}}),
-            "song": _nullable({"type": "object", "required": ["artist", "title"], "properties": {
-                "artist": _name(300), "title": _name(300), "album": {"type": "string",
-                                                                     "maxLength": 300},
-                "source": {"enum": ["manual", "listenbrainz", "lastfm"]}}}),
-            "metrics": {"type": "object", "additionalProperties": NUM}}},
-    "Moods": {"type": "object", "properties": {"moods": {"type": "array", "items": {
-        "type": "object", "properties": {"level": INT, "label": STR}}}}},
-    "Activity": {"type": "object", "properties": {
-        "id": INT, "name": STR, "group": {"type": ["string", "null"]}, "entries": INT,
-        "archived": BOOL}},
-    "ActivityWrite": {"type": "object", "additionalProperties": False, "properties": {
-        "name": _name(64), "group": {"anyOf": [_name(64), {"type": "null"}]},
-        "archived": {"type": "boolean", "description": "PATCH only: hide it from the log form "
-                                                       "(kept on its entries), or restore it"}}},
-    "ActivitiesChange": {"type": "object", "additionalProperties": False,
-                         "required": ["ids", "action"], "properties": {
-        "ids": {"type": "array", "minItems": 1, "maxItems": 1000,
-                "items": {"type": "integer", "minimum": 1}},
-        "action": {"enum": ["group", "archive", "restore", "delete"]},
-        "group": {"anyOf": [_name(64), {"type": "null"}],
-                  "description": "with the action group: the group to move them to (created "
-                                 "if new); null or absent takes them out of their groups"}}},
-    "ActivitiesChanged": {"type": "object", "properties": {
-        "action": STR, "group": {"type": ["string", "null"]},
-        "activities": {**INT, "description": "how many activities changed"},
-        "entries": {**INT, "description": "how many entries carry one of them (once each)"}}},
-    "Metric": {"type": "object", "properties": {
-        "id": INT, "name": STR, "unit": STR, "min": {"type": ["number", "null"]},
-        "max": {"type": ["number", "null"]}}},
-    "MetricWrite": {"type": "object", "additionalProperties": False, "properties": {
-        "name": _name(64), "unit": {"type": "string", "maxLength": 32},
-        "min": {"type": ["number", "null"]},
-        "max": {"type": ["number", "null"]}}},
-    "Job": {"type": "object", "properties": {
-        "id": INT, "kind": STR, "key": STR, "payload": {}, "status": STR, "attempts": INT,
-        "max_attempts": INT, "run_after": {}, "claimed_by": {"type": ["string", "null"]},
-        "lease_until": {}, "last_error": {"type": ["string", "null"]}, "created_at": {},
-        "updated_at": {}, "finished_at": {}}},
-    "JobSummary": {"type": "object", "properties": {
-        "counts": {"type": "object", "additionalProperties": {
-            "type": "object", "additionalProperties": INT}},
-        "oldest_waiting_age_s": {"type": ["number", "null"]},
-        "kinds": {"type": "array", "items": STR}}},
-    "NowPlaying": {"type": "object", "properties": {
-        "song": _nullable(_ref("Song")), "source": {"type": ["string", "null"]},
-        "upstream_error": {"type": ["string", "null"]}}},
-    "Summary": {"type": "object", "properties": {
-        "count": INT, "average": {"type": ["number", "null"]},
-        "distribution": {"type": "object", "additionalProperties": INT}, "days_logged": INT,
-        "first_day": {"type": ["string", "null"]}, "last_day": {"type": ["string", "null"]},
-        "current_streak": INT, "longest_streak": INT, "today": STR}},
-    "Calendar": {"type": "object", "properties": {"year": INT, "days": {
-        "type": "object", "additionalProperties": {"type": "object", "properties": {
-            "average": NUM, "count": INT}}}}},
-    "WeekdayHour": {"type": "object", "properties": {
-        "weekdays": {"type": "array", "items": {"type": "object"}},
-        "hours": {"type": "array", "items": {"type": "object"}}}},
-    "WeatherImpact": {"type": "object", "properties": {
-        "entries_with_weather": INT,
-        "temperature": {"type": "array", "items": {"type": "object", "properties": {
-            "from_c": INT, "to_c": INT, "average": {"type": ["number", "null"]}, "count": INT}}},
-        "conditions": {"type": "array", "items": {"type": "object", "properties": {
-            "group": STR, "average": {"type": ["number", "null"]}, "count": INT}}}}},
-    "PlaceImpact": {"type": "object", "properties": {
-        "entries_with_place": INT,
-        "places": {"type": "array", "items": {"type": "object", "properties": {
-            "place": STR, "average": {"type": ["number", "null"]}, "count": INT}}}}},
-    "MusicImpact": {"type": "object", "properties": {
-        "entries_with_song": INT,
-        "artists": {"type": "array", "items": {"type": "object", "properties": {
-            "artist": STR, "average": {"type": ["number", "null"]}, "count": INT}}}}},
-    "ActivityImpact": {"type": "object", "properties": {"activities": {
-        "type": "array", "items": {"type": "object", "properties": {
-            "activity": STR, "count_with": INT, "average_with": NUM, "count_without": INT,
-            "average_without": {"type": ["number", "null"]},
-            "difference": {"type": ["number", "null"]}}}}}},
-    "Goal": {"type": "object", "properties": {
-        "id": INT, "name": STR, "activity": {"type": ["string", "null"],
-                                             "description": "null: checked off by hand"},
-        "period": {"enum": ["week", "month"]}, "target": INT, "start_date": STR,
-        "archived": BOOL, "progress": {"type": "object", "properties": {
-            "period_start": STR, "done": INT, "target": INT, "reached": BOOL,
-            "current_streak": INT, "longest_streak": INT, "today_checked": BOOL,
-            "strip": {"type": "array", "items": {"type": "object", "properties": {
-                "start": STR, "done": INT}}}}}}},
-    "GoalWrite": {"type": "object", "additionalProperties": False, "properties": {
-        "name": _name(64), "activity": {"type": ["string", "null"]},
-        "period": {"enum": ["week", "month"]},
-        "target": {"type": "integer", "minimum": 1, "maximum": 31,
-                   "description": "days a period (at most 7 a week)"},
-        "start_date": {"type": "string", "format": "date"}, "archived": BOOL}},
-    "CheckIn": {"type": "object", "additionalProperties": False, "properties": {
-        "date": {"type": "string", "format": "date", "description": "default: today"},
-        "done": {**BOOL, "description": "false takes the check-off back"}}},
-    "Template": {"type": "object", "properties": {"id": INT, "name": STR, "note_title": STR,
-                                                  "note": STR}},
-    "TemplateWrite": {"type": "object", "additionalProperties": False, "properties": {
-        "name": _name(64), "note_title": {"type": "string", "maxLength": 200},
-        "note": {"type": "string", "maxLength": 20000}},
-        "description": "a name, and a title or a note (or both)"},
-    "Photo": {"type": "object", "required": ["id", "url", "thumb_url", "width", "height"],
-              "properties": {
-                  "id": INT, "url": {**STR, "description": "the photo, without metadata"},
-                  "thumb_url": {**STR, "description": "at most 400 px on its long side"},
-                  "width": INT, "height": INT}},
-    "Insights": {"type": "object", "required": ["range", "days", "checked", "findings",
-                                                "not_enough"], "properties": {
-        "range": {"type": "object", "properties": {"from": STR, "to": STR}},
-        "days": {**INT, "description": "logged days in the range"},
-        "needed_days": {**INT, "description": "logged days needed before anything is compared"},
-        "checked": {**INT, "description": "comparisons made: one family for Benjamini–Hochberg"},
-        "findings": {"type": "array", "description": "sorted by the size of the effect",
-                     "items": _ref("Finding")},
-        "not_enough": {"type": "array", "items": {"type": "object", "properties": {
-            "kind": STR, "name": STR, "lag": INT, "n_with": INT, "n_without": INT,
-            "short_of": {"enum": ["with", "without"]}, "needed": INT, "sentence": STR}}},
-        "comparisons": {"type": "array", "description": "every comparison of the family as it"
-                        " came out, finding or not", "items": {"type": "object", "properties": {
-                            "kind": STR, "name": STR, "lag": INT, "since": BOOL,
-                            "measure": STR, "effect": {"type": ["number", "null"]},
-                            "ci": {"type": ["array", "null"], "items": NUM},
-                            "p": {"type": ["number", "null"]},
-                            "q": {"type": ["number", "null"]}, "n_with": INT,
-                            "n_without": INT}}},
-        "on_this_day": {"type": "array", "items": {"type": "object", "properties": {
-            "years_ago": INT, "entry": _ref("Entry")}}},
-        "weeks": _ref("Ranked"), "months": _ref("Ranked"),
-        "stability": {"type": "array", "description": "per month, the mean size of the change"
-                      " from one logged day to the next", "items": {
-                          "type": "object", "properties": {
-                              "month": STR, "change": NUM, "steps": INT}}}}},
-    "Finding": {"type": "object", "required": ["kind", "name", "lag", "measure", "effect", "ci",
-                                               "sentence"], "properties": {
-        "kind": {"enum": ["activity", "place", "artist", "weather", "metric"]},
-        "name": STR, "lag": {"enum": [0, 1], "description": "1: the day after"},
-        "since": {**BOOL, "description": "days since the activity started vs before"},
-        "started": {**STR, "description": "the first day of the activity (since only)"},
-        "measure": {"enum": ["points", "rho"], "description": "points: difference in mean"
-                    " day-mood, with minus without; rho: Spearman's rank correlation"},
-        "effect": NUM, "ci": {"type": "array", "items": NUM, "minItems": 2, "maxItems": 2,
-                              "description": "95 % stationary block bootstrap interval"},
-        "mean_with": NUM, "mean_without": NUM, "n_with": INT, "n_without": INT,
-        "slope": {"type": ["number", "null"], "description": "Theil–Sen mood points per unit"},
-        "unit": STR, "p": NUM, "q": {**NUM, "description": "Benjamini–Hochberg adjusted"},
-        "sentence": STR}},
-    "Ranked": {"type": "object", "properties": {
-        "best": {"type": "array", "items": _ref("Period")},
-        "worst": {"type": "array", "items": _ref("Period")},
-        "ranked": INT, "least_days": INT}},
-    "Period": {"type": "object", "properties": {"start": STR, "average": NUM, "days": INT}},
-}
 
 # A local day, or empty for no bound (what a filter form sends when the field is left blank).
 DAY_OR_EMPTY = {"anyOf": [{"type": "string", "format": "date"},
@@ -322,14 +39,14 @@ def _op(summary: str, response: str | None, status: int = 200, body: str | None 
         op["responses"][str(status)] = {"description": "done"}
     else:
         op["responses"][str(status)] = {"description": "OK", "content": {
-            "application/json": {"schema": _ref(response) if not isinstance(response, dict)
+            "application/json": {"schema": ref(response) if not isinstance(response, dict)
                                  else response}}}
     for code in errors:
         op["responses"][str(code)] = {"description": "error", "content": {
-            "application/json": {"schema": _ref("Error")}}}
+            "application/json": {"schema": ref("Error")}}}
     if body:
         op["requestBody"] = {"required": True, "content": {"application/json": {
-            "schema": _ref(body)}}}
+            "schema": ref(body)}}}
     if params:
         op["parameters"] = params
     if public:
@@ -343,7 +60,7 @@ ID = [{"name": "id", "in": "path", "required": True, "schema": INT}]
 def _vocabulary(plural: str, item: str, write: str) -> dict:
     return {
         f"/api/{plural}": {
-            "get": _op(f"List {plural}", _list_of(plural, item), errors=(401,)),
+            "get": _op(f"List {plural}", list_of(plural, item), errors=(401,)),
             "post": _op(f"Create one of the {plural}", item, 201, write),
         },
         f"/api/{plural}/{{id}}": {
@@ -369,7 +86,7 @@ PATHS = {
                                      "revoke_api_tokens is false) revokes my API tokens",
                                      "PasswordChanged", body="PasswordChange")},
     "/api/reminders": {
-        "get": _op("List reminders", _list_of("reminders", "Reminder"), errors=(401,)),
+        "get": _op("List reminders", list_of("reminders", "Reminder"), errors=(401,)),
         "post": _op("Create a reminder (its first occurrence is never one already passed)",
                     "Reminder", 201, "ReminderWrite"),
     },
@@ -387,13 +104,13 @@ PATHS = {
                                           "body": STR, "error": {"type": ["string", "null"]}}},
         params=ID, errors=(401, 404))},
     "/api/tokens": {
-        "get": _op("List my API tokens", _list_of("tokens", "Token"), errors=(401,)),
+        "get": _op("List my API tokens", list_of("tokens", "Token"), errors=(401,)),
         "post": _op("Create an API token (shown once)", "NewToken", 201, "TokenWrite"),
     },
     "/api/tokens/{id}": {"delete": _op("Revoke an API token", None, 204, params=ID,
                                        errors=(401, 404))},
     "/api/entries": {
-        "get": _op("List entries, newest first", _list_of("entries", "Entry"),
+        "get": _op("List entries, newest first", list_of("entries", "Entry"),
                    params=FILTER_PARAMS + PAGE_PARAMS),
         "post": _op("Log an entry (201; a replayed client_id answers 200)", "Entry", 201,
                     "EntryWrite", errors=(400, 401, 413, 415, 422)),
@@ -444,7 +161,7 @@ PATHS = {
         " 503 while the server computes as many as it takes; both with Retry-After",
         "Insights", params=FILTER_PARAMS[:2], errors=(401, 422, 429, 503))},
     "/api/jobs": {"get": _op(
-        "List jobs, newest first (admin)", _list_of("jobs", "Job"), errors=(401, 403, 422),
+        "List jobs, newest first (admin)", list_of("jobs", "Job"), errors=(401, 403, 422),
         params=[{"name": "status", "in": "query", "schema": {"enum": [
             "queued", "running", "retrying", "done", "exhausted"]}},
             {"name": "kind", "in": "query", "schema": STR}] + PAGE_PARAMS)},
@@ -464,7 +181,7 @@ PATHS = {
 PATHS["/api/moods/{level}"]["patch"]["requestBody"] = {"required": True, "content": {
     "application/json": {"schema": {"type": "object", "required": ["label"],
                                     "additionalProperties": False,
-                                    "properties": {"label": _name(32)}}}}}
+                                    "properties": {"label": bounded_name(32)}}}}}
 
 
 _REPORT = {"type": "object", "properties": {
@@ -497,7 +214,7 @@ PATHS["/api/import/daylio"]["post"]["requestBody"] = {"required": True, "content
 
 
 _PHOTOS = {"type": "object", "properties": {"photos": {"type": "array",
-                                                       "items": _ref("Photo")}}}
+                                                       "items": ref("Photo")}}}
 PATHS["/api/entries/{id}/photos"] = {"post": _op(
     "Add photos to an entry (multipart, one or more files under `photo`): JPEG, PNG or WebP;"
     " stored upright without EXIF, GPS or other metadata, at most 2 560 px; the same photo"
@@ -516,7 +233,7 @@ PATHS["/api/entries/{id}/photos/order"]["put"]["requestBody"] = {"required": Tru
 PATHS["/api/goals"] = {
     "get": _op("Goals with their progress (counted from the journal or check-ins)",
                {"type": "object", "properties": {"goals": {"type": "array",
-                                                           "items": _ref("Goal")}}},
+                                                           "items": ref("Goal")}}},
                params=[{"name": "archived", "in": "query", "schema": {"enum": ["0", "1"]}}]),
     "post": _op("Create a goal", "Goal", 201, "GoalWrite")}
 PATHS["/api/goals/{id}"] = {
@@ -547,19 +264,19 @@ PATHS["/api/export"] = {"get": {
             "application/zip": {"schema": {"type": "string", "format": "binary"}},
             "text/csv": {"schema": {"type": "string"}}}},
         **{code: {"description": "error", "content": {"application/json": {
-            "schema": _ref("Error")}}} for code in ("401", "422")}}}}
+            "schema": ref("Error")}}} for code in ("401", "422")}}}}
 
 
 PATHS["/api/entries"]["post"]["responses"]["200"] = {
     "description": "a replayed client_id: the entry created the first time, unchanged",
-    "content": {"application/json": {"schema": _ref("Entry")}}}
+    "content": {"application/json": {"schema": ref("Entry")}}}
 PATHS["/api/entries"]["post"]["responses"]["410"] = {
     "description": "a replayed client_id whose entry was deleted since (code `deleted`):"
                    " nothing is saved, and an outbox takes it as done",
-    "content": {"application/json": {"schema": _ref("Error")}}}
+    "content": {"application/json": {"schema": ref("Error")}}}
 PATHS["/api/session"]["post"]["responses"]["503"] = {
     "description": "every password-hashing slot is busy; retry after Retry-After seconds",
-    "content": {"application/json": {"schema": _ref("Error")}}}
+    "content": {"application/json": {"schema": ref("Error")}}}
 
 _ERROR_MEANING = {
     "400": "malformed request: JSON, query string or form not valid UTF-8, duplicate keys, "
@@ -584,7 +301,7 @@ def _complete(paths: dict) -> dict:
                 codes += ["413", "415"]
             for code in codes:
                 op["responses"].setdefault(code, {"description": _ERROR_MEANING[code], "content": {
-                    "application/json": {"schema": _ref("Error")}}})
+                    "application/json": {"schema": ref("Error")}}})
     return paths
 
 

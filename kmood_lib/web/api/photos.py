@@ -8,7 +8,7 @@ import bottle
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.journal import photos, queries
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import json_body, json_response
 from kmood_lib.web.routing import Routes
 from kmood_lib.web.uploads import add_uploaded

@@ -12,7 +12,7 @@ from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.portability import export, importer
 from kmood_lib.portability.daylio.moods import parse_mood_map
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import ApiError, is_multipart, json_response, multipart, query_params
 from kmood_lib.web.routing import Routes
 

@@ -9,9 +9,9 @@ from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.errors import Conflict, NotFound
 from kmood_lib.queue import heartbeat, jobs
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
+from kmood_lib.web.rendering import FormError, form_fields, redirect, settings_page
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.views import FormError, form_fields, redirect, settings_page
 
 routes = Routes()
 

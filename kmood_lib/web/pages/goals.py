@@ -9,10 +9,10 @@ import bottle
 from kmood_lib.core.db import transaction
 from kmood_lib.core.timezones import local_today
 from kmood_lib.journal import goals, vocab
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params
+from kmood_lib.web.rendering import form_fields, page, redirect
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.views import form_fields, page, redirect
 
 routes = Routes()
 

@@ -14,10 +14,10 @@ from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
 from kmood_lib.journal import insights, queries, stats, versions, vocab
 from kmood_lib.web import charts
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import query_params
+from kmood_lib.web.rendering import page, plural
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.views import page, plural
 
 RANGES = {"30": ("Last 30 days", 30), "90": ("Last 90 days", 90), "365": ("Last year", 365),
           "all": ("All time", None)}

@@ -14,10 +14,10 @@ from kmood_lib.core.errors import ValidationError
 from kmood_lib.enrich.song_metadata import cover_of
 from kmood_lib.journal import goals, photos, queries, saving, stats, templates, vocab, writes
 from kmood_lib.web import entry_form, files, uploads
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params, query_params
+from kmood_lib.web.rendering import form_fields, page, redirect
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.views import form_fields, page, redirect
 
 routes = Routes()
 

@@ -9,7 +9,7 @@ import bottle
 
 from kmood_lib.journal import memos, photos
 from kmood_lib.web import files
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.routing import Routes
 
 routes = Routes()

@@ -12,10 +12,10 @@ from kmood_lib.core.text import name_key
 from kmood_lib.journal import vocab
 from kmood_lib.portability import importer, pending_imports
 from kmood_lib.portability.daylio.moods import parse_mood_map
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import multipart
+from kmood_lib.web.rendering import FormError, form_fields, redirect, settings_page
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.views import FormError, form_fields, redirect, settings_page
 
 routes = Routes()
 

@@ -16,13 +16,13 @@ import bottle
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.timezones import canonical_zones
-from kmood_lib.web import ui
-from kmood_lib.web.auth import Auth, end_browser_session, log_in, set_session_cookie
+from kmood_lib.web import template_helpers
+from kmood_lib.web.authentication import Auth, end_browser_session, log_in, set_session_cookie
 from kmood_lib.web.http import Params, cookie, query_params
+from kmood_lib.web.rendering import form_fields, redirect, render
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.views import form_fields, redirect, render
 
-STATIC = ui.STATIC
+STATIC = template_helpers.STATIC
 routes = Routes()
 
 FORM_COOKIE = "kmood_form"  # double-submit token for the forms used before a session exists
@@ -91,8 +91,8 @@ def manifest():
 
 
 # The service worker's shell: what the log page needs to open with no network (SPEC §12).
-SHELL_FILES = ("style.css", "js/outbox.js", "js/offline.js", "js/log.js", "icons/icon.svg",
-               "icons/icon-192.png")
+SHELL_FILES = ("style.css", "js/outbox.js", "js/offline.js", "js/outbox_panel.js", "js/log.js",
+               "icons/icon.svg", "icons/icon-192.png")
 SERVICE_WORKER = Path(__file__).resolve().parent.parent / "sw.js"
 
 
@@ -100,7 +100,7 @@ SERVICE_WORKER = Path(__file__).resolve().parent.parent / "sw.js"
 def service_worker() -> bytes:
     """sw.js with this release's version (a hash of its own text and of the shell's files) and
     the shell's versioned URLs filled in: any change to either is a new version."""
-    shell = [ui.static(path) for path in SHELL_FILES]
+    shell = [template_helpers.static(path) for path in SHELL_FILES]
     text = SERVICE_WORKER.read_text(encoding="utf-8")
     version = hashlib.sha256("\n".join([text, *shell]).encode()).hexdigest()[:12]
     return text.replace('"__VERSION__"', json.dumps(version)).replace(
@@ -117,10 +117,11 @@ def sw():
 
 @routes.get("/static/<path:path>", auth="public")
 def static(path):
-    """A static file; asked for by its versioned URL (ui.static), it is cached for a year."""
+    """A static file; asked for by its versioned URL (template_helpers.static), it is cached
+    for a year."""
     response = bottle.static_file(path, root=str(STATIC))
     if response.status_code in (200, 206, 304):  # a 304 renews how the copy may be kept
-        current = query_params(bottle.request).get("v") == ui.static_version(path)
+        current = query_params(bottle.request).get("v") == template_helpers.static_version(path)
         response.set_header("Cache-Control", "public, max-age=31536000, immutable" if current
                             else "public, max-age=3600")
     return response

@@ -12,10 +12,10 @@ import bottle
 from kmood_lib.core.db import transaction
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.reminders import delivery, schedule
-from kmood_lib.web.auth import Auth
+from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params, query_params
+from kmood_lib.web.rendering import form_fields, page, redirect, settings_page
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.views import form_fields, page, redirect, settings_page
 
 routes = Routes()
 

@@ -1,11 +1,11 @@
 <li class="entry" id="entry-{{entry['id']}}">
   <div class="entry-head">
-    <span class="badge lv{{entry['mood']}}">{{!ui.face(entry['mood'], 20)}} {{entry['mood_label']}}</span>
-    <span class="time">{{ui.clock_time(entry) if show_time else ui.when(entry)}}</span>
+    <span class="badge lv{{entry['mood']}}">{{!helpers.face(entry['mood'], 20)}} {{entry['mood_label']}}</span>
+    <span class="time">{{helpers.clock_time(entry) if show_time else helpers.when(entry)}}</span>
     % if get('actions', True):
     <span class="entry-actions">
-      <a href="/entries/{{entry['id']}}/edit">Edit<span class="skip"> entry of {{ui.when(entry)}}</span></a>
-      <a href="/entries/{{entry['id']}}/delete">Delete<span class="skip"> entry of {{ui.when(entry)}}</span></a>
+      <a href="/entries/{{entry['id']}}/edit">Edit<span class="skip"> entry of {{helpers.when(entry)}}</span></a>
+      <a href="/entries/{{entry['id']}}/delete">Delete<span class="skip"> entry of {{helpers.when(entry)}}</span></a>
     </span>
     % end
   </div>
@@ -54,7 +54,7 @@
   % if has_meta:
   <div class="meta">
     % for name, value in entry['metrics'].items():
-    <span>{{name}}: {{ui.number(value)}}</span>
+    <span>{{name}}: {{helpers.number(value)}}</span>
     % end
     % if entry['location']:
     <span dir="auto">{{entry['location']['place'] or '%.4f, %.4f' % (entry['location']['lat'], entry['location']['lon'])}}</span>

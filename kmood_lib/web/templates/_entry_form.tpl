@@ -5,14 +5,14 @@
   % if creating:
   <input type="hidden" name="client_id" value="{{values.get('client_id', '')}}">
   <input type="hidden" name="owner" value="{{user.id}}">
-  <input type="hidden" name="names_of_metrics" value="{{ui.json_attr({str(m['id']): m['name'] for m in metrics})}}">
+  <input type="hidden" name="names_of_metrics" value="{{helpers.json_attr({str(m['id']): m['name'] for m in metrics})}}">
   % end
   <fieldset>
     <legend>How are you?</legend>
     <div class="moods">
       % for level in (1, 2, 3, 4, 5):
       <input type="radio" name="mood" value="{{level}}" id="mood-{{level}}" required{{' checked' if values.get('mood') == str(level) else ''}}>
-      <label for="mood-{{level}}" class="lv{{level}}">{{!ui.face(level)}}<span>{{labels[level]}}</span></label>
+      <label for="mood-{{level}}" class="lv{{level}}">{{!helpers.face(level)}}<span>{{labels[level]}}</span></label>
       % end
     </div>
   </fieldset>
@@ -61,10 +61,10 @@
     <label>{{metric['name']}}{{' (%s)' % metric['unit'] if metric['unit'] else ''}}
       <input type="number" inputmode="decimal" step="any" name="metric_{{metric['id']}}" value="{{values.get('metric_%d' % metric['id'], '')}}"
       % if metric['min'] is not None:
-        min="{{ui.number(metric['min'])}}"
+        min="{{helpers.number(metric['min'])}}"
       % end
       % if metric['max'] is not None:
-        max="{{ui.number(metric['max'])}}"
+        max="{{helpers.number(metric['max'])}}"
       % end
       >
     </label>

@@ -1,6 +1,6 @@
 % rebase('layout.tpl', title='Edit entry')
 <h1>Edit entry</h1>
-<p class="muted">Logged {{ui.when(entry)}}.</p>
+<p class="muted">Logged {{helpers.when(entry)}}.</p>
 % if entry['location'] or entry['weather'] or entry['song']:
 <ul class="entries summary"><!-- what the worker found out about it -->
   % include('_entry.tpl', entry=entry, show_time=False, actions=False)

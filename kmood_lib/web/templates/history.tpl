@@ -41,7 +41,7 @@
 <p class="muted">{{'No entries match.' if filtered else 'No entries yet. Log your first one on the Log tab.'}}</p>
 % end
 % for day, found in days:
-<h2 class="day">{{ui.day_title(day, today)}}</h2>
+<h2 class="day">{{helpers.day_title(day, today)}}</h2>
 <ul class="entries">
   % for entry in found:
   % include('_entry.tpl', entry=entry, show_time=True)

@@ -6,16 +6,17 @@
 <meta name="color-scheme" content="light dark">
 <meta name="theme-color" content="#3553d9">
 <title>{{title}} · k-mood</title>
-<link rel="stylesheet" href="{{ui.static('style.css')}}">
-<link rel="icon" href="{{ui.static('icons/icon.svg')}}" type="image/svg+xml">
-<link rel="apple-touch-icon" href="{{ui.static('icons/icon-192.png')}}">
+<link rel="stylesheet" href="{{helpers.static('style.css')}}">
+<link rel="icon" href="{{helpers.static('icons/icon.svg')}}" type="image/svg+xml">
+<link rel="apple-touch-icon" href="{{helpers.static('icons/icon-192.png')}}">
 <link rel="manifest" href="/manifest.webmanifest">
 % if get('user'):
-<script defer src="{{ui.static('js/outbox.js')}}"></script>
-<script type="module" src="{{ui.static('js/offline.js')}}"></script>
+<script defer src="{{helpers.static('js/outbox.js')}}"></script>
+<script type="module" src="{{helpers.static('js/offline.js')}}"></script>
+<script type="module" src="{{helpers.static('js/outbox_panel.js')}}"></script>
 % end
 % for script in get('scripts', ()):
-<script type="module" src="{{ui.static('js/' + script)}}"></script>
+<script type="module" src="{{helpers.static('js/' + script)}}"></script>
 % end
 </head>
 % if get('user'):
@@ -29,7 +30,7 @@
   % if get('user'):
   <nav class="tabs" aria-label="Main">
     % for href, label, key in (('/', 'Log', 'log'), ('/entries', 'History', 'history'), ('/calendar', 'Year', 'calendar'), ('/stats', 'Stats', 'stats'), ('/settings', 'Settings', 'settings')):
-    <a href="{{href}}" aria-current="{{'page' if get('active') == key else 'false'}}">{{!ui.icon(key)}}<span>{{label}}</span></a>
+    <a href="{{href}}" aria-current="{{'page' if get('active') == key else 'false'}}">{{!helpers.icon(key)}}<span>{{label}}</span></a>
     % end
   </nav>
   <span class="who">{{user.username}}</span>

@@ -28,7 +28,7 @@
   <h3>Moods found</h3>
   <ul class="mood-map">
     % for mood in report['moods']:
-    <li><span class="badge lv{{mood['level']}}">{{!ui.face(mood['level'], 18)}} {{labels[mood['level']]}}</span> <span>from “{{mood['name']}}”</span> <span class="muted">{{mood['rows']}} entr{{'y' if mood['rows'] == 1 else 'ies'}}</span></li>
+    <li><span class="badge lv{{mood['level']}}">{{!helpers.face(mood['level'], 18)}} {{labels[mood['level']]}}</span> <span>from “{{mood['name']}}”</span> <span class="muted">{{mood['rows']}} entr{{'y' if mood['rows'] == 1 else 'ies'}}</span></li>
     % end
   </ul>
   % end
@@ -62,7 +62,7 @@
     <div class="moods compact">
         % for level in (1, 2, 3, 4, 5):
       <input type="radio" name="map_level_{{i}}" value="{{level}}" id="map-{{i}}-{{level}}" required{{' checked' if mood['suggested'] == level else ''}}>
-      <label for="map-{{i}}-{{level}}" class="lv{{level}}">{{!ui.face(level, 20)}}<span>{{labels[level]}}</span></label>
+      <label for="map-{{i}}-{{level}}" class="lv{{level}}">{{!helpers.face(level, 20)}}<span>{{labels[level]}}</span></label>
         % end
     </div>
   </fieldset>

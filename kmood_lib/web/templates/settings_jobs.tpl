@@ -10,7 +10,7 @@
   % for w in workers['workers']:
   <li>
     <p><strong>{{w['host']}}</strong> <span class="muted">pid {{w['pid']}} · version {{w['version']}}</span> <span class="badge {{'lv5' if w['alive'] else 'lv1'}}">{{'alive' if w['alive'] else 'stale'}}</span></p>
-    <p class="muted">{{'In' if w['alive'] else 'Last seen in'}} <strong>{{w['step']}}</strong> for {{ui.duration(w['step_age_s'])}} · last heartbeat {{ui.duration(w['last_beat_age_s'])}} ago · {{w['jobs_done']}} jobs done, {{w['jobs_failed']}} failed since it started</p>
+    <p class="muted">{{'In' if w['alive'] else 'Last seen in'}} <strong>{{w['step']}}</strong> for {{helpers.duration(w['step_age_s'])}} · last heartbeat {{helpers.duration(w['last_beat_age_s'])}} ago · {{w['jobs_done']}} jobs done, {{w['jobs_failed']}} failed since it started</p>
   </li>
   % end
 </ul>

@@ -22,8 +22,8 @@
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
       <label>Name <input name="name" value="{{metric['name']}}" maxlength="64" required></label>
       <label>Unit <input name="unit" value="{{metric['unit']}}" maxlength="32"></label>
-      <label>Lowest <input name="min" inputmode="decimal" value="{{ui.number(metric['min']) if metric['min'] is not None else ''}}"></label>
-      <label>Highest <input name="max" inputmode="decimal" value="{{ui.number(metric['max']) if metric['max'] is not None else ''}}"></label>
+      <label>Lowest <input name="min" inputmode="decimal" value="{{helpers.number(metric['min']) if metric['min'] is not None else ''}}"></label>
+      <label>Highest <input name="max" inputmode="decimal" value="{{helpers.number(metric['max']) if metric['max'] is not None else ''}}"></label>
       <button type="submit" class="secondary">Save</button>
     </form>
     <p><a href="/settings/metrics/{{metric['id']}}/delete">Delete<span class="skip"> {{metric['name']}}</span></a></p>

@@ -21,7 +21,7 @@
   <li>
     <form method="post" action="/settings/tokens/{{token['id']}}/revoke" class="actions">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
-      <span><strong>{{token['name']}}</strong> <span class="muted">created {{ui.instant(token['created_at'])}}{{', last used ' + ui.instant(token['last_used_at']) if token['last_used_at'] else ', never used'}}</span></span>
+      <span><strong>{{token['name']}}</strong> <span class="muted">created {{helpers.instant(token['created_at'])}}{{', last used ' + helpers.instant(token['last_used_at']) if token['last_used_at'] else ', never used'}}</span></span>
       <button type="submit" class="link">Revoke<span class="skip"> {{token['name']}}</span></button>
     </form>
   </li>

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import bottle
@@ -26,7 +27,9 @@ class Auth:
     user: User | None
     via: str | None = None  # "session" | "token"
     session: auth_store.Session | None = None
-    worker_missing: bool = False  # admins' pages say so when no worker has beaten lately
+    # An admin's: whether a worker has beaten lately, asked only when a page renders (its
+    # banner says so when none has); None for everyone else.
+    worker_alive: Callable[[], bool] | None = None
 
     @property
     def csrf_token(self) -> str | None:

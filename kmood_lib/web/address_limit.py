@@ -1,4 +1,5 @@
-"""The door of the built-in server: how many connections one client address may hold open.
+"""The per-address connection limit of the built-in server: how many connections one client
+address may hold open.
 
 waitress reads requests asynchronously, so a slow client (a header line every few seconds,
 "slowloris") costs a channel, not a thread — but every channel counts against
@@ -13,7 +14,6 @@ clients itself.
 from __future__ import annotations
 
 import logging
-import resource
 import threading
 from collections import Counter
 
@@ -73,15 +73,12 @@ def per_address_channel(limit: int, base: type[HTTPChannel] = HTTPChannel) -> ty
     return Channel
 
 
-def raise_open_file_limit(wanted: int) -> int:
-    """Lift the soft limit on open descriptors towards `wanted` (at most the hard limit);
-    returns the soft limit now in force."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            soft = target
-        except (ValueError, OSError):
-            pass
-    return soft
+def limit_each_address(server, limit: int) -> None:
+    """Hold each client address of a waitress server to `limit` open connections (a host name
+    with several addresses has one listener each)."""
+    channel = per_address_channel(limit)
+    listeners = getattr(server, "map", {}).values() if not hasattr(server, "channel_class") \
+        else [server]
+    for listener in listeners:
+        if hasattr(listener, "channel_class"):
+            listener.channel_class = channel

@@ -1,5 +1,6 @@
-"""Small pieces every template uses: mood faces and icons as inline SVG (no icon font, no
-emoji font needed), and how times and numbers are shown."""
+"""What templates call (every template gets this module as `helpers`): mood faces and icons as
+inline SVG (no icon font, no emoji font needed), how times and numbers are shown, and the
+versioned URLs of static files. Routes answer with pages through rendering.py."""
 
 from __future__ import annotations
 

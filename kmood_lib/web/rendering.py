@@ -1,5 +1,6 @@
-"""The one way to render a page: the layout, the settings pages' frame, redirects after a form
-(POST -> 303 -> GET), and the fields a form posted."""
+"""How a route answers with a page: a template inside the layout (with template_helpers as
+`helpers`), the settings pages' frame, redirects after a form (POST -> 303 -> GET) and the
+notices they ask for, and the fields a form posted."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import bottle
 
 from kmood_lib.core.errors import ValidationError
-from kmood_lib.web import ui
+from kmood_lib.queue import heartbeat
+from kmood_lib.web import template_helpers
 from kmood_lib.web.http import Params, form_params, query_params
 
 HERE = Path(__file__).resolve().parent
@@ -86,7 +88,7 @@ def render(name: str, status: int = 200, headers: dict | None = None, **values
            ) -> bottle.HTTPResponse:
     """A template inside layout.tpl; never cached (pages carry CSRF tokens and private data)."""
     values.setdefault("user", None)
-    values.setdefault("ui", ui)
+    values.setdefault("helpers", template_helpers)
     body = bottle.template(name, template_lookup=TEMPLATES, **values)
     response = bottle.HTTPResponse(body, status, headers)
     response.content_type = "text/html; charset=utf-8"
@@ -94,13 +96,20 @@ def render(name: str, status: int = 200, headers: dict | None = None, **values
     return response
 
 
+def worker_alive(conn, services) -> bool:
+    """Whether a worker has beaten within KMOOD_WORKER_STALE_S (admins' pages say when not)."""
+    return heartbeat.health(conn, services.clock.now_ms(), services.config.worker_stale_s)["alive"]
+
+
 def page(name: str, auth, *, active: str | None = None, status: int = 200, **values
          ) -> bottle.HTTPResponse:
     """A page for a logged-in user: the layout gets the user, the CSRF token for its forms,
-    the active tab and the notice a redirect asked for."""
+    the active tab, the notice a redirect asked for and, for an admin, whether no worker runs
+    (the heartbeat is read here, so only a page that renders reads it)."""
+    worker_missing = auth.worker_alive is not None and not auth.worker_alive()
     return render(name, status, user=auth.user, csrf_token=auth.csrf_token or "", active=active,
-                  notice=notice(query_params(bottle.request)),
-                  worker_missing=auth.worker_missing, **values)
+                  notice=notice(query_params(bottle.request)), worker_missing=worker_missing,
+                  **values)
 
 
 def redirect(location: str, done: str | None = None, n: int | None = None
