@@ -1,5 +1,5 @@
 """What reading a photo costs (issue #36.1): the memory worked out from its header before
-decoding (photos.decode_cost, what the budget reserves) is never less than what decoding then
+decoding (photo_pixels.decode_cost, what the budget reserves) is never less than what decoding then
 takes, for every shape that is costly in its own way; measured in a process of its own."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ MEASURE = textwrap.dedent("""
     import io, json, sys
     sys.path.insert(0, sys.argv[1])
     from PIL import Image
-    from kmood_lib.journal import image_files, photos
+    from kmood_lib.journal import image_files, photo_pixels, photos
 
     def peak():
         with open("/proc/self/status") as f:
@@ -75,11 +75,11 @@ MEASURE = textwrap.dedent("""
     Image.MAX_IMAGE_PIXELS = None
     image = Image.open(io.BytesIO(data))
     kind = "JPEG" if image.format == "MPO" else image.format
-    declared, keep = image.size, photos._keepable(image, kind)
+    declared, keep = image.size, photo_pixels.keepable(image, kind)
     if kind == "JPEG" and not keep:
-        image.draft(None, photos.fitted(*declared))
+        image.draft(None, photo_pixels.fitted(*declared))
     multiscan = kind == "JPEG" and image_files.jpeg_buffers_coefficients(io.BytesIO(data))
-    estimate = photos.decode_cost(image, kind, len(data), declared, keep, multiscan)
+    estimate = photo_pixels.decode_cost(image, kind, len(data), declared, keep, multiscan)
     image.close()
     before = peak()
     prepared = photos.prepare(data, photos.DEFAULT_LIMITS)
