@@ -63,16 +63,11 @@ def limits_of(config, budget: MemoryBudget | None) -> Limits:
 
 
 @dataclass(frozen=True)
-class Prepared:
-    """A photo ready to store: the cleaned full-size copy, its thumbnail, its upload's hash."""
+class Prepared(photo_pixels.Encoded):
+    """A photo ready to store: the cleaned full-size copy and its thumbnail (as encoded), and
+    its upload's hash, by which a person keeps it once."""
 
-    sha256: str
-    content_type: str
-    data: bytes
-    width: int
-    height: int
-    thumb_type: str
-    thumb: bytes
+    sha256: str = ""
 
     @property
     def stored_bytes(self) -> int:
@@ -80,8 +75,7 @@ class Prepared:
 
     @classmethod
     def of(cls, digest: str, encoded: photo_pixels.Encoded) -> Prepared:
-        return cls(digest, encoded.content_type, encoded.data, encoded.width, encoded.height,
-                   encoded.thumb_type, encoded.thumb)
+        return cls(**vars(encoded), sha256=digest)
 
 
 def prepare(source: BinaryIO | bytes, limits: Limits, name: str = "photo") -> Prepared:

@@ -64,6 +64,16 @@ def photo_backup() -> bytes:
     return with_assets(entries, assets, files)
 
 
+def one_entry_with(*files: bytes) -> bytes:
+    """A backup of one entry (1 June 2024, entry 300) whose photos are `files`, in order."""
+    entry = day_entry(300, datetime(2024, 6, 1, 9, 0), 2, 1)
+    entry["assets"] = list(range(1, len(files) + 1))
+    return with_assets([entry], [{"id": i, "checksum": sums(i), "type": 1}
+                                 for i in entry["assets"]],
+                       {f"assets/photos/2024/6/{sums(i)}": data
+                        for i, data in enumerate(files, start=1)})
+
+
 def stored_photos(conn, user_id: int) -> dict[str, list[bytes]]:
     """note date -> the full-size bytes of the entry's photos in order."""
     out: dict[str, list[bytes]] = {}
@@ -105,12 +115,7 @@ def test_a_backup_s_photos_arrive_on_their_entries_in_order(conn, ann):
 
 
 def test_a_photo_that_cannot_be_read_is_left_out_and_the_rest_imports(conn, ann):
-    entry = day_entry(300, datetime(2024, 6, 1, 9, 0), 2, 1)
-    entry["assets"] = [1, 2]
-    data = with_assets([entry], [{"id": 1, "checksum": sums(1), "type": 1},
-                                 {"id": 2, "checksum": sums(2), "type": 1}],
-                       {f"assets/photos/2024/6/{sums(1)}": images.SVG,
-                        f"assets/photos/2024/6/{sums(2)}": picture(2)})
+    data = one_entry_with(images.SVG, picture(2))
     report = run(conn, ann, data)
     assert report["imported"] == 1
     assert any("entry 300: photo " in w and "left out" in w for w in report["warnings"])

@@ -20,7 +20,7 @@ from tests.unit.test_daylio_backup import (
     ann,  # noqa: F401 - a fixture
     day_entry,
 )
-from tests.unit.test_daylio_backup_photos import picture, stored_photos, sums, with_assets
+from tests.unit.test_daylio_backup_photos import one_entry_with, picture, stored_photos, sums, with_assets
 from tests.unit.test_daylio_csv import run
 
 
@@ -280,12 +280,7 @@ def test_a_phone_mpo_jpeg_is_stored_not_a_500(alice, entry, conn):
 
 
 def test_an_mpo_photo_in_a_daylio_backup_does_not_sink_the_whole_import(conn, ann):
-    entry = day_entry(300, datetime(2024, 6, 1, 9, 0), 2, 1)
-    entry["assets"] = [1, 2]
-    data = with_assets([entry], [{"id": 1, "checksum": sums(1), "type": 1},
-                                 {"id": 2, "checksum": sums(2), "type": 1}],
-                       {f"assets/photos/2024/6/{sums(1)}": picture(1),
-                        f"assets/photos/2024/6/{sums(2)}": mpo_jpeg()})
+    data = one_entry_with(picture(1), mpo_jpeg())
     report = run(conn, ann, data)
     assert report["imported"] == 1
     assert len(stored_photos(conn, ann)["2024-06-01"]) == 2

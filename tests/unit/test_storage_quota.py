@@ -6,7 +6,6 @@ naming it; Settings shows what is used and left."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -22,7 +21,7 @@ from tests.fakes import NOW_MS, FakeClock
 from tests.helpers import base_env
 from tests.images import noise_png, upload
 from tests.unit.test_daylio_backup import ann, day_entry  # noqa: F401
-from tests.unit.test_daylio_backup_photos import sums, with_assets
+from tests.unit.test_daylio_backup_photos import one_entry_with
 
 
 def files_of(conn) -> list[tuple]:
@@ -96,12 +95,7 @@ def test_settings_shows_what_is_used_and_what_is_left(alice, conn):
 
 
 def test_an_import_leaves_out_the_photos_past_the_quota_and_says_so(conn, ann):
-    entry = day_entry(300, datetime(2024, 6, 1, 9, 0), 2, 1)
-    entry["assets"] = [1, 2]
-    data = with_assets([entry], [{"id": 1, "checksum": sums(1), "type": 1},
-                                 {"id": 2, "checksum": sums(2), "type": 1}],
-                       {f"assets/photos/2024/6/{sums(1)}": noise_png(6),
-                        f"assets/photos/2024/6/{sums(2)}": noise_png(7)})
+    data = one_entry_with(noise_png(6), noise_png(7))
     config = Config.from_env({"KMOOD_STORAGE_QUOTA_BYTES": "600000"})
     from kmood_lib.journal import photos
 
