@@ -101,14 +101,23 @@ def stop(signum, frame):
     raise SystemExit(0)
 
 
+def addresses(server) -> list[str]:
+    """Where the server listens, as URLs: a host name with several addresses (`localhost` as
+    ::1 and 127.0.0.1) gives waitress one listener each, which have no effective_host."""
+    found = getattr(server, "effective_listen", None) or [
+        (server.effective_host, server.effective_port)]
+    return [f"http://[{host}]:{port}" if ":" in str(host) else f"http://{host}:{port}"
+            for host, port, *_ in found]
+
+
 def serve(server, services, pool) -> None:
     """Run the server until stopped, then close it, the relay, the threads' connections and
     the shared writer."""
     services.relay.start(f"k-mood server {socket.gethostname()}:{os.getpid()}")
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    log.info("serving on http://%s:%s with %d threads", server.effective_host,
-             server.effective_port, services.config.threads)
+    log.info("serving on %s with %d threads", " and ".join(addresses(server)),
+             services.config.threads)
     log.info("background work (enrichment, reminders, session cleanup) runs in kmood_worker.py; "
              "this process does none of it: run kmood_worker.py beside it")
     try:

@@ -68,3 +68,23 @@ def test_every_setting_has_a_row_in_the_configuration_docs():
     settings = {name for name, _, _ in settings_table()}
     assert sorted(settings - rows) == []  # a setting nobody can look up
     assert sorted(rows - settings) == []  # a row for a setting that does not exist
+
+
+def test_the_start_up_line_names_every_address_a_host_name_listens_on():
+    """A host name with several addresses (`localhost` as ::1 and 127.0.0.1) makes waitress
+    a server of one listener each, which has no effective_host: saying where it listens
+    must not stop start-up."""
+    import waitress
+
+    from kmood_lib.cli.serve import addresses
+
+    one = waitress.create_server(lambda environ, start: [], host="127.0.0.1", port=0)
+    several = waitress.create_server(lambda environ, start: [],
+                                     listen="127.0.0.1:0 127.0.0.1:0")
+    try:
+        assert addresses(one) == [f"http://127.0.0.1:{one.effective_port}"]
+        assert len(addresses(several)) == 2
+        assert all(a.startswith("http://127.0.0.1:") for a in addresses(several))
+    finally:
+        one.close()
+        several.close()
