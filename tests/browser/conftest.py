@@ -3,6 +3,7 @@ worker processes (SPEC §10). Selenium Manager never runs: the driver path is al
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -63,9 +64,13 @@ def new_driver(size: tuple[int, int], dark: bool = False, javascript: bool = Tru
     driver.set_page_load_timeout(30)
     driver.kmood_profile = None if keep else profile
     if dark:
-        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
-            "features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        dark_media(driver)
     return driver
+
+
+def dark_media(driver) -> None:
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+        "features": [{"name": "prefers-color-scheme", "value": "dark"}]})
 
 
 def quit_driver(driver) -> None:
@@ -149,6 +154,127 @@ def create_user(stack, name: str, admin: bool = False) -> None:
     assert run(args, stack.env, input=PASSWORD + "\n").returncode == 0
 
 
+class DevTools:
+    """The browser-level DevTools connection of a driver's Chromium. chromedriver sends its CDP
+    commands to the page, and a page may not make or drop browser contexts."""
+
+    def __init__(self, driver):
+        import websocket
+
+        address = driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+        url = http("GET", f"http://{address}/json/version")[2]["webSocketDebuggerUrl"]
+        self.socket = websocket.create_connection(url, timeout=30, suppress_origin=True)
+        self.sent = 0
+
+    def send(self, method: str, **params) -> dict:
+        """Run one command and return its result (events in between are not asked for)."""
+        self.sent += 1
+        self.socket.send(json.dumps({"id": self.sent, "method": method, "params": params}))
+        while True:
+            answer = json.loads(self.socket.recv())
+            if answer.get("id") == self.sent:
+                if "error" in answer:
+                    raise RuntimeError(f"{method}: {answer['error']}")
+                return answer["result"]
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+# A new headless Chromium's window is never narrower than this: asked for 390 px, its pages
+# get 500. The shared Chromium's windows are given the same widths, so a test sees the page it
+# saw in a browser of its own (screenshots compared pixel for pixel).
+NARROWEST_WINDOW = 500
+
+
+class SharedChromium:
+    """One headless Chromium kept open for a test process (light, or dark as new_driver makes
+    it), handing out one window at a time, each in a browser context of its own: like a new
+    profile, nothing an earlier window stored is there (cookies, local storage, IndexedDB,
+    caches, service workers, HTTP cache, permissions), and its page starts with no emulation.
+    Opening a Chromium costs ~2 s here, a context a tenth of that."""
+
+    def __init__(self, dark: bool = False):
+        self.dark = dark
+        self.driver = self.devtools = self.home = self.context = None
+
+    def open(self, size: tuple[int, int] = PHONE):
+        """A new window of `size` in a new context, its driver switched to it."""
+        assert self.context is None, "one window at a time: close the last one first"
+        if self.driver is not None and not self.alive():
+            self.quit()  # it crashed or hung in an earlier test: a new one
+        if self.driver is None:
+            self.driver = new_driver(size, dark=self.dark)
+            self.home = self.driver.current_window_handle
+            self.devtools = DevTools(self.driver)
+        self.context = self.devtools.send("Target.createBrowserContext")["browserContextId"]
+        target = self.devtools.send("Target.createTarget", url="about:blank",
+                                    browserContextId=self.context,
+                                    width=max(size[0], NARROWEST_WINDOW), height=size[1])
+        driver = self.driver
+        driver.switch_to.window(target["targetId"])
+        driver.set_page_load_timeout(30)
+        driver.set_script_timeout(30)
+        driver.implicitly_wait(0)
+        driver.get_log("browser")  # what earlier windows logged is not this one's
+        if self.dark:
+            dark_media(driver)
+        return driver
+
+    def alive(self) -> bool:
+        try:
+            self.driver.switch_to.window(self.home)
+            return True
+        except Exception:
+            return False
+
+    def close(self) -> None:
+        """Drop the window and everything its context holds."""
+        if self.context is None:
+            return
+        context, self.context = self.context, None
+        try:
+            self.driver.switch_to.window(self.home)
+            self.devtools.send("Target.disposeBrowserContext", browserContextId=context)
+        except Exception:
+            self.quit()  # a browser that cannot drop a context is not used again
+            raise
+
+    def quit(self) -> None:
+        driver, devtools = self.driver, self.devtools
+        self.driver = self.devtools = self.home = self.context = None
+        if driver is not None:
+            devtools.close()
+            quit_driver(driver)
+
+
+@pytest.fixture(scope="session")
+def shared_chromiums():
+    """This test process's shared Chromiums, light and dark, each opened when first asked for."""
+    shared = {False: SharedChromium(dark=False), True: SharedChromium(dark=True)}
+    yield shared
+    for chromium in shared.values():
+        chromium.quit()
+
+
+@pytest.fixture
+def window(shared_chromiums):
+    """A window of this process's shared Chromium, in a context of its own, closed after the
+    test; for a test that needs one "logged-in page at a size". A test that needs a browser of
+    its own (a profile kept over a restart, JavaScript off, a second browser at the same time,
+    tabs, permissions) asks `browser` for one."""
+    opened = []
+
+    def make(size=PHONE, dark=False):
+        assert not opened, "one window per test: ask `browser` for another"
+        opened.append(shared_chromiums[dark])
+        return opened[0].open(size)
+
+    yield make
+    if opened:
+        opened[0].close()
+
+
 @pytest.fixture
 def browser():
     """Open drivers on demand; all of them are closed after the test."""
@@ -183,11 +309,23 @@ def years_before(day: date, years: int) -> date | None:
 
 
 def login(driver, url: str, name: str) -> None:
+    """Logged in through the log-in form, as a person does."""
     driver.get(url + "/login")
     driver.find_element(By.NAME, "username").send_keys(name)
     driver.find_element(By.NAME, "password").send_keys(PASSWORD)
     click(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
     WebDriverWait(driver, 10).until(EC.url_to_be(url + "/"))
+
+
+def login_by_cookie(driver, url: str, name: str) -> None:
+    """Logged in without the form, on the home page as login() leaves it: the browser is given
+    an API session's cookie (the one a form login sets). For tests about what comes after."""
+    cookie = api_session(url, name)["Cookie"]
+    key, value = cookie.split("=", 1)
+    driver.execute_cdp_cmd("Network.setCookie", {
+        "name": key, "value": value, "url": url + "/", "path": "/", "httpOnly": True,
+        "sameSite": "Lax"})
+    driver.get(url + "/")
 
 
 def api_session(url: str, name: str) -> dict:

@@ -10,7 +10,7 @@ from tests.browser.conftest import (
     DESKTOP,
     as_a_phone,
     each_page,
-    login,
+    login_by_cookie,
     screenshot,
     shot_name,
     violations,
@@ -19,13 +19,13 @@ from tests.browser.conftest import (
 
 @pytest.mark.parametrize("variant", ["phone-light", "phone-dark", "desktop-light",
                                      "desktop-dark"])
-def test_axe_finds_nothing_on_any_page(pia, browser, variant):
+def test_axe_finds_nothing_on_any_page(pia, window, variant):
     phone, dark = variant.startswith("phone"), variant.endswith("dark")
-    driver = browser((390, 844) if phone else DESKTOP, dark=dark)
+    driver = window((390, 844) if phone else DESKTOP, dark=dark)
     driver.set_script_timeout(60)
     if phone:
         as_a_phone(driver, 390, 844)
-    login(driver, pia.url, "pia")
+    login_by_cookie(driver, pia.url, "pia")
     found = {}
     for path in each_page(driver, pia):
         problems = violations(driver)

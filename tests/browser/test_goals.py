@@ -17,7 +17,7 @@ from tests.browser.conftest import (
     console_errors,
     create_user,
     follow,
-    login,
+    login_by_cookie,
     overflowing,
     screenshot,
     today_of,
@@ -51,10 +51,10 @@ def gus(app_stack):
     return app_stack
 
 
-def test_a_template_fills_the_form_and_a_goal_is_checked_off_with_one_tap(gus, browser):
-    driver = browser(PHONE)
+def test_a_template_fills_the_form_and_a_goal_is_checked_off_with_one_tap(gus, window):
+    driver = window(PHONE)
     as_a_phone(driver, 390, 844)
-    login(driver, gus.url, "gus")
+    login_by_cookie(driver, gus.url, "gus")
     driver.get(gus.url + "/")
     click(driver, driver.find_element(By.XPATH, "//p[@id='templates']/a[.='Evening']"))
     assert driver.find_element(By.NAME, "note_title").get_attribute("value") == "Today"
@@ -76,15 +76,15 @@ def test_a_template_fills_the_form_and_a_goal_is_checked_off_with_one_tap(gus, b
 @pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop"),
                                             ((320, 700), "phone320")])
 @pytest.mark.parametrize("dark", [False, True])
-def test_the_goals_and_templates_pages_fit_and_read_well(gus, browser, size, size_name, dark):
-    driver = browser(size, dark=dark)
+def test_the_goals_and_templates_pages_fit_and_read_well(gus, window, size, size_name, dark):
+    driver = window(size, dark=dark)
     scheme = "dark" if dark else "light"
     for path, name in (("/goals", "goals"), ("/settings/templates", "templates"),
                        ("/", "log-goals")):
         if size != DESKTOP:
             as_a_phone(driver, *size)
         if path == "/goals":
-            login(driver, gus.url, "gus")
+            login_by_cookie(driver, gus.url, "gus")
         driver.get(gus.url + path)
         assert overflowing(driver) == [], path
         assert violations(driver) == [], path

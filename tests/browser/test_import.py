@@ -14,7 +14,7 @@ from tests.browser.conftest import (
     create_user,
     entry_cards,
     follow,
-    login,
+    login_by_cookie,
     screenshot,
 )
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes
@@ -27,14 +27,14 @@ ROWS = ["2025-06-03,June 3,Tuesday,8:15 pm,Chill,reading | tea,,Evening,quiet <b
 
 @pytest.mark.parametrize("size, dark, name", [(PHONE, False, "phone-light"),
                                               (DESKTOP, True, "desktop-dark")])
-def test_upload_map_a_custom_mood_confirm_and_find_the_entries(app_stack, browser, tmp_path,
+def test_upload_map_a_custom_mood_confirm_and_find_the_entries(app_stack, window, tmp_path,
                                                                size, dark, name):
     user = f"imp{name.split('-')[0]}"
     create_user(app_stack, user)
     path = tmp_path / "daylio_export.csv"
     path.write_bytes(csv_bytes(NEWEST, *ROWS))
-    driver = browser(size, dark=dark)
-    login(driver, app_stack.url, user)
+    driver = window(size, dark=dark)
+    login_by_cookie(driver, app_stack.url, user)
     driver.get(app_stack.url + "/settings/import")
     screenshot(driver, f"import-upload-{name}")
     driver.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))

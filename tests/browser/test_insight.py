@@ -20,6 +20,7 @@ from tests.browser.conftest import (
     entry_cards,
     follow,
     login,
+    login_by_cookie,
     overflowing,
     screenshot,
     today_of,
@@ -41,9 +42,9 @@ def cara(app_stack):
     return app_stack
 
 
-def test_a_back_dated_entry_is_found_in_the_year_view_by_clicking_its_day(cara, browser):
-    driver = browser(PHONE)
-    login(driver, cara.url, "cara")
+def test_a_back_dated_entry_is_found_in_the_year_view_by_clicking_its_day(cara, window):
+    driver = window(PHONE)
+    login_by_cookie(driver, cara.url, "cara")
     last_month = (today_of().replace(day=1) - timedelta(days=1)).replace(day=13)
     click(driver, driver.find_element(By.CSS_SELECTOR, "label[for=mood-5]"))
     driver.find_element(By.NAME, "note").send_keys("back-dated birthday")
@@ -63,9 +64,9 @@ def test_a_back_dated_entry_is_found_in_the_year_view_by_clicking_its_day(cara, 
 
 @pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop")])
 @pytest.mark.parametrize("dark", [False, True])
-def test_the_stats_page_shows_its_charts(cara, browser, size, size_name, dark):
-    driver = browser(size, dark=dark)
-    login(driver, cara.url, "cara")
+def test_the_stats_page_shows_its_charts(cara, window, size, size_name, dark):
+    driver = window(size, dark=dark)
+    login_by_cookie(driver, cara.url, "cara")
     driver.get(cara.url + "/stats?range=365")
     charts = driver.find_elements(By.CSS_SELECTOR, "svg.chart")
     assert len(charts) == 4
@@ -107,12 +108,12 @@ def ivy(app_stack):
 @pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop"),
                                             ((320, 700), "phone320")])
 @pytest.mark.parametrize("dark", [False, True])
-def test_the_insights_page_shows_each_finding_with_its_interval(ivy, browser, size, size_name,
+def test_the_insights_page_shows_each_finding_with_its_interval(ivy, window, size, size_name,
                                                                dark):
-    driver = browser(size, dark=dark)
+    driver = window(size, dark=dark)
     if size != DESKTOP:
         as_a_phone(driver, size[0], size[1])
-    login(driver, ivy.url, "ivy")
+    login_by_cookie(driver, ivy.url, "ivy")
     driver.get(ivy.url + "/stats")
     follow(driver, driver.find_element(By.CSS_SELECTOR, "a[href='/insights']"))
     cards = driver.find_elements(By.CSS_SELECTOR, "li.finding")

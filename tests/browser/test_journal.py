@@ -20,14 +20,15 @@ from tests.browser.conftest import (
     entry_cards,
     follow,
     login,
+    login_by_cookie,
     screenshot,
 )
 from tests.helpers import http
 
 
-def test_first_run_log_see_edit_and_delete_an_entry(tmp_path, browser):
+def test_first_run_log_see_edit_and_delete_an_entry(tmp_path, window):
     stack = Stack(tmp_path).start(worker=True)
-    driver = browser(PHONE)
+    driver = window(PHONE)
     driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Europe/Berlin"})
     driver.get(stack.url + "/")  # no user yet: / -> /login -> /setup
     assert driver.current_url == stack.url + "/setup"
@@ -101,9 +102,9 @@ def journal(app_stack):
     return app_stack
 
 
-def test_history_search_finds_an_entry_by_a_word_of_its_note(journal, browser):
-    driver = browser(PHONE)
-    login(driver, journal.url, "bea")
+def test_history_search_finds_an_entry_by_a_word_of_its_note(journal, window):
+    driver = window(PHONE)
+    login_by_cookie(driver, journal.url, "bea")
     driver.get(journal.url + "/entries")
     click(driver, driver.find_element(By.TAG_NAME, "summary"))
     box = driver.find_element(By.NAME, "q")
@@ -120,7 +121,7 @@ HOSTILE_NOTE = "<script>alert('note')</script>"
 HOSTILE_ACTIVITY = '"><img src=x onerror=alert(1)>'
 
 
-def test_hostile_text_renders_as_text(journal, browser):
+def test_hostile_text_renders_as_text(journal, window):
     auth = api_session(journal.url, "bea")
     entry = http("POST", journal.url + "/api/entries", {
         "mood": 3, "note": HOSTILE_NOTE, "activities": [HOSTILE_ACTIVITY],
@@ -128,8 +129,8 @@ def test_hostile_text_renders_as_text(journal, browser):
     more = [http("POST", journal.url + "/api/entries", {  # enough for the activity table
         "mood": 4, "activities": [HOSTILE_ACTIVITY], "occurred_at": f"2026-11-1{day}T10:00:00"},
         auth)[2] for day in range(1, 5)]
-    driver = browser(DESKTOP)
-    login(driver, journal.url, "bea")
+    driver = window(DESKTOP)
+    login_by_cookie(driver, journal.url, "bea")
     for path in ("/", "/entries?q=script", f"/entries/{entry['id']}/edit",
                  f"/entries/{entry['id']}/delete", "/stats?range=all"):
         driver.get(journal.url + path)
@@ -150,9 +151,9 @@ PAGES = [("home", "/"), ("history", "/entries"), ("edit", "/entries/1/edit"),
 
 @pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop")])
 @pytest.mark.parametrize("dark", [False, True])
-def test_screenshots_of_the_journal_pages(journal, browser, size, size_name, dark):
-    driver = browser(size, dark=dark)
-    login(driver, journal.url, "bea")
+def test_screenshots_of_the_journal_pages(journal, window, size, size_name, dark):
+    driver = window(size, dark=dark)
+    login_by_cookie(driver, journal.url, "bea")
     for name, path in PAGES:
         driver.get(journal.url + path)
         assert driver.find_element(By.TAG_NAME, "h1").text

@@ -22,6 +22,7 @@ from tests.browser.conftest import (
     console_errors,
     create_user,
     login,
+    login_by_cookie,
     replaced,
     screenshot,
 )
@@ -59,11 +60,12 @@ def installed(driver, url: str) -> None:
         """), driver.current_url, console_errors(driver)) from None
 
 
-def signed_in(browser, stack, name: str, **options):
-    """A new person's browser, logged in, its pages under the service worker."""
+def signed_in(open_browser, stack, name: str, **options):
+    """A new person's browser (from `window` or `browser`), logged in, its pages under the
+    service worker."""
     create_user(stack, name)
-    driver = browser(**options)
-    login(driver, stack.url, name)
+    driver = open_browser(**options)
+    login_by_cookie(driver, stack.url, name)
     installed(driver, stack.url)
     return driver
 
@@ -208,10 +210,10 @@ def put_items(driver, n: int, note: str) -> None:
 
 
 def test_a_sync_cut_by_a_killed_server_finishes_after_the_restart_with_each_entry_once(
-        browser, tmp_path):
+        window, tmp_path):
     stack = Stack(tmp_path).start(worker=False)
     try:
-        driver = signed_in(browser, stack, "kai")
+        driver = signed_in(window, stack, "kai")
 
         # Unreachable while the browser thinks it is online: the worker catches the post.
         stack.stop()
@@ -265,8 +267,8 @@ def sync(driver) -> dict:
 
 
 def test_an_entry_the_server_refuses_stays_with_its_message_and_the_others_sync(
-        app_stack, browser):
-    driver = signed_in(browser, app_stack, "rae")
+        app_stack, window):
+    driver = signed_in(window, app_stack, "rae")
     http("POST", app_stack.url + "/api/metrics", {"name": "sleep"}, api_session(app_stack.url, "rae"))
     driver.get(app_stack.url + "/")  # the form now has the metric
     metric = driver.find_element(By.CSS_SELECTOR, "input[name^='metric_'][type=number]")
@@ -336,8 +338,8 @@ def test_two_tabs_sending_the_same_ten_entries_at_once_make_ten(app_stack, brows
 
 
 def test_a_session_that_ended_offline_keeps_the_entries_until_the_next_login(
-        app_stack, browser):
-    driver = signed_in(browser, app_stack, "sam")
+        app_stack, window):
+    driver = signed_in(window, app_stack, "sam")
     put_items(driver, 2, "while away")
     with sqlite3.connect(app_stack.env["KMOOD_DB"]) as conn:  # the session ends meanwhile
         conn.execute("DELETE FROM sessions WHERE user_id = (SELECT id FROM users"
@@ -361,8 +363,8 @@ def test_a_session_that_ended_offline_keeps_the_entries_until_the_next_login(
     waiting(driver, 0)
 
 
-def test_logging_out_with_entries_waiting_offers_to_keep_or_discard_them(app_stack, browser):
-    driver = signed_in(browser, app_stack, "lou")
+def test_logging_out_with_entries_waiting_offers_to_keep_or_discard_them(app_stack, window):
+    driver = signed_in(window, app_stack, "lou")
     put_form(driver, [("mood", "3"), ("new_activities", "b" * 70)])
     sync(driver)  # refused: it waits for the person
     driver.get(app_stack.url + "/logout")
@@ -435,10 +437,10 @@ def test_a_new_release_offers_a_reload_and_the_outbox_outlives_it(browser, tmp_p
         stack.stop()
 
 
-def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_stack, browser):
+def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_stack, window):
     """The sync's decisions, one by one, in the browser that runs them."""
     create_user(app_stack, "dee")
-    driver = browser()
+    driver = window()
     driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": INDIA})
     login(driver, app_stack.url, "dee")
     given = "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -478,11 +480,11 @@ def test_the_outbox_reads_a_form_as_the_server_does_and_decides_each_answer(app_
     assert seen["noon"] == "2026-11-30T12:00:00+05:30"
 
 
-def test_an_entry_deleted_since_it_was_saved_leaves_the_outbox_as_done(app_stack, browser):
+def test_an_entry_deleted_since_it_was_saved_leaves_the_outbox_as_done(app_stack, window):
     """The outbox still holds an entry the server saved (the answer was lost) and the person
     has deleted since, on another device: the sync's 410 `deleted` drops it as done — not
     kept as a refusal — the entry stays deleted, and the log page says why it went (#36 6a)."""
-    driver = signed_in(browser, app_stack, "eve")
+    driver = signed_in(window, app_stack, "eve")
     eve = int(driver.execute_script("return document.body.dataset.user"))
     other_device = api_session(app_stack.url, "eve")
     client_id = "3b241101-e2bb-4255-8caf-4136c566a962"
@@ -506,12 +508,12 @@ def test_an_entry_deleted_since_it_was_saved_leaves_the_outbox_as_done(app_stack
 
 
 def test_an_entry_the_busy_server_cannot_save_now_is_kept_and_sent_once_later(
-        browser, tmp_path):
+        window, tmp_path):
     """A 503 (another process held the write lock past the busy timeout) saves nothing there:
     the worker keeps the entry instead of showing an error page, and it is sent once later."""
     stack = Stack(tmp_path, KMOOD_BUSY_TIMEOUT_MS="300").start(worker=False)
     try:
-        driver = signed_in(browser, stack, "bea")
+        driver = signed_in(window, stack, "bea")
         blocker = sqlite3.connect(stack.env["KMOOD_DB"], isolation_level=None)
         blocker.execute("BEGIN IMMEDIATE")  # a long write elsewhere: the save cannot get in
         try:
@@ -535,11 +537,11 @@ def test_an_entry_the_busy_server_cannot_save_now_is_kept_and_sent_once_later(
 
 
 def test_on_a_shared_device_each_person_s_waiting_entries_go_only_to_their_own_account(
-        app_stack, browser):
+        app_stack, window):
     """Ann leaves an entry waiting and logs out keeping it; Ben logs in on the same browser:
     he neither sees nor sends it. When Ann is back, it goes to her account."""
     create_user(app_stack, "ben")
-    driver = signed_in(browser, app_stack, "ann")
+    driver = signed_in(window, app_stack, "ann")
     ann = int(driver.execute_script("return document.body.dataset.user"))
     driver.get(app_stack.url + "/logout")
     click(driver, driver.find_element(By.CSS_SELECTOR, "#logout-form button[type=submit]"))
@@ -578,10 +580,10 @@ def test_on_a_shared_device_each_person_s_waiting_entries_go_only_to_their_own_a
     assert entries(app_stack, "ben") == []
 
 
-def test_a_back_dated_entry_refused_once_keeps_its_date_when_fixed(app_stack, browser):
+def test_a_back_dated_entry_refused_once_keeps_its_date_when_fixed(app_stack, window):
     """A form shown again with its errors holds what was typed: Save after the fix must not
     turn its date and time into "now"."""
-    driver = signed_in(browser, app_stack, "bo")
+    driver = signed_in(window, app_stack, "bo")
     log_entry(driver, 4, new="d" * 70, when=("2026-11-01", "09:00"))
     WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".errors"))
     typed = driver.find_element(By.NAME, "new_activities")

@@ -15,7 +15,7 @@ from tests.browser.conftest import (
     console_errors,
     create_user,
     each_page,
-    login,
+    login_by_cookie,
     overflowing,
     replaced,
     screenshot,
@@ -27,11 +27,11 @@ WIDTHS = (320, 360, 390, 412)
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_page_scrolls_sideways_on_a_phone(pia, browser, width):
+def test_no_page_scrolls_sideways_on_a_phone(pia, window, width):
     dark = width == 320
-    driver = browser((width, 800), dark=dark)
+    driver = window((width, 800), dark=dark)
     as_a_phone(driver, width)
-    login(driver, pia.url, "pia")
+    login_by_cookie(driver, pia.url, "pia")
     problems = {}
     for path in each_page(driver, pia):
         found = overflowing(driver)
@@ -55,12 +55,12 @@ def tappable(driver, element) -> bool:
     """, element)
 
 
-def test_good_and_two_usual_activities_take_four_taps_and_no_scrolling(pia, browser):
+def test_good_and_two_usual_activities_take_four_taps_and_no_scrolling(pia, window):
     """With ~150 activities (issue #23.2): Save sat 2 327 px down; now the mood, the most used
     activities and Save share the first screen."""
-    driver = browser((390, 844))
+    driver = window((390, 844))
     as_a_phone(driver, 390, 844)
-    login(driver, pia.url, "pia")
+    login_by_cookie(driver, pia.url, "pia")
     driver.get(pia.url + "/")
     good = driver.find_element(By.CSS_SELECTOR, "label[for=mood-4]")
     usual = driver.find_elements(By.CSS_SELECTOR, "fieldset.activities > .chips label")[:2]
@@ -82,10 +82,10 @@ def test_good_and_two_usual_activities_take_four_taps_and_no_scrolling(pia, brow
     screenshot(driver, "log-150-activities-phone-light")
 
 
-def test_the_folded_activities_narrow_to_what_is_typed(pia, browser):
-    driver = browser((390, 844))
+def test_the_folded_activities_narrow_to_what_is_typed(pia, window):
+    driver = window((390, 844))
     as_a_phone(driver, 390, 844)
-    login(driver, pia.url, "pia")
+    login_by_cookie(driver, pia.url, "pia")
     driver.get(pia.url + "/")
     more = driver.find_element(By.CSS_SELECTOR, "details.more-activities")
     assert more.get_attribute("open") is None
@@ -101,12 +101,12 @@ def test_the_folded_activities_narrow_to_what_is_typed(pia, browser):
                 if label.is_displayed()]) > 100
 
 
-def test_ten_of_150_activities_move_to_a_group_in_one_go(pia, browser):
+def test_ten_of_150_activities_move_to_a_group_in_one_go(pia, window):
     """Issue #23.5: select several, then one action for all of them, in reach of the thumb
     (the action bar stays on screen however long the list)."""
-    driver = browser((390, 844))
+    driver = window((390, 844))
     as_a_phone(driver, 390, 844)
-    login(driver, pia.url, "pia")
+    login_by_cookie(driver, pia.url, "pia")
     driver.get(pia.url + "/settings/activities")
     apply = driver.find_element(By.CSS_SELECTOR, "#bulk button[type=submit]")
     action = driver.find_element(By.ID, "bulk-action")
@@ -141,7 +141,7 @@ def test_ten_of_150_activities_move_to_a_group_in_one_go(pia, browser):
     assert console_errors(driver) == []
 
 
-def test_activity_groups_fold_and_stay_folded_on_this_device(app_stack, browser):
+def test_activity_groups_fold_and_stay_folded_on_this_device(app_stack, window):
     """SPEC §10: groups collapsible, remembered; a group holding a ticked activity opens."""
     create_user(app_stack, "gus")
     auth = api_session(app_stack.url, "gus")
@@ -150,9 +150,9 @@ def test_activity_groups_fold_and_stay_folded_on_this_device(app_stack, browser)
         http("POST", app_stack.url + "/api/activities", {"name": name, "group": group}, auth)
     entry = http("POST", app_stack.url + "/api/entries", {"mood": 4, "activities": ["swim"]},
                  auth)[2]
-    driver = browser((390, 844))
+    driver = window((390, 844))
     as_a_phone(driver, 390, 844)
-    login(driver, app_stack.url, "gus")
+    login_by_cookie(driver, app_stack.url, "gus")
 
     def groups() -> dict:
         return {g.find_element(By.TAG_NAME, "summary").text.split()[0]: g.get_attribute("open")
@@ -175,12 +175,12 @@ def test_activity_groups_fold_and_stay_folded_on_this_device(app_stack, browser)
     assert console_errors(driver) == []
 
 
-def test_a_field_focused_under_the_save_bar_is_brought_into_view(pia, browser):
+def test_a_field_focused_under_the_save_bar_is_brought_into_view(pia, window):
     """WCAG 2.4.11: the keyboard's focus is never hidden by the bars at the bottom (the page's
     scroll-padding tells the browser how much of the screen they cover)."""
-    driver = browser((390, 844))
+    driver = window((390, 844))
     as_a_phone(driver, 390, 844)
-    login(driver, pia.url, "pia")
+    login_by_cookie(driver, pia.url, "pia")
     driver.get(pia.url + "/")
     field = driver.find_element(By.NAME, "new_activities")
     bar_top = driver.execute_script(

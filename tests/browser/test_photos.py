@@ -22,6 +22,7 @@ from tests.browser.conftest import (
     create_user,
     follow,
     login,
+    login_by_cookie,
     overflowing,
     screenshot,
     violations,
@@ -46,10 +47,10 @@ def pam(app_stack, tmp_path_factory):
     return app_stack
 
 
-def test_photos_chosen_on_a_phone_are_stored_without_their_location(pam, browser):
-    driver = browser(PHONE)
+def test_photos_chosen_on_a_phone_are_stored_without_their_location(pam, window):
+    driver = window(PHONE)
     as_a_phone(driver, 390, 844)
-    login(driver, pam.url, "pam")
+    login_by_cookie(driver, pam.url, "pam")
     driver.get(f"{pam.url}/entries/{pam.pam_entry}/edit")
     chooser = driver.find_element(By.ID, "photo-files")
     chooser.send_keys("\n".join(pam.pam_photos))  # two files, as a gallery picks them
@@ -76,11 +77,11 @@ def test_photos_chosen_on_a_phone_are_stored_without_their_location(pam, browser
 @pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop"),
                                             ((320, 700), "phone320")])
 @pytest.mark.parametrize("dark", [False, True])
-def test_history_shows_the_photos_as_thumbnails(pam, browser, size, size_name, dark):
-    driver = browser(size, dark=dark)
+def test_history_shows_the_photos_as_thumbnails(pam, window, size, size_name, dark):
+    driver = window(size, dark=dark)
     if size != DESKTOP:
         as_a_phone(driver, *size)
-    login(driver, pam.url, "pam")
+    login_by_cookie(driver, pam.url, "pam")
     auth = api_session(pam.url, "pam")
     if not http("GET", f"{pam.url}/api/entries/{pam.pam_entry}", headers=auth)[2]["photos"]:
         for path in pam.pam_photos:
@@ -202,11 +203,11 @@ def test_photos_chosen_offline_wait_with_their_entry_and_arrive_after_it(browser
 
 
 def test_what_is_not_a_photo_is_refused_on_the_phone_and_another_s_photo_is_not_shown(
-        pam, browser, tmp_path):
+        pam, window, browser, tmp_path):
 
-    driver = browser(PHONE)
+    driver = window(PHONE)
     as_a_phone(driver, 390, 844)
-    login(driver, pam.url, "pam")
+    login_by_cookie(driver, pam.url, "pam")
     for name, data in (("drawing.svg", images.SVG), ("huge.png", images.png_bomb(50))):
         path = tmp_path / name
         path.write_bytes(data)

@@ -60,8 +60,8 @@ def log_out(driver, url: str) -> None:
     WebDriverWait(driver, 10).until(lambda d: "/login" in d.current_url)
 
 
-def test_after_logging_out_nobody_sees_the_photo_from_the_cache(household, browser, tmp_path):
-    driver = browser(PHONE)
+def test_after_logging_out_nobody_sees_the_photo_from_the_cache(household, window, tmp_path):
+    driver = window(PHONE)
     login(driver, household.url, "alice")
     photo = add_photo(driver, household, tmp_path)
     driver.get(household.url + photo)
@@ -76,8 +76,8 @@ def test_after_logging_out_nobody_sees_the_photo_from_the_cache(household, brows
 
 
 def test_a_session_that_ended_without_logging_out_leaves_no_photo_to_the_next_person(
-        household, browser, tmp_path):
-    driver = browser(PHONE)
+        household, window, tmp_path):
+    driver = window(PHONE)
     login(driver, household.url, "alice")
     photo = add_photo(driver, household, tmp_path)
     driver.get(household.url + photo)

@@ -23,6 +23,7 @@ from tests.browser.conftest import (
     entry_cards,
     follow,
     login,
+    login_by_cookie,
     screenshot,
 )
 from tests.entry import TEST_KINDS
@@ -34,10 +35,10 @@ def submit(driver, form_selector: str) -> None:
     follow(driver, driver.find_element(By.CSS_SELECTOR, f"{form_selector} button[type=submit]"))
 
 
-def test_a_renamed_mood_label_shows_on_the_log_form(app_stack, browser):
+def test_a_renamed_mood_label_shows_on_the_log_form(app_stack, window):
     create_user(app_stack, "dana")
-    driver = browser(PHONE)
-    login(driver, app_stack.url, "dana")
+    driver = window(PHONE)
+    login_by_cookie(driver, app_stack.url, "dana")
     follow(driver, driver.find_element(By.LINK_TEXT, "Settings"))
     follow(driver, driver.find_element(By.LINK_TEXT, "Mood labels"))
     field = driver.find_element(By.NAME, "label_5")
@@ -50,10 +51,10 @@ def test_a_renamed_mood_label_shows_on_the_log_form(app_stack, browser):
     assert console_errors(driver) == []
 
 
-def test_an_api_token_is_shown_once(app_stack, browser):
+def test_an_api_token_is_shown_once(app_stack, window):
     create_user(app_stack, "eli")
-    driver = browser(DESKTOP)
-    login(driver, app_stack.url, "eli")
+    driver = window(DESKTOP)
+    login_by_cookie(driver, app_stack.url, "eli")
     driver.get(app_stack.url + "/settings/tokens")
     driver.find_element(By.NAME, "name").send_keys("shortcut")
     submit(driver, "form[action='/settings/tokens']")
@@ -68,12 +69,12 @@ def test_an_api_token_is_shown_once(app_stack, browser):
     assert console_errors(driver) == []
 
 
-def test_a_household_member_sees_none_of_the_admins_entries(app_stack, browser):
+def test_a_household_member_sees_none_of_the_admins_entries(app_stack, window, browser):
     create_user(app_stack, "fran", admin=True)
     http("POST", app_stack.url + "/api/entries", {"mood": 5, "note": "fran's private note"},
          api_session(app_stack.url, "fran"))
-    driver = browser(PHONE)
-    login(driver, app_stack.url, "fran")
+    driver = window(PHONE)
+    login_by_cookie(driver, app_stack.url, "fran")
     driver.get(app_stack.url + "/settings/users")
     driver.find_element(By.NAME, "username").send_keys("gus")
     driver.find_element(By.CSS_SELECTOR, "form[action='/settings/users'] [name=password]"
@@ -91,7 +92,7 @@ def test_a_household_member_sees_none_of_the_admins_entries(app_stack, browser):
     assert console_errors(driver) == []
 
 
-def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, browser):
+def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, window, browser):
     stack = Stack(tmp_path).start(worker=False)  # nothing may claim the job behind our back
     create_user(stack, "hal", admin=True)
     conn = db.connect(str(tmp_path / "kmood.db"), 10_000)
@@ -105,8 +106,8 @@ def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, browser)
     jobs.fail(conn, claimed[0], "test-worker", "upstream answered 503", 0, policy,
               random.Random(1))
     assert jobs.list_jobs(conn, "exhausted")
-    driver = browser(DESKTOP)
-    login(driver, stack.url, "hal")
+    driver = window(DESKTOP)
+    login_by_cookie(driver, stack.url, "hal")
     follow(driver, driver.find_element(By.LINK_TEXT, "Settings"))
     follow(driver, driver.find_element(By.LINK_TEXT, "Jobs"))
     main = driver.find_element(By.TAG_NAME, "main").text
@@ -166,9 +167,9 @@ def ivy(app_stack):
 
 @pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop")])
 @pytest.mark.parametrize("dark", [False, True])
-def test_screenshots_of_the_settings_pages(ivy, browser, size, size_name, dark):
-    driver = browser(size, dark=dark)
-    login(driver, ivy.url, "ivy")
+def test_screenshots_of_the_settings_pages(ivy, window, size, size_name, dark):
+    driver = window(size, dark=dark)
+    login_by_cookie(driver, ivy.url, "ivy")
     for name, path in SETTINGS_PAGES:
         driver.get(ivy.url + path)
         assert driver.find_element(By.TAG_NAME, "h1").text == "Settings"
