@@ -251,3 +251,53 @@ def get_entry_json(conn: sqlite3.Connection, user_id: int, entry_id: int) -> str
     if row["unreadable"]:
         _warn_unreadable(conn, [entry_id])
     return entry_json_sql.patch(conn, row["entry"], nonce)
+
+
+# --- days and months with entries (entry_days holds exactly the logged local days) --------
+
+def months_logged(conn: sqlite3.Connection, user_id: int) -> list[tuple[str, int]]:
+    """[('YYYY-MM', entries)] of every month with entries, newest first, on the entries' own
+    local days as History filters them: one pass over the person's rows of entry_days."""
+    rows = conn.execute(
+        "SELECT substr(local_date, 1, 7) AS month, sum(n) AS entries FROM entry_days"
+        " WHERE user_id = ? GROUP BY month ORDER BY month DESC", (user_id,)).fetchall()
+    return [(row["month"], row["entries"]) for row in rows]
+
+
+def days_beside(conn: sqlite3.Connection, user_id: int, day: str) -> tuple[str | None, str | None]:
+    """The logged local days just before and just after `day` (YYYY-MM-DD), None where there is
+    none: each one probe of entry_days' primary key."""
+    before = conn.execute("SELECT max(local_date) FROM entry_days WHERE user_id = ?"
+                          " AND local_date < ?", (user_id, day)).fetchone()[0]
+    after = conn.execute("SELECT min(local_date) FROM entry_days WHERE user_id = ?"
+                         " AND local_date > ?", (user_id, day)).fetchone()[0]
+    return before, after
+
+
+def count_on(conn: sqlite3.Connection, user_id: int, day: str) -> int:
+    """How many entries the person has on this local day (YYYY-MM-DD)."""
+    row = conn.execute("SELECT n FROM entry_days WHERE user_id = ? AND local_date = ?",
+                       (user_id, day)).fetchone()
+    return row["n"] if row else 0
+
+
+# The entries next to one in a list's order (newest first), with the list's conditions.
+_OLDER = (" AND (e.occurred_at, e.id) < (?, ?) ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1")
+_NEWER = (" AND (e.occurred_at, e.id) > (?, ?) ORDER BY e.occurred_at ASC, e.id ASC LIMIT 1")
+
+
+def entry_beside(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, entry_id: int
+                 ) -> int | None:
+    """The entry a list filtered by `flt` shows next to this one (the next older, else the
+    next newer), None when there is none: where the list goes back to once it is deleted."""
+    found = conn.execute("SELECT occurred_at FROM entries WHERE id = ? AND user_id = ?",
+                         (entry_id, user_id)).fetchone()
+    if found is None:
+        return None
+    where, params = flt.where(conn, user_id)
+    for side in (_OLDER, _NEWER):
+        row = conn.execute("SELECT e.id FROM entries e WHERE e.user_id = ?" + where + side,
+                           (user_id, *params, found["occurred_at"], entry_id)).fetchone()
+        if row is not None:
+            return row["id"]
+    return None

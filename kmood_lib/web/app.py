@@ -55,6 +55,8 @@ def make_app(services) -> bottle.Bottle:
     # `<name:mbid>`: a MusicBrainz identifier, lower-case as MusicBrainz writes it.
     app.router.add_filter("mbid", lambda conf: (
         r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", None, None))
+    # `<name:day>`: a local day as YYYY-MM-DD (the route checks that it is a real date).
+    app.router.add_filter("day", lambda conf: (r"[0-9]{4}-[0-9]{2}-[0-9]{2}", None, None))
     # `<name:token>`: a random URL-safe token of 18 bytes (a pending upload's).
     app.router.add_filter("token", lambda conf: (r"[A-Za-z0-9_-]{24}", None, None))
     # Installed outermost first: the request plugin wraps the auth plugin, which wraps the

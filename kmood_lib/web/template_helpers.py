@@ -8,6 +8,7 @@ import functools
 import hashlib
 import html
 import json
+import urllib.parse
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -55,6 +56,12 @@ def day_title(day: str, today: str) -> str:
     if d == t - timedelta(days=1):
         return "Yesterday"
     return f"{d.strftime('%a')} {d.day} {d.strftime('%b %Y')}"
+
+
+def back_query(back: str | None) -> str:
+    """'?back=%2Fentries%3F…' for an Edit or Delete link on a list of entries (the form goes
+    back there), '' without one."""
+    return "?" + urllib.parse.urlencode({"back": back}) if back else ""
 
 
 def number(value: float) -> str:

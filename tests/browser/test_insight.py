@@ -53,11 +53,10 @@ def test_a_back_dated_entry_is_found_in_the_year_view_by_clicking_its_day(cara, 
     click(driver, driver.find_element(By.CSS_SELECTOR, "#entry-form button[type=submit]"))
     WebDriverWait(driver, 10).until(EC.url_contains("done=logged"))
     driver.get(f"{cara.url}/calendar?year={last_month.year}")
-    day = driver.find_element(
-        By.CSS_SELECTOR, f"a[href='/entries?from={last_month}&to={last_month}']")
+    day = driver.find_element(By.CSS_SELECTOR, f"a[href='/days/{last_month}']")
     screenshot(driver, "calendar-phone-light")
     follow(driver, day)
-    WebDriverWait(driver, 10).until(EC.url_contains(f"from={last_month}"))
+    WebDriverWait(driver, 10).until(EC.url_contains(f"/days/{last_month}"))
     assert any("back-dated birthday" in card.text for card in entry_cards(driver))
     assert console_errors(driver) == []
 

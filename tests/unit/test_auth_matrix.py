@@ -28,6 +28,7 @@ def concrete(rule: str) -> str:
     rule = re.sub(r"<[^>]*:path>", "style.css", rule)
     rule = re.sub(r"<[^>]*:mbid>", "11111111-1111-4111-8111-111111111111", rule)
     rule = re.sub(r"<[^>]*:token>", "A" * 24, rule)
+    rule = re.sub(r"<[^>]*:day>", "2026-11-30", rule)
     return re.sub(r"<[^>]*>", "x", rule)
 
 

@@ -17,7 +17,7 @@ def alice(client_for, clock):
 
 
 def cell(page: str, day: str) -> str:
-    match = re.search(r'<td class="([^"]+)"><a href="/entries\?from=' + day, page)
+    match = re.search(r'<td class="([^"]+)"><a href="/days/' + day, page)
     return match.group(1) if match else ""
 
 
@@ -26,9 +26,9 @@ def test_a_back_dated_entry_shows_in_its_day_with_a_link_to_that_day(alice):
     alice.post("/api/entries", {"mood": 2, "occurred_at": "2026-11-14T08:00:00", "note": "bad"})
     page = alice.get("/calendar").text
     assert cell(page, "2026-11-14") == "logged lv4"  # average 3.5 rounds to 4
-    assert 'href="/entries?from=2026-11-14&amp;to=2026-11-14"' in page
+    assert 'href="/days/2026-11-14"' in page
     assert "1 day logged" in page
-    day = alice.get("/entries?from=2026-11-14&to=2026-11-14").text
+    day = alice.get("/days/2026-11-14").text
     assert "rad" in day and "bad" in day
 
 

@@ -236,8 +236,21 @@ def test_another_users_object_is_a_404_page_and_stays_unchanged(page_world, conn
     assert page_snapshot(conn) == before
 
 
+def test_a_day_shows_only_the_persons_own_entries_of_it(page_world):
+    alice, bob, a = page_world
+    day = alice.get(f"/api/entries/{a['entry']}").json["occurred_at"][:10]
+    assert "alice private note" in alice.get(f"/days/{day}").text
+    page = bob.get(f"/days/{day}")
+    assert page.status == 200 and "Nothing logged on this day." in page.text
+    assert "alice" not in page.text and "secret" not in page.text
+
+
+# Page routes whose parameter names no object: each shows only the person's own entries.
+NOT_OBJECTS = {("GET", "/days/")}
+
+
 def test_every_page_route_with_an_id_is_in_the_cross_user_matrix(wsgi):
-    covered = {(m, t.split("{")[0]) for m, t, _ in FOREIGN_PAGE_ROUTES}
+    covered = {(m, t.split("{")[0]) for m, t, _ in FOREIGN_PAGE_ROUTES} | NOT_OBJECTS
     with_ids = {(r.method, r.rule.split("<")[0]) for r in wsgi.bottle.routes
                 if "<" in r.rule and not r.rule.startswith(("/api/", "/static/"))
                 and r.config.get("auth", "user") == "user"}

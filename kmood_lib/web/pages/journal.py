@@ -3,19 +3,20 @@ domain functions as the JSON API; they work without JavaScript."""
 
 from __future__ import annotations
 
-import urllib.parse
+import calendar
+from datetime import date
 from zoneinfo import ZoneInfo
 
 import bottle
 
 from kmood_lib.core.blobs import BytesReader
 from kmood_lib.core.db import transaction
-from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.enrich.song_metadata import cover_of
 from kmood_lib.journal import goals, photos, queries, saving, stats, templates, vocab, writes
-from kmood_lib.web import entry_form, files, uploads
+from kmood_lib.web import back, entry_form, files, uploads
 from kmood_lib.web.authentication import Auth
-from kmood_lib.web.http import Params, query_params
+from kmood_lib.web.http import Params, parse_urlencoded, query_params
 from kmood_lib.web.rendering import form_fields, page, redirect
 from kmood_lib.web.routing import Routes
 
@@ -130,13 +131,20 @@ def log_entry(services, conn, auth: Auth):
 
 # --- history ------------------------------------------------------------------------------
 
+FILTERS = ("q", "from", "to", "mood", "activity")  # History's filters, as query parameters
+
+
+def wanted_of(params: Params) -> dict[str, str]:
+    """History's filters as asked (moods, one parameter each, joined as the API takes them)."""
+    wanted = {name: params.get(name, "") for name in FILTERS}
+    wanted["mood"] = ",".join(m for m in params.getall("mood") if m)
+    return wanted
+
+
 @routes.get("/entries")
 def history(services, conn, auth: Auth):
     query = query_params(bottle.request)
-    moods = [m for m in query.getall("mood") if m]
-    wanted = {"from": query.get("from", ""), "to": query.get("to", ""),
-              "mood": ",".join(moods), "activity": query.get("activity", ""),
-              "q": query.get("q", "")}
+    wanted = wanted_of(query)
     errors = {}
     try:  # a filter that cannot be used is shown beside the filter form, not as an error page
         flt = queries.parse_filter(wanted)
@@ -145,16 +153,112 @@ def history(services, conn, auth: Auth):
     except ValidationError as exc:
         errors = {name.capitalize(): message for name, message in exc.fields.items()}
         found, cursor = [], None
-    older = None
-    if cursor:
-        older = "/entries?" + urllib.parse.urlencode(
-            [(k, v) for k, v in wanted.items() if v and k != "mood"]
-            + [("mood", m) for m in moods] + [("cursor", cursor)])
-    filtered = any(wanted.values())
+    asked = [(k, v) for k, v in back.pairs_of(query) if k in FILTERS]
+    here = back.address("/entries", asked + [(k, v) for k, v in back.pairs_of(query)
+                                             if k == "cursor"])
+    older = back.address("/entries", asked + [("cursor", cursor)]) if cursor else None
+    words = vocabulary(conn, auth.user.id, fold=False)
     return page("history.tpl", auth, active="history", days=by_day(found), older=older,
-                today=local_now(services, auth.user).date().isoformat(),
-                wanted=wanted, moods=set(moods), errors=errors, filtered=filtered,
-                status=422 if errors else 200, **vocabulary(conn, auth.user.id, fold=False))
+                today=local_now(services, auth.user).date().isoformat(), back=here,
+                wanted=wanted, moods=set(query.getall("mood")), errors=errors,
+                filtered=any(wanted.values()), summary=filter_summary(wanted, words["labels"]),
+                years=month_years(queries.months_logged(conn, auth.user.id)),
+                status=422 if errors else 200, **words)
+
+
+def month_range(year: int, month: int) -> tuple[str, str]:
+    """A calendar month's first and last day, as History's from and to."""
+    return (date(year, month, 1).isoformat(),
+            date(year, month, calendar.monthrange(year, month)[1]).isoformat())
+
+
+def month_link(year: int, month: int, count: int = 0) -> dict:
+    """A month as History's month jump and the day view name and link it."""
+    first, last = month_range(year, month)
+    return {"name": calendar.month_abbr[month], "long": f"{calendar.month_name[month]} {year}",
+            "count": count, "from": first,
+            "href": back.address("/entries", [("from", first), ("to", last)])}
+
+
+def month_years(months: list[tuple[str, int]]) -> list[dict]:
+    """The month jump: each year with entries, newest first, with its twelve months in
+    calendar order (count 0 where nothing was logged)."""
+    years: dict[int, dict[int, int]] = {}
+    for month, count in months:
+        years.setdefault(int(month[:4]), {})[int(month[5:])] = count
+    return [{"year": year, "total": sum(counts.values()),
+             "months": [month_link(year, m, counts.get(m, 0)) for m in range(1, 13)]}
+            for year, counts in years.items()]
+
+
+def dates_words(date_from: str, date_to: str) -> str | None:
+    """'March 2025', '14 Mar 2025', 'from 1 Mar 2025', '1 Mar 2025 to 9 Apr 2025' or None:
+    History's dates as a person would say them."""
+    def said(day: str) -> str:
+        d = date.fromisoformat(day)
+        return f"{d.day} {d.strftime('%b %Y')}"
+    try:
+        first, last = (date.fromisoformat(d) if d else None for d in (date_from, date_to))
+    except ValueError:
+        return None
+    if first and last and (first.isoformat(), last.isoformat()) == month_range(first.year,
+                                                                              first.month):
+        return f"{calendar.month_name[first.month]} {first.year}"
+    if first and last:
+        return said(date_from) if first == last else f"{said(date_from)} to {said(date_to)}"
+    if first or last:
+        return f"from {said(date_from)}" if first else f"until {said(date_to)}"
+    return None
+
+
+def filter_summary(wanted: dict[str, str], labels: dict[int, str]) -> list[str]:
+    """What History's folded filter panel says is active: the dates, moods, activity and the
+    words searched for, each short."""
+    parts = [dates_words(wanted["from"], wanted["to"])]
+    levels = sorted({int(m) for m in wanted["mood"].split(",") if m in ("1", "2", "3", "4", "5")},
+                    reverse=True)
+    parts.append(", ".join(labels[level] for level in levels))
+    parts.append(wanted["activity"])
+    parts.append(f"“{wanted['q']}”" if wanted["q"] else "")
+    return [part for part in parts if part]
+
+
+def day_words(day: date | None, year: int | None = None) -> str:
+    """'Fri 14 Mar 2025' ('Fri 14 Mar' when it is in `year`); '' for None."""
+    if day is None:
+        return ""
+    words = f"{day.strftime('%a')} {day.day} {day.strftime('%b')}"
+    return words if day.year == year else f"{words} {day.year}"
+
+
+# --- a day --------------------------------------------------------------------------------
+
+DAY_PAGE = 100
+
+
+@routes.get("/days/<day:day>")
+def day_view(services, conn, auth: Auth, day: str):
+    """One local day's entries first on the screen, with the days before and after it that
+    have entries: what a day of the Year view opens."""
+    try:
+        flt = queries.parse_filter({"from": day, "to": day})
+    except ValidationError:
+        raise NotFound("day", "no such date") from None
+    query = query_params(bottle.request)
+    found, cursor = queries.list_entries(conn, auth.user.id, flt, DAY_PAGE,
+                                         query.get("cursor") or None)
+    shown = date.fromisoformat(day)
+    before, after = (date.fromisoformat(d) if d else None
+                     for d in queries.days_beside(conn, auth.user.id, day))
+    here = back.address(f"/days/{day}", [(k, v) for k, v in back.pairs_of(query)
+                                         if k == "cursor"])
+    return page("day.tpl", auth, active="history", day=shown, found=found, back=here,
+                title=day_words(shown), count=queries.count_on(conn, auth.user.id, day),
+                before=before, after=after, before_words=day_words(before, shown.year),
+                after_words=day_words(after, shown.year),
+                month=month_link(shown.year, shown.month),
+                older=back.address(f"/days/{day}", [("cursor", cursor)]) if cursor else None,
+                labels=vocab.mood_labels(conn, auth.user.id))
 
 
 # --- edit and delete ----------------------------------------------------------------------
@@ -167,7 +271,7 @@ def edit_page(services, conn, auth: Auth, entry_id: int, fields: Params | None =
         entry_form.values_of(entry, words["metrics"]))
     return page("edit.tpl", auth, active="history", status=status, entry=entry,
                 values=values, errors=errors or {}, photo_error=photo_error,
-                photo_limits=uploads.limits_of(services), **words)
+                photo_limits=uploads.limits_of(services), back=back_asked(fields), **words)
 
 
 def photos_refused(services, conn, auth: Auth, entry_id: int, fields, errors, status):
@@ -201,22 +305,49 @@ def edit_form(services, conn, auth: Auth, entry_id: int):
     return edit_page(services, conn, auth, entry_id)
 
 
+def back_asked(fields: Params | None) -> str | None:
+    """Where an edit or delete form goes back to: the checked `back` it posted, or the one
+    its page was opened with (from a list's Edit or Delete link)."""
+    return back.back_from(fields if fields is not None else query_params(bottle.request))
+
+
 @routes.post("/entries/<entry_id:id>/edit", form=edit_page, labels=entry_form.form_errors)
 def edit_submit(services, conn, auth: Auth, entry_id: int):
+    """Saved: back to the list it was opened from (History with its filters and page, a day),
+    scrolled to the entry, with the notice."""
     queries.get_entry(conn, auth.user.id, entry_id)  # someone else's is a 404, not a form
     saving.update(services, conn, auth.user, entry_id,
                   posted_entry(services, conn, auth, creating=False))
-    return redirect(f"/entries?done=saved#entry-{entry_id}")
+    return redirect(back.to_entry(back_asked(form_fields(bottle.request, services.config)),
+                                  entry_id), "saved")
 
 
 @routes.get("/entries/<entry_id:id>/delete")
 def delete_form(conn, auth: Auth, entry_id: int):
     entry = queries.get_entry(conn, auth.user.id, entry_id)
-    return page("delete.tpl", auth, active="history", entry=entry,
+    return page("delete.tpl", auth, active="history", entry=entry, back=back_asked(None),
                 labels=vocab.mood_labels(conn, auth.user.id))
+
+
+def listed_by(back_to: str | None, entry: dict) -> queries.EntryFilter:
+    """The entries the list at `back_to` shows: History's filters (none that cannot be read),
+    a day's, or the log page's (the entry's own day)."""
+    path, _, query = (back_to or "/entries").partition("?")
+    if path != "/entries":
+        day = path[len("/days/"):] if path.startswith("/days/") else entry["occurred_at"][:10]
+        return queries.EntryFilter(date_from=day, date_to=day)
+    try:
+        return queries.parse_filter(wanted_of(parse_urlencoded(query.encode(), "back")))
+    except ValidationError:
+        return queries.EntryFilter()
 
 
 @routes.post("/entries/<entry_id:id>/delete")
 def delete_submit(services, conn, auth: Auth, entry_id: int):
+    """Deleted: back to the list it was opened from, scrolled to the entry that stood beside
+    it, with the notice."""
+    entry = queries.get_entry(conn, auth.user.id, entry_id)
+    back_to = back_asked(form_fields(bottle.request, services.config))
+    beside = queries.entry_beside(conn, auth.user.id, listed_by(back_to, entry), entry_id)
     writes.delete_entry(conn, auth.user.id, entry_id, services.clock.now_ms())
-    return redirect("/entries", "deleted")
+    return redirect(back.to_entry(back_to, beside), "deleted")

@@ -4,8 +4,8 @@
     <span class="time">{{helpers.clock_time(entry) if show_time else helpers.when(entry)}}</span>
     % if get('actions', True):
     <span class="entry-actions">
-      <a href="/entries/{{entry['id']}}/edit">Edit<span class="skip"> entry of {{helpers.when(entry)}}</span></a>
-      <a href="/entries/{{entry['id']}}/delete">Delete<span class="skip"> entry of {{helpers.when(entry)}}</span></a>
+      <a href="/entries/{{entry['id']}}/edit{{helpers.back_query(get('back'))}}">Edit<span class="skip"> entry of {{helpers.when(entry)}}</span></a>
+      <a href="/entries/{{entry['id']}}/delete{{helpers.back_query(get('back'))}}">Delete<span class="skip"> entry of {{helpers.when(entry)}}</span></a>
     </span>
     % end
   </div>

@@ -2,6 +2,7 @@
 <form method="post" action="{{action}}" class="card" id="entry-form"{{!' data-outbox enctype="multipart/form-data"' if creating else ''}}{{!' data-now' if creating and not errors else ''}}>
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <input type="hidden" name="utc_offset" value="{{values.get('utc_offset', '')}}">
+  <input type="hidden" name="back" value="{{get('back') or ''}}">
   % if creating:
   <input type="hidden" name="client_id" value="{{values.get('client_id', '')}}">
   <input type="hidden" name="owner" value="{{user.id}}">

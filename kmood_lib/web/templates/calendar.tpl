@@ -30,7 +30,7 @@
   <tr><th scope="row">{{day}}</th>
     % for cell in row:
       % if cell['kind'] == 'logged':
-    <td class="logged lv{{cell['level']}}"><a href="/entries?from={{cell['date'].isoformat()}}&amp;to={{cell['date'].isoformat()}}" title="{{cell['date'].isoformat()}}: {{labels[cell['level']]}} ({{'%.1f' % cell['average']}}), {{cell['count']}} entr{{'y' if cell['count'] == 1 else 'ies'}}"><span class="skip">{{cell['date'].strftime('%d %b')}}: {{labels[cell['level']]}}, {{cell['count']}} entr{{'y' if cell['count'] == 1 else 'ies'}}</span></a></td>
+    <td class="logged lv{{cell['level']}}"><a href="/days/{{cell['date'].isoformat()}}" title="{{cell['date'].isoformat()}}: {{labels[cell['level']]}} ({{'%.1f' % cell['average']}}), {{cell['count']}} entr{{'y' if cell['count'] == 1 else 'ies'}}"><span class="skip">{{cell['date'].strftime('%d %b')}}: {{labels[cell['level']]}}, {{cell['count']}} entr{{'y' if cell['count'] == 1 else 'ies'}}</span></a></td>
       % elif cell['kind'] == 'blank':
     <td class="blank"></td>
       % else:

@@ -6,6 +6,7 @@
 <p>It is removed for good, with its activities, metrics and song. The activities themselves stay.</p>
 <form method="post" action="/entries/{{entry['id']}}/delete" class="actions">
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+  <input type="hidden" name="back" value="{{get('back') or ''}}">
   <button type="submit" class="danger">Delete entry</button>
-  <a class="button secondary" href="/entries#entry-{{entry['id']}}">Keep it</a>
+  <a class="button secondary" href="{{get('back') or '/entries'}}#entry-{{entry['id']}}">Keep it</a>
 </form>

@@ -1,7 +1,7 @@
 % rebase('layout.tpl', title='History')
 <h1>History</h1>
-<details class="card"{{' open' if filtered or errors else ''}}>
-  <summary>Search and filter</summary>
+<details class="card filter-panel"{{' open' if errors else ''}}>
+  <summary><span class="summary-line">Search and filter<span class="muted">{{' · ' + ' · '.join(summary) if summary else ''}}</span></span></summary>
   <form method="get" action="/entries" class="filters" role="search">
     <label>Search <input type="search" name="q" value="{{wanted['q']}}" placeholder="a word from a note, or an activity"></label>
     <div class="row">
@@ -36,12 +36,29 @@
     </div>
   </form>
 </details>
+% if years:
+<details class="card months">
+  <summary>Jump to a month</summary>
+  % for year in years:
+  <h2 class="month-year">{{year['year']}} <span class="muted">{{year['total']}} entr{{'y' if year['total'] == 1 else 'ies'}}</span></h2>
+  <ul class="month-list">
+    % for month in year['months']:
+    % if month['count']:
+    <li><a href="{{month['href']}}" aria-label="{{month['long']}}: {{month['count']}} entr{{'y' if month['count'] == 1 else 'ies'}}"{{!' aria-current="page"' if summary and summary[0] == month['long'] else ''}}>{{month['name']}} <span class="count">{{month['count']}}</span></a></li>
+    % else:
+    <li class="none" aria-hidden="true">{{month['name']}}</li>
+    % end
+    % end
+  </ul>
+  % end
+</details>
+% end
 % include('_errors.tpl', errors=errors)
 % if not days and not errors:
 <p class="muted">{{'No entries match.' if filtered else 'No entries yet. Log your first one on the Log tab.'}}</p>
 % end
 % for day, found in days:
-<h2 class="day">{{helpers.day_title(day, today)}}</h2>
+<h2 class="day"><a href="/days/{{day}}">{{helpers.day_title(day, today)}}</a></h2>
 <ul class="entries">
   % for entry in found:
   % include('_entry.tpl', entry=entry, show_time=True)
