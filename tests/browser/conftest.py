@@ -343,9 +343,10 @@ PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHT
                " Chrome/120.0.0.0 Mobile Safari/537.36")
 
 
-PAGES = ["/", "/entries", "/entries?q=walk", "/calendar", "/stats", "/insights", "/settings",
-         "/settings/moods", "/settings/activities", "/settings/metrics", "/settings/tokens",
-         "/settings/reminders", "/settings/import", "/settings/users", "/admin/jobs"]
+PAGES = ["/", "/entries", "/entries?q=walk", "/days/2025-03-14", "/calendar", "/stats",
+         "/insights", "/settings", "/settings/moods", "/settings/activities", "/settings/metrics",
+         "/settings/tokens", "/settings/reminders", "/settings/import", "/settings/users",
+         "/admin/jobs"]
 
 
 @pytest.fixture(scope="module")

@@ -223,12 +223,12 @@ def filter_summary(wanted: dict[str, str], labels: dict[int, str]) -> list[str]:
     return [part for part in parts if part]
 
 
-def day_words(day: date | None, year: int | None = None) -> str:
-    """'Fri 14 Mar 2025' ('Fri 14 Mar' when it is in `year`); '' for None."""
+def day_words(day: date | None, year: int | None = None) -> tuple[str, str]:
+    """('Fri', '14 Mar 2025') — ('Fri', '14 Mar') when it is in `year`; ('', '') for None."""
     if day is None:
-        return ""
-    words = f"{day.strftime('%a')} {day.day} {day.strftime('%b')}"
-    return words if day.year == year else f"{words} {day.year}"
+        return "", ""
+    words = f"{day.day} {day.strftime('%b')}"
+    return day.strftime("%a"), words if day.year == year else f"{words} {day.year}"
 
 
 # --- a day --------------------------------------------------------------------------------
@@ -253,7 +253,7 @@ def day_view(services, conn, auth: Auth, day: str):
     here = back.address(f"/days/{day}", [(k, v) for k, v in back.pairs_of(query)
                                          if k == "cursor"])
     return page("day.tpl", auth, active="history", day=shown, found=found, back=here,
-                title=day_words(shown), count=queries.count_on(conn, auth.user.id, day),
+                title=" ".join(day_words(shown)), count=queries.count_on(conn, auth.user.id, day),
                 before=before, after=after, before_words=day_words(before, shown.year),
                 after_words=day_words(after, shown.year),
                 month=month_link(shown.year, shown.month),

@@ -1,7 +1,7 @@
 % rebase('layout.tpl', title='History')
 <h1>History</h1>
 <details class="card filter-panel"{{' open' if errors else ''}}>
-  <summary><span class="summary-line">Search and filter<span class="muted">{{' · ' + ' · '.join(summary) if summary else ''}}</span></span></summary>
+  <summary><span class="summary-line">Search and filter <span class="muted">{{'· ' + ' · '.join(summary) if summary else ''}}</span></span></summary>
   <form method="get" action="/entries" class="filters" role="search">
     <label>Search <input type="search" name="q" value="{{wanted['q']}}" placeholder="a word from a note, or an activity"></label>
     <div class="row">
@@ -44,7 +44,7 @@
   <ul class="month-list">
     % for month in year['months']:
     % if month['count']:
-    <li><a href="{{month['href']}}" aria-label="{{month['long']}}: {{month['count']}} entr{{'y' if month['count'] == 1 else 'ies'}}"{{!' aria-current="page"' if summary and summary[0] == month['long'] else ''}}>{{month['name']}} <span class="count">{{month['count']}}</span></a></li>
+    <li><a href="{{month['href']}}"{{!' aria-current="page"' if summary and summary[0] == month['long'] else ''}}>{{month['name']}}<span class="skip">{{month['long'][len(month['name']):]}}:</span> <span class="count">{{month['count']}}</span><span class="skip"> entr{{'y' if month['count'] == 1 else 'ies'}}</span></a></li>
     % else:
     <li class="none" aria-hidden="true">{{month['name']}}</li>
     % end
