@@ -33,12 +33,11 @@ def list_of(path: str) -> str | None:
 
 def checked_back(raw: str | None) -> str | None:
     """`raw` rebuilt as the local address of a list of entries with only the parameters that
-    list reads, or None for anything else: another site (`https://…`, `//host`, `/\\host`),
-    a scheme (`javascript:`), control characters, more than MAX_BACK characters, another
-    page. The result is plain ASCII, safe in a Location header and in an attribute."""
-    if not raw or len(raw) > MAX_BACK or not (raw.isascii() and raw.isprintable()):
-        return None
-    if not raw.startswith("/") or raw.startswith("//") or "\\" in raw:
+    list reads, or None for anything else: more than MAX_BACK characters, anything not ASCII,
+    and any path but a list's (so never another site — `https://…`, `//host`, `/\\host` — a
+    scheme such as `javascript:`, or a control character). The query is decoded and encoded
+    again, so the result is plain ASCII, safe in a Location header and in an attribute."""
+    if not raw or len(raw) > MAX_BACK or not raw.isascii():
         return None
     path, _, query = raw.partition("#")[0].partition("?")
     kind = list_of(path)

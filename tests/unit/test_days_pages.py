@@ -90,7 +90,7 @@ HOSTILE_BACKS = [
     "/entries\r\nSet-Cookie: session=stolen", "/entries\nLocation: https://evil.example",
     "/entries%0d%0aSet-Cookie:x=y", "/settings/tokens", "/entries/../settings", "/entries/1/edit",
     "/days/2025-02-30", "/days/2025-03-14/../../settings", "/login?next=https://evil.example",
-    "/entries?q=%ff", "/entries?" + "q=a&" * 2000, "/" + "a" * (MAX_BACK + 1), "/entrées",
+    "/entries?q=%ff", "/entries?q=é", "/entries?" + "q=a&" * 2000, "/" + "a" * (MAX_BACK + 1), "/entrées",
     "/entries\x00", "/entries\t", "", "   ",
 ]
 
