@@ -62,8 +62,10 @@ def test_a_month_is_two_taps_and_an_edit_or_delete_goes_back_to_the_filtered_lis
     assert driver.current_url == pia.url + MARCH
     assert driver.execute_script("return window.scrollY") == 0
     summary = driver.find_element(By.CSS_SELECTOR, "details.filter-panel > summary")
-    assert summary.text == "Search and filter · March 2025"
+    assert summary.text == "Search and filter · March 2025"  # folded, saying what is active
     cards = entry_cards(driver)
+    assert driver.execute_script("return arguments[0].getBoundingClientRect().top",
+                                 cards[0]) < PHONE_TALL[1] / 2
     assert all("Mar 2025" in card.find_element(By.CSS_SELECTOR, "a[href*='/edit']")
                .get_attribute("textContent") for card in cards)
     screenshot(driver, "days-history-march-phone-390-light", whole_page=False)
