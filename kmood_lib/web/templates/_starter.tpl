@@ -1,10 +1,14 @@
 <section class="card starter" aria-labelledby="starter-title">
-  <h2 id="starter-title">Start with some activities?</h2>
-  <p class="muted">{{sum(len(m) for _, m in starter_set)}} common ones in {{len(starter_set)}} groups, with icons. You can change them any time.</p>
+  <h2 id="starter-title">Start with {{sum(len(m) for _, m in starter_set)}} common activities?</h2>
   <form method="post" action="/activities/starter">
     <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+    <div class="actions">
+      <button type="submit" name="answer" value="take">Add them</button>
+      <button type="submit" name="answer" value="skip" class="secondary">No thanks</button>
+    </div>
     <details>
-      <summary>See and choose them</summary>
+      <summary>See them, untick some</summary>
+      <p class="muted">{{len(starter_set)}} groups, each activity with an icon; change them any time under Settings → Activities.</p>
       % for g, (group, members) in enumerate(starter_set):
       <fieldset>
         <legend>{{group}}</legend>
@@ -16,10 +20,9 @@
         </div>
       </fieldset>
       % end
+      <div class="actions">
+        <button type="submit" name="answer" value="take">Add the ticked ones</button>
+      </div>
     </details>
-    <div class="actions">
-      <button type="submit" name="answer" value="take">Add them</button>
-      <button type="submit" name="answer" value="skip" class="secondary">No thanks</button>
-    </div>
   </form>
 </section>
