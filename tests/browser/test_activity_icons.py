@@ -46,14 +46,14 @@ def chips_per_row(driver, group: str) -> list[int]:
     """, group)
 
 
-def shoot(driver, name: str, dark: bool) -> None:
+def shoot(driver, name: str, dark: bool, whole_page: bool = False) -> None:
     """The page at 390 and 320 px as phones show it, each fitting its width."""
     for width in (390, 320):
         as_a_phone(driver, width, 844 if width == 390 else 640)
         driver.refresh()
         assert overflowing(driver) == [], (name, width)
         driver.execute_script("document.activeElement.blur()")
-        screenshot(driver, f"{name}-{width}-{'dark' if dark else 'light'}", whole_page=False)
+        screenshot(driver, f"{name}-{width}-{'dark' if dark else 'light'}", whole_page)
 
 
 def test_a_new_person_takes_the_starter_set_and_logs_with_icons(app_stack, window):
@@ -74,6 +74,9 @@ def test_a_new_person_takes_the_starter_set_and_logs_with_icons(app_stack, windo
                                                                f"label[for=mood-{level}]"))
         assert on_first_screen(driver, driver.find_element(By.CSS_SELECTOR,
                                                            "#entry-form .save-bar button"))
+        print(f"starter offer at {width} px: {offer.size['height']} px high; the mood row ends"
+              " at", driver.execute_script("return Math.round(document.querySelector("
+                                           "'label[for=mood-5]').getBoundingClientRect().bottom)"))
     assert violations(driver) == []
     shoot(driver, "starter-offer", dark=False)
     as_a_phone(driver, 390, 844)
@@ -105,12 +108,13 @@ def test_a_new_person_takes_the_starter_set_and_logs_with_icons(app_stack, windo
     assert not bar.is_displayed()  # nothing ticked: no bar over the list
     listed = driver.find_element(By.XPATH, "//ul[@class='picks']/li[contains(., 'reading')]")
     assert listed.find_element(By.CSS_SELECTOR, ".icon").text == "📖"
-    shoot(driver, "settings-activities-icons", dark=False)
+    shoot(driver, "settings-activities-icons", dark=False, whole_page=True)
     as_a_phone(driver, 390, 844)
     bar = driver.find_element(By.ID, "bulk")
     box = driver.find_element(By.CSS_SELECTOR, "input[name=ids]")
     click(driver, box)
     assert bar.is_displayed() and driver.find_element(By.ID, "picked").text == "1 selected"
+    print("bulk bar once ticked:", bar.size["height"], "px high")
     assert on_first_screen(driver, bar.find_element(By.CSS_SELECTOR, "button[type=submit]"))
     click(driver, box)
     assert not bar.is_displayed()
@@ -161,7 +165,7 @@ def test_the_starter_offer_and_icons_in_the_dark(app_stack, window, dark):
     shoot(driver, "log-chips-icons", dark=dark)
     driver.get(app_stack.url + "/settings/activities")
     assert violations(driver) == []
-    shoot(driver, "settings-activities-icons", dark=dark)
+    shoot(driver, "settings-activities-icons", dark=dark, whole_page=True)
 
 
 def test_skipping_the_starter_set_without_javascript(app_stack, browser):

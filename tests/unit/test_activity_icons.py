@@ -102,7 +102,7 @@ def starter_names(page: str) -> list[str]:
 def test_a_new_person_is_offered_the_starter_set_and_takes_the_ones_ticked(alice):
     home = alice.get("/").text
     offered = starter_names(home)
-    assert len(offered) == 20 and "good sleep" in offered and "Start with some" in home
+    assert len(offered) == 20 and "good sleep" in offered and "Start with 20 common activities?" in home
     taken = post_form(alice, "/activities/starter", [("answer", "take"), ("take", "walk"),
                                                      ("take", "reading"), ("take", "party")],
                       csrf_of(home))
