@@ -30,7 +30,7 @@
     % end
   </select>{{!refusal('activity')}}
 </label>
-<div class="row">
+<div class="row goal-days">
   <label>Days <input name="target" type="number" inputmode="numeric" min="1" max="31" value="{{fields.get('target', '')}}" required {{!described('target', 'target-hint')}}><small class="muted" id="target-hint">1–7 a week, 1–31 a month</small>{{!refusal('target')}}</label>
   <label>Each
     <select name="period" {{!described('period')}}>
