@@ -174,6 +174,8 @@ def check_http(soak) -> list[tuple[str, str, bool]]:
          f" {_counts(during_full)}", True),
         ("4xx to valid requests", f"{len(client_failures)} {client_failures[:3]}".strip(),
          not client_failures),
+        ("insights asked to wait (429 with Retry-After while the same person's are computed)",
+         str(sum(client.insights_waits for client in soak.clients)), True),
     ]
 
 

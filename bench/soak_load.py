@@ -150,6 +150,7 @@ class Client(threading.Thread):
         self.samples: list[Sample] = []
         self.conn: http.client.HTTPConnection | None = None
         self.failures: list[str] = []  # answers no fault explains (a 4xx to a valid request)
+        self.insights_waits = 0  # 429 + Retry-After: the person's other insights still computing
 
     def request(self, op: str, method: str, path: str, body=None, headers=None):
         """(status, parsed JSON or None, Retry-After); status "conn" when the socket failed."""
@@ -238,8 +239,10 @@ class Client(threading.Thread):
             op, path, headers = "stats", f"/api/stats/{self.rng.choice(STATS)}", self.api
         else:
             op, path, headers = "insights", "/api/insights", self.api
-        status, parsed, _ = self.request(op, "GET", path, headers=headers)
-        if isinstance(status, int) and 400 <= status < 500:
+        status, parsed, retry_after = self.request(op, "GET", path, headers=headers)
+        if status == 429 and retry_after and "insights" in path:
+            self.insights_waits += 1  # one computation per person at a time (issue #36.3)
+        elif isinstance(status, int) and 400 <= status < 500:
             self.failures.append(f"GET {path} answered {status}: {parsed}")
 
     def run(self) -> None:
