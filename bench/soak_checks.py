@@ -162,7 +162,8 @@ def check_http(soak) -> list[tuple[str, str, bool]]:
             else:
                 unexplained += 1
                 if len(examples) < 5:
-                    examples.append(f"{s.op} {s.status} at {s.at - soak.started:.1f} s")
+                    how = f" ({s.error} after {s.seconds:.1f} s)" if s.error else ""
+                    examples.append(f"{s.op} {s.status}{how} at {s.at - soak.started:.1f} s")
     client_failures = [f for client in soak.clients for f in client.failures]
     return [
         ("5xx or refused outside a deliberate fault",

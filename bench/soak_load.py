@@ -124,6 +124,7 @@ class Sample:
     status: int | str  # an HTTP status, or "conn" when the connection failed
     seconds: float
     retry_after: str | None = None
+    error: str = ""  # how a connection failed: refused, reset, timed out
 
 
 @dataclass
@@ -163,10 +164,11 @@ class Client(threading.Thread):
             response = self.conn.getresponse()
             data = response.read()
             status, retry_after = response.status, response.getheader("Retry-After")
-        except (OSError, http.client.HTTPException):
+        except (OSError, http.client.HTTPException) as exc:
             self.conn.close()
             self.conn = None
-            self.samples.append(Sample(started_at, op, "conn", time.perf_counter() - started))
+            self.samples.append(Sample(started_at, op, "conn", time.perf_counter() - started,
+                                       error=type(exc).__name__))
             return "conn", None, None
         self.samples.append(Sample(started_at, op, status, time.perf_counter() - started,
                                    retry_after))
