@@ -166,6 +166,8 @@ def test_an_average_mood_wears_the_label_and_face_of_its_nearest_level(alice):
     assert '<span class="skip"> (low)</span>' in with_
     assert without.startswith('<span class="average">3.00 <svg class="face"')
     assert '<span class="skip"> (meh)</span>' in without
+    year = alice.get("/calendar?year=2026").text
+    assert 'average mood <span class="average">2.2 <span class="badge lv2">' in year
     assert re.search(r'<div class="table-wrap card" role="region" aria-labelledby="impact-caption"'
                      r' tabindex="0">', page)  # its own tab stop where it scrolls (axe)
 

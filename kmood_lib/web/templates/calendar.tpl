@@ -10,7 +10,7 @@
 </div>
 <p class="muted">
 % if logged:
-  {{logged}} day{{'s' if logged != 1 else ''}} logged, average mood {{'%.1f' % average}}. Tap a day to see its entries.
+  {{logged}} day{{'s' if logged != 1 else ''}} logged, average mood {{!helpers.average_mood(average, labels, 1)}}. Tap a day to see its entries.
 % elif last_day and last_day.year != year:
   Nothing logged in {{year}}. Your last entry is from {{last_day.strftime('%B %Y')}}: <a href="/calendar?year={{last_day.year}}">see {{last_day.year}}</a>.
 % else:
