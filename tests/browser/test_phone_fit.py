@@ -182,7 +182,7 @@ def test_a_field_focused_under_the_save_bar_is_brought_into_view(pia, window):
     as_a_phone(driver, 390, 844)
     login_by_cookie(driver, pia.url, "pia")
     driver.get(pia.url + "/")
-    field = driver.find_element(By.CSS_SELECTOR, "#entry-form input[name^=metric_]")
+    field = driver.find_element(By.NAME, "new_activities")
     bar_top = driver.execute_script(
         "return document.querySelector('#entry-form .save-bar').getBoundingClientRect().top")
     assert driver.execute_script("return arguments[0].getBoundingClientRect().bottom",

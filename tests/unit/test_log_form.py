@@ -1,6 +1,6 @@
 """The log and edit form for one thumb (issue #38): the date as one line that opens, editing
 shows the entry's own activities with the most used and folds the rest, the new-activities box
-folded with the rest; all of it in the page as served, so it works without JavaScript."""
+after the note; all of it in the page as served, so it works without JavaScript."""
 
 from __future__ import annotations
 
@@ -34,14 +34,23 @@ def many(client_for):
     return client
 
 
-def test_a_new_entry_offers_the_twelve_most_used_and_folds_the_rest_with_the_new_box(many):
+def test_a_new_entry_offers_the_twelve_most_used_and_folds_the_rest(many):
     page = many.get("/").text
     shown, folded = shown_and_folded(page)
     assert shown == [(f"used {i:02d}", False) for i in range(12)]
     assert len(folded) == 18 and not any(on for _, on in folded)
-    fold = page[page.index('<details class="more-activities"'):]
-    assert re.match(r'<details class="more-activities" data-remember="more">', fold)  # closed
-    assert fold.index('name="new_activities"') < fold.index("</details>")  # folded, still there
+    assert re.search(r'<details class="more-activities" data-remember="more">', page)  # closed
+    # New ones are typed after the note: out of the thumb's way, never out of reach.
+    assert page.index('name="note"') < page.index('name="new_activities"') < page.index(
+        "save-bar")
+
+
+def test_with_few_activities_the_new_box_follows_them(client_for):
+    few = client_for("fey")
+    few.post("/api/activities", {"name": "walk"})
+    page = few.get("/").text
+    assert page.index('value="walk"') < page.index('name="new_activities"') < page.index(
+        'name="note"')
 
 
 def test_an_edited_entry_shows_its_own_activities_first_and_fills_up_with_the_most_used(many):

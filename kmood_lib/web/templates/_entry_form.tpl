@@ -1,5 +1,6 @@
 % # The log and edit form, in the order a thumb goes: mood, activities, note, Save. What is
-% # used less (the date, templates, the other activities, new ones) is one line that opens.
+% # used less (the date, templates, the other activities) is one line that opens; new
+% # activities are typed after the note when there are many to choose from.
 <form method="post" action="{{action}}" class="card entry-form" id="entry-form"{{!' data-outbox enctype="multipart/form-data"' if creating else ''}}{{!' data-now' if creating and not errors else ''}}>
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <input type="hidden" name="utc_offset" value="{{values.get('utc_offset', '')}}">
@@ -37,7 +38,6 @@
     <details class="more-activities" data-remember="more">
       <summary>{{sum(len(m) for _, m in groups)}} more activities</summary>
       <input type="search" class="js-only chip-filter" hidden placeholder="Find an activity" aria-label="Find an activity" autocomplete="off">
-      % include('_new_activities.tpl', label=new_label)
     % end
     % for group, members in groups:
       % if group or len(groups) > 1:
@@ -74,6 +74,9 @@
     <textarea id="note" name="note" maxlength="20000" rows="3" dir="auto">{{values.get('note', '')}}</textarea>
     <label class="title">Title <input name="note_title" value="{{values.get('note_title', '')}}" maxlength="200" dir="auto"></label>
   </div>
+  % if favourites:
+  % include('_new_activities.tpl', label=new_label)
+  % end
   % if metrics:
   <div class="row">
     % for metric in metrics:

@@ -176,17 +176,17 @@ function remember(key, isOpen) {
   }
 }
 
+// Only what the person opens or closes is remembered (a click on the summary, by touch, mouse
+// or keyboard): not what the page or the filter does, nor a group shown open for its ticks.
 function setupGroups() {
   const state = remembered();
-  const filter = document.querySelector(".chip-filter");
   for (const group of document.querySelectorAll("#entry-form details[data-remember]")) {
     const key = group.dataset.remember;
     if (typeof state[key] === "boolean" && !group.querySelector("input:checked")) {
       group.open = state[key];
     }
-    group.addEventListener("toggle", () => {
-      if (filter && filter.value.trim()) return;  // opened by the filter, not by the person
-      remember(key, group.open);
+    group.querySelector("summary").addEventListener("click", () => {
+      setTimeout(() => remember(key, group.open));  // once the click has opened or closed it
     });
   }
 }
