@@ -30,12 +30,14 @@ run: $(STAMP)
 migrate: $(STAMP)
 	$(PY) kmood.py migrate
 
-# The browser tests drive Debian's chromium and chromium-driver, and the relay tests a real
+# The browser tests drive Debian's chromium and chromium-driver (with an emoji font, so
+# activity icons are measured and shown as a phone shows them), and the relay tests a real
 # nats-server; install whichever is missing (one apt-get run).
 test-tools:
 	@missing=""; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
 	[ -x /usr/bin/chromedriver ] || missing="$$missing chromium-driver"; \
+	[ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || missing="$$missing fonts-noto-color-emoji"; \
 	command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || missing="$$missing nats-server"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

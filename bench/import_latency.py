@@ -7,15 +7,14 @@ no /healthz waits more than about a second."""
 
 from __future__ import annotations
 
-import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
+from bench.probe import Ask, Probe, summary  # noqa: E402
 from tests.helpers import (  # noqa: E402
     base_env,
     free_port,
@@ -41,45 +40,10 @@ def history() -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-class Probe:
-    """Saves and /healthz, back to back, until stopped; latencies in seconds."""
-
-    def __init__(self, url: str, auth: dict):
-        self.url, self.auth = url, auth
-        self.saves: list[float] = []
-        self.health: list[float] = []
-        self.failed: list[int] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            started = time.perf_counter()
-            status, _, _ = http("POST", self.url + "/api/entries", {"mood": 3}, self.auth,
-                                timeout=120)
-            self.saves.append(time.perf_counter() - started)
-            if status != 201:
-                self.failed.append(status)
-            started = time.perf_counter()
-            status, _, _ = http("GET", self.url + "/healthz", timeout=120)
-            self.health.append(time.perf_counter() - started)
-            if status != 200:
-                self.failed.append(status)
-
-    def __enter__(self) -> Probe:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(180)
-
-
-def summary(values: list[float]) -> str:
-    ordered = sorted(values)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return (f"median {statistics.median(ordered) * 1000:6.1f} ms, p99 {p99 * 1000:6.1f} ms,"
-            f" max {ordered[-1] * 1000:7.1f} ms ({len(ordered)} requests)")
+def probing(url: str, auth: dict) -> Probe:
+    """A save and /healthz, back to back."""
+    return Probe(url, {"saves  ": Ask("POST", "/api/entries", {"mood": 3}, auth, 201),
+                       "healthz": Ask("GET", "/healthz")}, timeout=120)
 
 
 def log_in(url: str, name: str) -> dict:
@@ -106,26 +70,26 @@ def main() -> int:
     print(f"{ROWS} rows, {len(data) / 1e6:.1f} MB; the server at KMOOD_SYNCHRONOUS=full")
     worst = 0.0
     try:
-        with Probe(url, probe_auth) as baseline:
+        with probing(url, probe_auth) as baseline:
             time.sleep(BASELINE_S)
-        base_max = max(max(baseline.saves), max(baseline.health))
-        print(f"no import        saves   {summary(baseline.saves)}")
-        print(f"                 healthz {summary(baseline.health)}")
+        base_max = baseline.worst()
+        for what, values in baseline.latencies.items():
+            print(f"{'no import' if what.startswith('saves') else '':17}{what} {summary(values)}")
 
         body, content_type = multipart({}, {"file": data})
-        with Probe(url, probe_auth) as during:
+        with probing(url, probe_auth) as during:
             started = time.perf_counter()
             status, _, report = http("POST", url + "/api/import/daylio", body,
                                      {**ann, "Content-Type": content_type}, timeout=1800)
             took = time.perf_counter() - started
         assert status == 200, report
         print(f"API import       {report['message']} in {took:.1f} s ({ROWS / took:,.0f} rows/s)")
-        for what, values in (("saves  ", during.saves), ("healthz", during.health)):
+        for what, values in during.latencies.items():
             print(f"                 {what} {summary(values)};"
                   f" max {max(values) / base_max:.1f}x the baseline's")
             worst = max(worst, max(values))
 
-        with Probe(url, probe_auth) as during:
+        with probing(url, probe_auth) as during:
             started = time.perf_counter()
             done = run(["kmood.py", "import-daylio", str(tmp / "history.csv"), "--user", "bob"],
                        env, timeout=1800)
@@ -133,7 +97,7 @@ def main() -> int:
         assert done.returncode == 0, done.stderr
         print(f"CLI import       {done.stdout.splitlines()[0]} in {took:.1f} s"
               f" ({ROWS / took:,.0f} rows/s)")
-        for what, values in (("saves  ", during.saves), ("healthz", during.health)):
+        for what, values in during.latencies.items():
             print(f"                 {what} {summary(values)};"
                   f" max {max(values) / base_max:.1f}x the baseline's")
             worst = max(worst, max(values))

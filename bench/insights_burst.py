@@ -12,7 +12,6 @@ data, for a before-and-after."""
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # not bench/: bench/queue.py shadows stdlib queue
 
+from bench.probe import Ask, Probe, summary  # noqa: E402
 from tests.helpers import PYTHON, ROOT, base_env, free_port, healthy, http, spawn, stop, wait_until  # noqa: E402
 from tests.insight_data import Plan, plant  # noqa: E402
 
@@ -57,38 +57,6 @@ def prepare(root: Path, env: dict) -> int:
         conn.close()
 
 
-class Probe:
-    """/healthz and bob's entry list, back to back, until stopped; latencies in seconds."""
-
-    def __init__(self, url: str, bob: dict):
-        self.url, self.bob = url, bob
-        self.health: list[float] = []
-        self.pages: list[float] = []
-        self.failed: list[int] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _timed(self, into: list[float], path: str, headers: dict | None = None) -> None:
-        started = time.perf_counter()
-        status, _, _ = http("GET", self.url + path, headers=headers, timeout=300)
-        into.append(time.perf_counter() - started)
-        if status != 200:
-            self.failed.append(status)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self._timed(self.health, "/healthz")
-            self._timed(self.pages, "/api/entries?limit=20", self.bob)
-
-    def __enter__(self) -> Probe:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(600)
-
-
 def memory(pid: int) -> str:
     """The server's resident memory now and at its highest so far, from /proc."""
     fields = {}
@@ -98,13 +66,6 @@ def memory(pid: int) -> str:
             if name in ("VmRSS", "VmHWM"):
                 fields[name] = int(value.split()[0]) / 1024
     return f"server RSS {fields['VmRSS']:.0f} MB, peak {fields['VmHWM']:.0f} MB"
-
-
-def summary(values: list[float]) -> str:
-    ordered = sorted(values)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return (f"median {statistics.median(ordered) * 1000:7.1f} ms, p99 {p99 * 1000:7.1f} ms,"
-            f" max {ordered[-1] * 1000:8.1f} ms ({len(ordered)})")
 
 
 def ranges(first_offset: int) -> list[str]:
@@ -141,9 +102,15 @@ def burst(url: str, auth: dict, paths: list[str], ask) -> tuple[list, float]:
     return out, time.perf_counter() - started
 
 
+def probing(url: str, bob: dict) -> Probe:
+    """/healthz and bob's entry list, back to back."""
+    return Probe(url, {"healthz   ": Ask("GET", "/healthz"),
+                       "bob's list": Ask("GET", "/api/entries?limit=20", headers=bob)})
+
+
 def report(what: str, probe: Probe, base_max: float) -> float:
-    worst = max(max(probe.health), max(probe.pages))
-    for name, values in (("healthz  ", probe.health), ("bob's list", probe.pages)):
+    worst = probe.worst()
+    for name, values in probe.latencies.items():
         print(f"    {name} {summary(values)}; max {max(values) / base_max:6.1f}x the baseline's")
     print(f"    {what}: slowest probe answer {worst * 1000:.0f} ms"
           f" ({'ok' if worst <= BAR_S else 'OVER'} the {BAR_S:g} s bar)")
@@ -168,15 +135,15 @@ def main() -> int:
     print(f"server from {root}; alice has {count} entries over {PLAN.days} days;"
           f" {PARALLEL} ranges at once; the server's default KMOOD_THREADS (8)")
     try:
-        with Probe(url, bob) as baseline:
+        with probing(url, bob) as baseline:
             time.sleep(BASELINE_S)
-        base_max = max(max(baseline.health), max(baseline.pages))
+        base_max = baseline.worst()
         failures = list(baseline.failed)
         print(f"nothing else running ({memory(server.pid)})")
-        for name, values in (("healthz  ", baseline.health), ("bob's list", baseline.pages)):
+        for name, values in baseline.latencies.items():
             print(f"    {name} {summary(values)}")
 
-        with Probe(url, bob) as during:
+        with probing(url, bob) as during:
             answers, took = burst(url, alice, ranges(400), once)
         statuses = sorted(status for status, _, _ in answers)
         waits = sorted({int(r) for status, r, _ in answers if r is not None})
@@ -188,7 +155,7 @@ def main() -> int:
         print(f"    {memory(server.pid)}")
         failures += during.failed
 
-        with Probe(url, bob) as during:
+        with probing(url, bob) as during:
             answers, took = burst(url, alice, ranges(415), until_answered)
         tries = sum(n for _, n, _ in answers)
         print(f"{PARALLEL} ranges, retrying until answered: all answered in {took:.1f} s"

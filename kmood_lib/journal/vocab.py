@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from kmood_lib.core.emoji import icon_problem
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.text import name_key
 from kmood_lib.core.validation import Fields
@@ -76,15 +77,15 @@ def activity_ids(conn: sqlite3.Connection, user_id: int, names: list[str], now_m
 
 
 _ACTIVITY_SELECT = (
-    "SELECT a.id, a.name, g.name AS grp, a.archived_at IS NOT NULL AS archived,"
+    "SELECT a.id, a.name, a.icon, g.name AS grp, a.archived_at IS NOT NULL AS archived,"
     " (SELECT count(*) FROM entry_activities ea WHERE ea.activity_id = a.id) AS uses"
     " FROM activities a LEFT JOIN activity_groups g ON g.id = a.group_id"
 )
 
 
 def activity_json(row) -> dict:
-    return {"id": row["id"], "name": row["name"], "group": row["grp"], "entries": row["uses"],
-            "archived": bool(row["archived"])}
+    return {"id": row["id"], "name": row["name"], "icon": row["icon"], "group": row["grp"],
+            "entries": row["uses"], "archived": bool(row["archived"])}
 
 
 def list_activities(conn: sqlite3.Connection, user_id: int) -> list[dict]:
@@ -102,45 +103,64 @@ def get_activity(conn, user_id: int, activity_id: int) -> dict:
     return activity_json(row)
 
 
-def _check_activity(body: dict, create: bool) -> tuple[str | None, str | None, bool]:
+def check_icon(f: Fields, body: dict) -> str | None:
+    """An activity's icon: one emoji (surrounding spaces dropped); null or empty for none."""
+    value = body.get("icon")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        f.fail("icon", "must be a string or null")
+        return None
+    wrong = icon_problem(value.strip()) if value.strip() else None
+    if wrong:
+        f.fail("icon", wrong)
+    return value.strip() or None
+
+
+def _check_activity(body: dict, create: bool) -> tuple[str | None, str | None, str | None]:
     f = Fields()
-    f.reject_fields(body, {"name", "group"} | (set() if create else {"archived"}),
+    f.reject_fields(body, {"name", "group", "icon"} | (set() if create else {"archived"}),
                     {"id", "entries"})
     name = f.text(body, "name", MAX_NAME, required=create, min_len=1, is_name=True)
     group = f.text(body, "group", MAX_NAME, nullable=True, min_len=1, is_name=True) if body.get(
         "group") is not None else None
+    icon = check_icon(f, body)
     if "archived" in body and not isinstance(body["archived"], bool):
         f.fail("archived", "must be true or false")
     f.raise_if_any()
-    return name, group, "group" in body
+    return name, group, icon
 
 
 def create_activity(conn, user_id: int, body: dict, now_ms: int) -> dict:
-    name, group, _ = _check_activity(body, create=True)
+    name, group, icon = _check_activity(body, create=True)
     try:
         row = conn.execute(
-            "INSERT INTO activities (user_id, name, name_key, group_id, created_at)"
-            " VALUES (?, ?, ?, ?, ?) RETURNING id",
-            (user_id, name, name_key(name), ensure_group(conn, user_id, group), now_ms)).fetchall()
+            "INSERT INTO activities (user_id, name, name_key, group_id, icon, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            (user_id, name, name_key(name), ensure_group(conn, user_id, group), icon,
+             now_ms)).fetchall()
     except sqlite3.IntegrityError:
         raise ValidationError({"name": "an activity with this name exists"}) from None
     return get_activity(conn, user_id, row[0]["id"])
 
 
 def update_activity(conn, user_id: int, activity_id: int, body: dict, now_ms: int) -> dict:
-    """Rename, regroup, or archive (`"archived": true`: hidden from the log form, kept on
-    its entries) and restore."""
-    name, group, group_given = _check_activity(body, create=False)
+    """Rename, regroup, give or take its icon (`"icon": null` takes it), or archive
+    (`"archived": true`: hidden from the log form, kept on its entries) and restore."""
+    name, group, icon = _check_activity(body, create=False)
     get_activity(conn, user_id, activity_id)
     if "archived" in body:
         conn.execute("UPDATE activities SET archived_at = CASE WHEN ? THEN coalesce(archived_at,"
                      " ?) END WHERE id = ? AND user_id = ?",
                      (body["archived"], now_ms, activity_id, user_id))
+    if "icon" in body:
+        conn.execute("UPDATE activities SET icon = ? WHERE id = ? AND user_id = ?",
+                     (icon, activity_id, user_id))
     try:
         if name is not None:
             conn.execute("UPDATE activities SET name = ?, name_key = ? WHERE id = ? AND user_id = ?",
                          (name, name_key(name), activity_id, user_id))
-        if group_given:
+        if "group" in body:
             conn.execute("UPDATE activities SET group_id = ? WHERE id = ? AND user_id = ?",
                          (ensure_group(conn, user_id, group), activity_id, user_id))
     except sqlite3.IntegrityError:

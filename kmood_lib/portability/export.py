@@ -48,8 +48,8 @@ def export_document(conn, user_id: int, now_ms: int) -> dict:
                  "listenbrainz_user": me.get("listenbrainz_user"),
                  "lastfm_user": me.get("lastfm_user")},
         "moods": {str(level): label for level, label in vocab.mood_labels(conn, user_id).items()},
-        "activities": [{"name": a["name"], "group": a["group"], "archived": a["archived"]}
-                       for a in vocab.list_activities(conn, user_id)],
+        "activities": [{"name": a["name"], "group": a["group"], "icon": a["icon"],
+                        "archived": a["archived"]} for a in vocab.list_activities(conn, user_id)],
         "metrics": [{"name": m["name"], "unit": m["unit"], "min": m["min"], "max": m["max"]}
                     for m in vocab.list_metrics(conn, user_id)],
         "reminders": reminders.list_reminders(conn, user_id),  # tokens are write-only: none

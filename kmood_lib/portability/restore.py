@@ -110,7 +110,8 @@ def _labels(conn, user_id: int, moods: dict) -> str | None:
 
 
 def _activities(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
-    """Activities no entry uses, archived ones and groups: created where missing."""
+    """Activities no entry uses, archived ones and groups: created where missing; an icon
+    given to an activity that has none (one the person chose stays)."""
     existing = {a["name_key"]: a for a in (
         {**a, "name_key": name_key(a["name"])} for a in vocab.list_activities(conn, user_id))}
     made = 0
@@ -127,7 +128,21 @@ def _activities(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan)
                                       now_ms)
         except DomainError as exc:
             plan.warnings.append(f"activity {item['name'][:40]!r} not restored: {exc.message}")
+            continue
+        _icon(conn, user_id, existing[key], item.get("icon"), now_ms, plan)
     return f"{made} activit{'y' if made == 1 else 'ies'} no entry uses restored" if made else None
+
+
+def _icon(conn, user_id: int, activity: dict, icon, now_ms: int, plan: Plan) -> None:
+    """The file's icon for an activity without one; one that is not an emoji is left out."""
+    if icon is None or activity["icon"] is not None:
+        return
+    try:
+        activity.update(vocab.update_activity(conn, user_id, activity["id"], {"icon": icon},
+                                              now_ms))
+    except DomainError as exc:
+        plan.warnings.append(f"activity {activity['name'][:40]!r}: its icon is left out"
+                             f" ({exc.fields.get('icon', exc.message)})")
 
 
 def _metrics(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
@@ -229,7 +244,8 @@ def extras_of(document: dict) -> dict:
               and isinstance(v, str)} if isinstance(moods, dict) else {}
     reminders = document.get("reminders")
     user = document.get("user")
-    return {"moods": labels, "activities": names(document.get("activities"), "group", "archived"),
+    return {"moods": labels, "activities": names(document.get("activities"), "group", "archived",
+                                              "icon"),
             "metrics": names(document.get("metrics"), "unit", "min", "max"),
             "reminders": [r for r in reminders if isinstance(r, dict)]
             if isinstance(reminders, list) else [],

@@ -144,10 +144,14 @@ SCHEMAS = {
     "Moods": {"type": "object", "properties": {"moods": {"type": "array", "items": {
         "type": "object", "properties": {"level": INT, "label": STR}}}}},
     "Activity": {"type": "object", "properties": {
-        "id": INT, "name": STR, "group": {"type": ["string", "null"]}, "entries": INT,
-        "archived": BOOL}},
+        "id": INT, "name": STR, "icon": {"type": ["string", "null"],
+                                         "description": "one emoji, or null: none"},
+        "group": {"type": ["string", "null"]}, "entries": INT, "archived": BOOL}},
     "ActivityWrite": {"type": "object", "additionalProperties": False, "properties": {
         "name": bounded_name(64), "group": {"anyOf": [bounded_name(64), {"type": "null"}]},
+        "icon": {"type": ["string", "null"], "maxLength": 16,
+                 "description": "one emoji (one grapheme cluster of emoji: 🚶, 👩🏽‍💻, 🇵🇱, 1️⃣"
+                                "); anything else is a 422. Null or empty: no icon"},
         "archived": {"type": "boolean", "description": "PATCH only: hide it from the log form "
                                                        "(kept on its entries), or restore it"}}},
     "ActivitiesChange": {"type": "object", "additionalProperties": False,
@@ -158,6 +162,19 @@ SCHEMAS = {
         "group": {"anyOf": [bounded_name(64), {"type": "null"}],
                   "description": "with the action group: the group to move them to (created "
                                  "if new); null or absent takes them out of their groups"}}},
+    "StarterSet": {"type": "object", "properties": {
+        "offered": {**BOOL, "description": "whether my log page offers it (never answered, no"
+                                           " activity yet)"},
+        "groups": {"type": "array", "items": {"type": "object", "properties": {
+            "group": STR, "activities": {"type": "array", "items": {
+                "type": "object", "properties": {"name": STR, "icon": STR}}}}}}}},
+    "StarterAnswer": {"type": "object", "additionalProperties": False, "properties": {
+        "names": {"type": "array", "maxItems": 100, "items": STR,
+                  "description": "the starter set's activities to take (created in their "
+                                 "groups with their icons); empty or absent: skip the set"}}},
+    "StarterAnswered": {"type": "object", "properties": {
+        "created": {**INT, "description": "how many activities were made"},
+        "offered": BOOL}},
     "ActivitiesChanged": {"type": "object", "properties": {
         "action": STR, "group": {"type": ["string", "null"]},
         "activities": {**INT, "description": "how many activities changed"},

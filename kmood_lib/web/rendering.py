@@ -41,6 +41,9 @@ NOTICES = {
     "activities_archived": "Archived {n}: hidden from the log form, kept on their entries.",
     "activities_restored": "Restored {n} to the log form.",
     "activities_deleted": "Deleted {n}; their entries stay.",
+    "activities_started": "Added {n} with their icons: tick them when you log. Change them"
+                          " under Settings → Activities.",
+    "activities_skipped": "No starter set: type your own activities when you log.",
     "photos_added": "Added {n}, without their location or other metadata.",
     "photo_removed": "Photo removed.",
 }

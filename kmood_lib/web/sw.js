@@ -5,7 +5,10 @@
 // - The shell (CSS, scripts, icons) is cached per version; a new version installs beside the
 //   old one and waits until the person reloads from the banner; then the old caches go.
 // - Pages: network first. A good answer for the log page is kept (labels and activities as
-//   of that visit); with no network, any page falls back to that copy.
+//   of that visit); with no network, the log page opens from that copy. Any other page
+//   (History, Year, Stats, Settings...) opens the kept offline page instead, under its own
+//   address: it says the connection is missing, counts what waits and links to Log, rather
+//   than show a log form where History was asked for.
 // - The log form's post: sent as it is; if the server cannot be reached or cannot save it
 //   just now (5xx), the entry goes into the outbox (IndexedDB, shared with the pages) and the
 //   person lands on the log page, where it shows under "Waiting to sync".
@@ -14,27 +17,30 @@
 const VERSION = "__VERSION__";
 const SHELL = __SHELL__;
 const SHELL_CACHE = `kmood-shell-${VERSION}`;
-const PAGES_CACHE = "kmood-pages";  // outlives versions: the last log page seen
+const PAGES_CACHE = "kmood-pages";  // outlives versions: the last log page seen, the offline page
 const LOG_PAGE = "/";
+const OFFLINE_PAGE = "/offline";
 
 importScripts(SHELL.find((url) => url.startsWith("/static/js/outbox.js")));
 
 self.addEventListener("install", (event) => {
   event.waitUntil(Promise.all([
     caches.open(SHELL_CACHE).then((cache) => cache.addAll(SHELL)),
-    keepLogPage(fetch(LOG_PAGE, { credentials: "same-origin" })).catch(() => {}),
+    keepPage(LOG_PAGE, fetch(LOG_PAGE, { credentials: "same-origin" })).catch(() => {}),
+    keepOfflinePage().catch(() => {}),  // this version's, with this version's files
   ]));
 });
 
-// The log page as this person last saw it, for the next time there is no network. Sent
-// elsewhere instead (the session is over: a redirect to the log-in page), the copy is
-// forgotten: nobody else must see it, or log from it under its owner's name.
-async function keepLogPage(answer) {
+// The log page as this person last saw it (or the offline page), for the next time there is
+// no network. Sent elsewhere instead (the session is over: a redirect to the log-in page),
+// the copies are forgotten: nobody else must see them, or log from them under their owner's
+// name.
+async function keepPage(path, answer) {
   const response = await answer;
   if (response.ok && !response.redirected &&
       (response.headers.get("Content-Type") || "").startsWith("text/html")) {
     const cache = await caches.open(PAGES_CACHE);
-    await cache.put(LOG_PAGE, response.clone());
+    await cache.put(path, response.clone());
   } else if (response.redirected || response.type === "opaqueredirect" ||
              response.status === 401) {
     await forgetLogPage();
@@ -42,7 +48,16 @@ async function keepLogPage(answer) {
   return response;
 }
 
-// Logging out, or a session that ended: the kept page holds that person's day and name.
+function keepOfflinePage() {
+  return keepPage(OFFLINE_PAGE, fetch(OFFLINE_PAGE, { credentials: "same-origin" }));
+}
+
+// The offline page kept beside the log page, once a session (logging out forgets both).
+async function keepOfflinePageOnce() {
+  if (!await caches.match(OFFLINE_PAGE, { cacheName: PAGES_CACHE })) await keepOfflinePage();
+}
+
+// Logging out, or a session that ended: the kept pages hold that person's day and name.
 function forgetLogPage() {
   return caches.delete(PAGES_CACHE);
 }
@@ -78,7 +93,7 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   if (request.mode === "navigate" && request.method === "GET") {
-    event.respondWith(page(request, url));
+    event.respondWith(page(request, url, event));
   } else if (request.method === "POST" && url.pathname === "/logout") {
     event.respondWith(forgetLogPage().then(() => fetch(request)));
   } else if (request.mode === "navigate" && request.method === "POST" && url.pathname === "/entries") {
@@ -88,24 +103,34 @@ self.addEventListener("fetch", (event) => {
   }
 });
 
-async function page(request, url) {
+async function page(request, url, event) {
+  const logPage = url.pathname === LOG_PAGE;
   try {
     const answer = fetch(request);
     // Kept only as it opens plain: a copy of "/?done=logged" would say "Entry logged." offline.
-    return await (url.pathname === LOG_PAGE && !url.search ? keepLogPage(answer) : answer);
+    if (!logPage || url.search) return await answer;
+    const response = await keepPage(LOG_PAGE, answer);
+    if (response.ok && !response.redirected) event.waitUntil(keepOfflinePageOnce().catch(() => {}));
+    return response;
   } catch {
-    const copy = await caches.match(LOG_PAGE, { cacheName: PAGES_CACHE });
-    return copy || offlinePage();
+    const copy = await caches.match(logPage ? LOG_PAGE : OFFLINE_PAGE, { cacheName: PAGES_CACHE });
+    if (!copy) return offlinePage(logPage);
+    // The offline page under the address asked for: a 503, as the server would answer.
+    return logPage ? copy : new Response(copy.body, { status: 503, headers: copy.headers });
   }
 }
 
-function offlinePage() {
+// No kept copy (never opened while reachable, or logged out since): the words alone.
+function offlinePage(logPage) {
+  const words = logPage
+    ? "This device has no copy of the log page yet: open it once while the server is " +
+      "reachable, and logging works offline from then on."
+    : "This page needs the server, and this device cannot reach it just now. <a href='/'>Log</a>";
   return new Response(
     "<!doctype html><html lang=en><meta charset=utf-8>" +
     "<meta name=viewport content='width=device-width, initial-scale=1'>" +
-    "<title>Offline · k-mood</title><body style='font:16px/1.5 system-ui;margin:2rem'>" +
-    "<h1>k-mood is not reachable</h1><p>This device has no copy of the log page yet: open " +
-    "it once while the server is reachable, and logging works offline from then on.</p>",
+    "<title>No connection · k-mood</title><body style='font:16px/1.5 system-ui;margin:2rem'>" +
+    `<h1>k-mood is not reachable</h1><p>${words}</p>`,
     { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 

@@ -26,6 +26,26 @@ def face(level: int, size: int = 28) -> str:
             f'fill="none" stroke="currentColor" stroke-width="3" stroke-linecap="round"/></svg>')
 
 
+def mood_level(average: float) -> int:
+    """The mood level nearest an average (2.5 goes up to 3): whose face and label it wears."""
+    return min(5, max(1, int(average + 0.5)))
+
+
+def average_mood(value: float, labels: dict[int, str], digits: int = 2, named: bool = True
+                 ) -> str:
+    """An average mood as its number beside the face and label of the level nearest it
+    ("3.42 [face] meh"), so "3.42" reads as a mood; `named=False` for a table's cell: the
+    face shown, the label said to screen readers only."""
+    level = mood_level(value)
+    label = escape(labels.get(level, str(level)))
+    number = f"{value:.{digits}f}"
+    if named:
+        return (f'<span class="average">{number} <span class="badge lv{level}">'
+                f'{face(level, 16)} {label}</span></span>')
+    return (f'<span class="average">{number} {face(level, 16)}'
+            f'<span class="skip"> ({label})</span></span>')
+
+
 _ICONS = {
     "log": '<path d="M24 10v28M10 24h28"/>',
     "history": '<path d="M10 14h28M10 24h28M10 34h28"/>',

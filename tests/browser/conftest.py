@@ -138,7 +138,13 @@ def replaced(element) -> bool:
 @pytest.fixture(scope="module")
 def app_stack(tmp_path_factory):
     """Server and worker as real processes on a free port, one per test module."""
-    stack = Stack(tmp_path_factory.mktemp("browser"))
+    yield from running_stack(tmp_path_factory)
+
+
+def running_stack(tmp_path_factory, **env):
+    """A module's server and worker with `env` on top of the tests' own; each must exit
+    cleanly, and neither may have logged a traceback."""
+    stack = Stack(tmp_path_factory.mktemp("browser"), **env)
     stack.start(worker=True)
     try:
         yield stack

@@ -16,6 +16,7 @@ from tests.browser.conftest import (
     click,
     console_errors,
     create_user,
+    dark_media,
     follow,
     login_by_cookie,
     overflowing,
@@ -93,3 +94,41 @@ def test_the_goals_and_templates_pages_fit_and_read_well(gus, window, size, size
         assert violations(driver) == [], path
         screenshot(driver, f"{name}-{size_name}-{scheme}")
     assert console_errors(driver) == []
+
+
+def test_a_new_goal_s_days_start_empty_and_a_refusal_is_said_beside_the_field(gus, window):
+    """#38.9: "Days" started at 3, so typing 3 gave 33 and the form refused without a word."""
+    driver = window(PHONE)
+    as_a_phone(driver, 390, 844)
+    login_by_cookie(driver, gus.url, "gus")
+    driver.get(gus.url + "/goals")
+    form = driver.find_element(By.CSS_SELECTOR, "form[action='/goals']")
+    days = form.find_element(By.NAME, "target")
+    assert days.get_attribute("value") == ""
+    form.find_element(By.NAME, "name").send_keys("Swim")
+    days.send_keys("3")
+    assert days.get_attribute("value") == "3"
+    days.send_keys("3")  # 33: more days than a week has
+    follow(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    days = driver.find_element(By.NAME, "target")
+    error = driver.find_element(By.ID, "target-error")
+    assert error.text == "must be a whole number of days from 1 to 7 a week"
+    assert error.is_displayed() and days.get_attribute("aria-invalid") == "true"
+    assert days.get_attribute("value") == "33"
+    assert driver.execute_script(  # beside the field: right under it, in the same label
+        "return arguments[0].closest('label') === arguments[1].closest('label')", days, error)
+    click(driver, days)
+    for variant, width in (("light", 390), ("dark", 320)):
+        if variant == "dark":
+            dark_media(driver)
+        as_a_phone(driver, width, 844)
+        assert violations(driver) == [], variant
+        screenshot(driver, f"goal-form-refused-{width}-{variant}")
+    days = driver.find_element(By.NAME, "target")
+    days.clear()
+    days.send_keys("3")
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/goals'] button"))
+    swim = driver.find_element(By.XPATH, "//li[contains(@class,'goal')][.//a[.='Swim']]")
+    assert "0 of 3 this week" in swim.text
+    assert not swim.find_elements(By.CSS_SELECTOR, ".strip")  # no lone square under its bar
+    assert [m for m in console_errors(driver) if "status of 422" not in m] == []

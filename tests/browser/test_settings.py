@@ -24,6 +24,7 @@ from tests.browser.conftest import (
     follow,
     login,
     login_by_cookie,
+    running_stack,
     screenshot,
 )
 from tests.entry import TEST_KINDS
@@ -134,13 +135,7 @@ def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, window, 
 @pytest.fixture(scope="module")
 def app_stack(tmp_path_factory):
     """This module's server and worker, with a storage quota for Settings to show."""
-    stack = Stack(tmp_path_factory.mktemp("browser"), KMOOD_STORAGE_QUOTA_BYTES="52428800")
-    stack.start(worker=True)
-    try:
-        yield stack
-    finally:
-        codes = stack.stop()
-    assert codes == {"server": 0, "worker": 0}
+    yield from running_stack(tmp_path_factory, KMOOD_STORAGE_QUOTA_BYTES="52428800")
 
 
 SETTINGS_PAGES = [("settings-profile", "/settings"), ("settings-moods", "/settings/moods"),

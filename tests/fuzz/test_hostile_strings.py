@@ -29,7 +29,8 @@ BASE_BODIES = {
                    "occurred_at": "2026-01-01T10:00:00+01:00", "activities": ["walk"],
                    "song": {"artist": "a", "title": "t", "album": "b", "source": "manual"},
                    "metrics": {"sleep": 7}},
-    "ActivityWrite": {"name": "walk2", "group": "outside"},
+    "ActivityWrite": {"name": "walk2", "group": "outside", "icon": "🚶"},
+    "StarterAnswer": {"names": ["walk", "reading"]},
     "ActivitiesChange": {"ids": [1], "action": "group", "group": "outside"},
     "MetricWrite": {"name": "energy", "unit": "pts"},
     "TemplateWrite": {"name": "Evening", "note_title": "Today", "note": "What went well?"},
@@ -120,7 +121,8 @@ def everything_reads_back(conn) -> None:
 
 # Columns holding a name a person sets: none may hold a character that shows nothing but
 # makes a name display as another (SPEC §9).
-NAME_COLUMNS = {"activities": "name", "activity_groups": "name", "metrics": "name || unit",
+NAME_COLUMNS = {"activities": "name || coalesce(icon, '')", "activity_groups": "name",
+                "metrics": "name || unit",
                 "mood_labels": "label", "entries": "mood_label", "goals": "name",
                 "note_templates": "name", "api_tokens": "name", "reminders": "title",
                 "songs": "artist || title || coalesce(album, '')"}

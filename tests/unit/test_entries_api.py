@@ -177,8 +177,8 @@ def test_activities_and_metrics_vocabularies(alice):
     assert set(listed) == {"swim", "new one"} and listed["swim"]["entries"] == 1
     renamed = alice.patch(f"/api/activities/{created.json['id']}", {"name": "swimming",
                                                                     "group": None})
-    assert renamed.json == {"id": created.json["id"], "name": "swimming", "group": None,
-                            "entries": 1, "archived": False}
+    assert renamed.json == {"id": created.json["id"], "name": "swimming", "icon": None,
+                            "group": None, "entries": 1, "archived": False}
     metric = alice.post("/api/metrics", {"name": "energy", "min": 1, "max": 10}).json
     assert alice.post("/api/metrics", {"name": "bad", "min": 5, "max": 1}).status == 422
     assert alice.patch(f"/api/metrics/{metric['id']}", {"min": 11}).status == 422

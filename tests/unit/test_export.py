@@ -81,7 +81,8 @@ def test_json_export_imports_into_a_fresh_database_as_identical_entries(journal,
     assert len(document["entries"]) == 10 and document["entries"][0]["occurred_at"] < \
         document["entries"][-1]["occurred_at"]  # oldest first
     assert {"name": "sleep", "unit": "h", "min": 0.0, "max": 24.0} in document["metrics"]
-    assert {"name": "running", "group": "Sport", "archived": False} in document["activities"]
+    assert {"name": "running", "group": "Sport", "icon": "🏃",  # named so by the Daylio backup
+            "archived": False} in document["activities"]
     other, other_id = fresh(tmp_path, clock)
     report = importer.import_file(other, other_id, ZoneInfo("Europe/Berlin"), response.body,
                                   {}, FakeClock())

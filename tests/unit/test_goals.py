@@ -167,6 +167,52 @@ def test_goals_on_their_page_and_the_log_page_work_without_script(alice):
                          form={"csrf_token": token}).status == 303
 
 
+
+def field(page: str, name: str) -> str:
+    """The input or select named `name`, as the page has it."""
+    return re.search(rf'<(?:input|select)[^>]* name="{name}"[^>]*>', page).group(0)
+
+
+def test_the_new_goal_form_starts_empty_and_says_a_refusal_beside_its_field(alice):
+    """Typing 3 into "Days" gives 3, not 33 (it no longer starts at 3); 33 is refused in words
+    under Days, what was typed kept; a start left empty is today (#38.9)."""
+    page = alice.get("/goals").text
+    assert 'value=""' in field(page, "target") and 'value=""' in field(page, "name")
+    assert 'value=""' in field(page, "start_date") and "Empty: from today" in page
+    assert re.search(r'<form method="post" action="/goals" class="card" novalidate>', page)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    refused = alice.request("POST", "/goals", form={
+        "csrf_token": token, "name": "Swim", "activity": "", "target": "33",
+        "period": "week", "start_date": ""})
+    assert refused.status == 422
+    days = field(refused.text, "target")
+    assert 'value="33"' in days and 'aria-invalid="true"' in days
+    assert 'aria-describedby="target-hint target-error"' in days
+    assert re.search(r'id="target-error">must be a whole number of days from 1 to 7 a week<',
+                     refused.text)
+    assert "Not saved: see what is marked below." in refused.text
+    assert 'value="Swim"' in field(refused.text, "name")
+    assert 'aria-invalid' not in field(refused.text, "name")
+    assert alice.get("/api/goals").json["goals"] == []
+    made = alice.request("POST", "/goals", form={
+        "csrf_token": token, "name": "Swim", "activity": "", "target": "3", "period": "week",
+        "start_date": ""})
+    assert made.status == 303
+    [goal] = alice.get("/api/goals").json["goals"]
+    assert (goal["target"], goal["start_date"]) == (3, TODAY.isoformat())
+
+
+def test_a_goal_started_this_period_shows_its_bar_without_a_lone_square_under_it(alice):
+    """The strip of past periods appears once there is a past period: a strip of one square
+    (this period, which the bar already shows) looked like a stray empty box (#38.9)."""
+    alice.post("/api/goals", {"name": "Swim", "target": 2, "start_date": TODAY.isoformat()})
+    alice.post("/api/goals", {"name": "Read", "target": 2,
+                              "start_date": (TODAY - timedelta(days=21)).isoformat()})
+    page = alice.get("/goals").text
+    swim, read = (page.split(f'>{name}</a>')[1].split("</li>\n")[0] for name in ("Swim", "Read"))
+    assert "<progress" in swim and 'class="strip"' not in swim
+    assert 'aria-label="The last 4 weeks, oldest first"' in read
+
 def test_weeks_start_on_monday_and_months_roll_over_the_year():
     assert goals.period_start(date(2026, 12, 6), "week") == date(2026, 11, 30)
     assert goals.next_period(date(2026, 12, 1), "month") == date(2027, 1, 1)

@@ -145,3 +145,33 @@ def test_weekday_and_hour_charts_show_differences_from_the_persons_mean(alice):
     assert "Wed: too few entries (1)" in page
     assert '<text class="value"' in page and ">+2.0</text>" in page and ">-2.0</text>" in page
     assert "weekly average" in page and "monthly average" in page  # the visible key
+
+
+def test_an_average_mood_wears_the_label_and_face_of_its_nearest_level(alice):
+    """#38.9: "average mood 2.25" alone says little; beside it, the face and the person's own
+    label of the level nearest it — in the summary, the weekday key and the activity table."""
+    assert alice.request("PATCH", "/api/moods/2", json_body={"label": "low"}).status == 200
+    for i, mood in enumerate([2, 2, 2, 3] * 3):
+        alice.post("/api/entries", {"mood": mood, "activities": ["rain"] if mood == 2 else [],
+                                    "occurred_at": f"2026-11-{10 + i:02d}T09:00:00"})
+    page = alice.get("/stats?range=90").text
+    summary = re.search(r"average mood <strong>(.*?)</strong>", page).group(1)
+    assert summary.startswith('<span class="average">2.25 <span class="badge lv2">')
+    assert summary.endswith(" low</span></span>") and '<svg class="face"' in summary
+    assert "better than your average (<span class=\"average\">2.2 <span class=\"badge lv2\">" \
+        in page
+    row = re.search(r'<th scope="row">rain</th>(.*?)</tr>', page, re.S).group(1)
+    with_, without = re.findall(r'<td class="num">(.*?)</td>', row)[:2]
+    assert with_.startswith('<span class="average">2.00 <svg class="face"')
+    assert '<span class="skip"> (low)</span>' in with_
+    assert without.startswith('<span class="average">3.00 <svg class="face"')
+    assert '<span class="skip"> (meh)</span>' in without
+    assert re.search(r'<div class="table-wrap card" role="region" aria-labelledby="impact-caption"'
+                     r' tabindex="0">', page)  # its own tab stop where it scrolls (axe)
+
+
+def test_the_level_nearest_an_average_rounds_half_up_and_stays_a_level():
+    from kmood_lib.web.template_helpers import mood_level
+
+    assert [mood_level(v) for v in (1.0, 1.49, 1.5, 2.25, 2.5, 3.5, 4.49, 5.0, 0.2, 7)] == [
+        1, 1, 2, 2, 3, 4, 4, 5, 1, 5]

@@ -215,3 +215,25 @@ def test_a_deleted_entry_s_client_id_is_forgotten_by_the_worker_after_the_retent
     prune(services, conn, clock.now_ms())
     assert conn.execute("SELECT count(*) FROM deleted_client_ids").fetchone()[0] == 0
     assert alice.post("/api/entries", body).status == 201
+
+
+# --- the offline page (#38 item 6) ---------------------------------------------------------
+
+def test_the_offline_page_names_the_missing_connection_and_links_to_log_without_a_log_form(
+        alice, wsgi):
+    """What the service worker keeps to show, under a page's own address, for a page that
+    needs the server: the person's own page (their name, the outbox's scripts to count what
+    waits), never the log form, never kept by the browser's cache."""
+    from tests.wsgi import Client
+
+    page = alice.get("/offline")
+    assert page.status == 200 and page.headers["Cache-Control"] == "no-store"
+    assert "<h1>No connection</h1>" in page.text
+    assert "k-mood cannot be reached from this device just now" in page.text
+    assert '<a class="button" href="/">Log an entry</a>' in page.text
+    assert 'id="offline-waiting"' in page.text and "outbox_panel.js" in page.text
+    assert 'id="entry-form"' not in page.text and 'name="mood"' not in page.text
+    assert "alice" in page.text and 'data-user="' in page.text
+    stranger = Client(wsgi).get("/offline")  # nobody's: the worker keeps no copy of this
+    assert stranger.status in (302, 303) and "/login" in stranger.headers["Location"]
+

@@ -15,6 +15,7 @@ from datetime import date, datetime, timezone
 
 from kmood_lib.core.text import name_key
 from kmood_lib.portability.daylio.dates import date_ordinal_ms
+from kmood_lib.portability.daylio.icons import tag_icons
 from kmood_lib.portability.daylio.moods import PREDEFINED
 from kmood_lib.portability.daylio.notes import html_to_text
 from kmood_lib.portability.daylio.plan import (
@@ -190,17 +191,24 @@ def _backup_moods(plan: Plan, moods) -> dict[int, tuple[int, str]]:
     return out
 
 
+def _group_names(groups) -> tuple[dict[int, str], dict[str, int]]:
+    """Daylio's tag groups: id -> name, and name -> its place in Daylio's order."""
+    names, ordered = {}, []
+    for group in groups if isinstance(groups, list) else []:
+        if isinstance(group, dict) and _int(group.get("id")) is not None \
+                and isinstance(group.get("name"), str) and group["name"].strip():
+            names[group["id"]] = group["name"].strip()
+            ordered.append((_int(group.get("order")) or 0, group["id"], group["name"].strip()))
+    return names, {name: place for place, (_, _, name) in enumerate(sorted(ordered))}
+
+
 def _backup_tags(plan: Plan, tags, groups) -> dict[int, str]:
     if tags is None:
         return {}
     if not isinstance(tags, list):
         raise DaylioFormatError("the backup's tags are not a list")
-    group_names = {}
-    for group in groups if isinstance(groups, list) else []:
-        if isinstance(group, dict) and _int(group.get("id")) is not None \
-                and isinstance(group.get("name"), str) and group["name"].strip():
-            group_names[group["id"]] = group["name"].strip()
-    out, every = {}, []
+    group_names, group_places = _group_names(groups)
+    out, every, pictured = {}, [], []
     for tag in tags:
         ident = _int(tag.get("id")) if isinstance(tag, dict) else None
         name = tag.get("name") if isinstance(tag, dict) else None
@@ -214,6 +222,10 @@ def _backup_tags(plan: Plan, tags, groups) -> dict[int, str]:
         # every tag, used or not, archived (state 1) as it was: made by the restore step
         every.append({"name": name.strip(), "group": group,
                       "archived": _int(tag.get("state")) not in (0, None)})
+        pictured.append((name.strip(), tag.get("icon"), group))
+    icons = tag_icons(pictured, group_places)
+    for item in every:
+        item["icon"] = icons[item["name"]]
     if every:
         plan.extras = {**plan.extras, "activities": every}
     return out

@@ -1,11 +1,13 @@
-"""JSON routes for activities: list, create, change, delete, and many changed at once."""
+"""JSON routes for activities: list, create, change, delete, many changed at once, and the
+starter set a new person is offered."""
 
 from __future__ import annotations
 
 import bottle
 
 from kmood_lib.core.db import transaction
-from kmood_lib.journal import vocab
+from kmood_lib.core.validation import Fields
+from kmood_lib.journal import starter, vocab
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import json_body, json_response
 from kmood_lib.web.routing import Routes
@@ -48,3 +50,20 @@ def change_activities(services, conn, auth: Auth):
     with transaction(conn):
         changed = vocab.change_activities(conn, auth.user.id, data, services.clock.now_ms())
     return json_response(changed)
+
+
+@routes.get("/api/activities/starter")
+def starter_set(conn, auth: Auth):
+    return json_response({"offered": starter.starter_offered(conn, auth.user.id),
+                          "groups": starter.starter_json()})
+
+
+@routes.post("/api/activities/starter")
+def answer_starter(services, conn, auth: Auth):
+    data = json_body(bottle.request, services.config)
+    f = Fields()
+    f.reject_fields(data, {"names"}, set())
+    f.raise_if_any()
+    with transaction(conn):
+        made = starter.answer(conn, auth.user.id, data.get("names", []), services.clock.now_ms())
+    return json_response({"created": made, "offered": False})

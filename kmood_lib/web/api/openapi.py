@@ -134,6 +134,13 @@ PATHS = {
         "Move several activities to a group, archive, restore or delete them: all or none "
         "(an id that is not one of mine is a 404 and changes nothing)", "ActivitiesChanged",
         body="ActivitiesChange", errors=(400, 401, 404, 415, 422))},
+    "/api/activities/starter": {
+        "get": _op("The starter set of groups and activities with icons, and whether my log"
+                   " page offers it", "StarterSet", errors=(401,)),
+        "post": _op("Take activities of the starter set (none: skip it); either way it is not"
+                    " offered again", "StarterAnswered", body="StarterAnswer",
+                    errors=(400, 401, 415, 422)),
+    },
 
     "/api/now-playing": {"get": _op("What I am listening to right now", "NowPlaying",
                                     errors=(401,))},

@@ -1,5 +1,6 @@
 """Settings pages for activities and their groups: the list with its bulk actions, one
-activity's own page, adding, renaming, archiving and deleting (one or many, after asking)."""
+activity's own page, adding, renaming, giving an icon, archiving and deleting (one or many,
+after asking); and the answer to the starter set a new person's log page offers."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import urllib.parse
 import bottle
 
 from kmood_lib.core.db import transaction
-from kmood_lib.journal import vocab
+from kmood_lib.journal import starter, vocab
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params, query_params
 from kmood_lib.web.rendering import form_fields, plural, redirect, settings_page
@@ -31,7 +32,12 @@ def activities_page(conn, auth: Auth, fields=None, errors=None, status=200):
 
 
 def activity_body(fields: Params) -> dict:
-    return {"name": fields.get("name", ""), "group": fields.get("group", "").strip() or None}
+    """The add or edit form as the API's body; the edit form's icon is the one typed, else
+    the one picked from the short list (none: no icon)."""
+    body = {"name": fields.get("name", ""), "group": fields.get("group", "").strip() or None}
+    if "icon" in fields or "icon_pick" in fields:
+        body["icon"] = fields.get("icon", "").strip() or fields.get("icon_pick", "") or None
+    return body
 
 
 @routes.get("/settings/activities")
@@ -54,8 +60,15 @@ def activity_page(conn, auth: Auth, item_id: int, fields=None, errors=None, stat
     return settings_page("activity", auth, status, section="activities", activity=activity,
                          groups=vocab.list_groups(conn, auth.user.id),
                          fields=fields or {"name": activity["name"],
-                                           "group": activity["group"] or ""},
-                         errors=errors or {})
+                                           "group": activity["group"] or "",
+                                           "icon_pick": activity["icon"] or ""},
+                         icon_choices=icon_choices(activity["icon"]), errors=errors or {})
+
+
+def icon_choices(current: str | None) -> list[str]:
+    """The short list to pick an icon from, with the activity's own first when it is not in it."""
+    return ([current] if current and current not in starter.ICON_CHOICES else []) + list(
+        starter.ICON_CHOICES)
 
 
 @routes.post("/settings/activities/<item_id:id>", form=activity_page)
@@ -170,3 +183,16 @@ def rename_group(services, conn, auth: Auth, item_id: int):
 def delete_group(conn, auth: Auth, item_id: int):
     vocab.delete_group(conn, auth.user.id, item_id)
     return redirect("/settings/activities", "removed")
+
+
+@routes.post("/activities/starter")
+def answer_starter(services, conn, auth: Auth):
+    """The log page's starter set: "Add them" takes the ones ticked (all, unless the list was
+    opened and some unticked), "No thanks" none; either way it is not offered again."""
+    fields = form_fields(bottle.request, services.config)
+    names = fields.getall("take") if fields.get("answer") == "take" else []
+    with transaction(conn):
+        made = starter.answer(conn, auth.user.id, names, services.clock.now_ms())
+    if fields.get("answer") == "take" and made:
+        return redirect("/", "activities_started", made)
+    return redirect("/", "activities_skipped")

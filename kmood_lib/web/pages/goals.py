@@ -7,6 +7,7 @@ from __future__ import annotations
 import bottle
 
 from kmood_lib.core.db import transaction
+from kmood_lib.core.errors import DomainError
 from kmood_lib.core.timezones import local_today
 from kmood_lib.journal import goals, vocab
 from kmood_lib.web.authentication import Auth
@@ -25,9 +26,7 @@ def goals_page(services, conn, auth: Auth, fields=None, errors=None, status=200)
                 goals=goals.list_goals(conn, auth.user.id, today), today=today,
                 activities=[a["name"] for a in vocab.list_activities(conn, auth.user.id)
                             if not a["archived"]],
-                fields=fields or {"period": "week", "target": "3",
-                                  "start_date": today.isoformat()},
-                errors=errors or {})
+                fields=fields or {"period": "week"}, errors=errors or {})
 
 
 def goal_page(services, conn, auth: Auth, goal_id: int, fields=None, errors=None, status=200):
@@ -44,15 +43,23 @@ def goal_page(services, conn, auth: Auth, goal_id: int, fields=None, errors=None
 
 def goal_body(fields: Params, editing: bool) -> dict:
     """The form's fields as the API's JSON body (a target that is not a number is refused by
-    the domain with the same words)."""
+    the domain with the same words); a new goal left without a start starts today."""
     raw = fields.get("target", "").strip()
     body = {"name": fields.get("name", ""), "activity": fields.get("activity", "") or None,
             "period": fields.get("period", ""),
             "target": int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else raw,
-            "start_date": fields.get("start_date", "")}
+            "start_date": fields.get("start_date", "").strip()}
     if editing:
         body["archived"] = fields.get("archived") == "1"
+    elif not body["start_date"]:
+        del body["start_date"]
     return body
+
+
+def goal_form_errors(exc: DomainError) -> dict[str, str]:
+    """A refused goal by the form's own field names: each message is shown beside its field
+    (a refusal of no one field above the form)."""
+    return dict(exc.fields) or {"goal": exc.message}
 
 
 @routes.get("/goals")
@@ -60,7 +67,7 @@ def goals_list(services, conn, auth: Auth):
     return goals_page(services, conn, auth)
 
 
-@routes.post("/goals", form=goals_page)
+@routes.post("/goals", form=goals_page, labels=goal_form_errors)
 def goals_add(services, conn, auth: Auth):
     fields = form_fields(bottle.request, services.config)
     with transaction(conn):
@@ -75,7 +82,7 @@ def goal_show(services, conn, auth: Auth, goal_id: int):
     return goal_page(services, conn, auth, goal_id)
 
 
-@routes.post("/goals/<goal_id:id>", form=goal_page)
+@routes.post("/goals/<goal_id:id>", form=goal_page, labels=goal_form_errors)
 def goal_change(services, conn, auth: Auth, goal_id: int):
     fields = form_fields(bottle.request, services.config)
     with transaction(conn):

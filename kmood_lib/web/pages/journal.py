@@ -13,6 +13,7 @@ from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.enrich.song_metadata import cover_of
 from kmood_lib.journal import goals, photos, queries, saving, stats, templates, vocab, writes
+from kmood_lib.journal.starter import STARTER, starter_offered
 from kmood_lib.web import entry_form, files, uploads
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params, query_params
@@ -108,6 +109,7 @@ def home_page(services, conn, auth: Auth, fields: Params | None = None, errors=N
                 goals=goals.list_goals(conn, user.id, today, archived=False),
                 errors=errors or {}, todays=todays, streak=current, longest=longest,
                 today=today.isoformat(), scripts=("log.js",),
+                starter_set=STARTER if starter_offered(conn, user.id) else (),
                 **vocabulary(conn, user.id, keep=values.get("activities", set())))
 
 

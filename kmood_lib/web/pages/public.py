@@ -1,4 +1,5 @@
-"""The pages anyone may open: first-run setup, log in and out, the manifest, static files."""
+"""The pages anyone may open: first-run setup, log in and out, the manifest, static files; and
+the service worker with the page it shows where one needs the server and there is none."""
 
 from __future__ import annotations
 
@@ -113,6 +114,15 @@ def sw():
     response.content_type = "text/javascript; charset=utf-8"
     response.set_header("Cache-Control", "no-cache")
     return response
+
+
+@routes.get("/offline")
+def offline(auth: Auth):
+    """What the service worker shows, under a page's own address, for a page that needs the
+    server when there is no connection (kept while logged in, forgotten at logout): says so,
+    how many entries wait on this device (outbox_panel.js counts them) and the way to Log.
+    Nothing of the moment it was kept (a notice, the worker's health) is on it."""
+    return render("offline.tpl", user=auth.user)
 
 
 @routes.get("/static/<path:path>", auth="public")

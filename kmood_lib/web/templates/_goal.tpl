@@ -6,7 +6,7 @@
   </div>
   <progress max="{{p['target']}}" value="{{min(p['done'], p['target'])}}" aria-label="{{goal['name']}}: {{p['done']}} of {{p['target']}} days this {{goal['period']}}"></progress>
   <p class="muted">{{('Days with %s' % goal['activity']) if goal['activity'] else 'Checked off by hand'}} · streak {{p['current_streak']}} {{goal['period']}}{{'' if p['current_streak'] == 1 else 's'}}, longest {{p['longest_streak']}}{{' · archived' if goal['archived'] else ''}}</p>
-  % if p['strip']:
+  % if len(p['strip']) > 1:  # one period alone is the bar above again
   <ol class="strip" aria-label="The last {{len(p['strip'])}} {{goal['period']}}s, oldest first">
     % for cell in p['strip']:
     % state = 'hit' if cell['done'] >= goal['target'] else ('some' if cell['done'] else 'none')

@@ -4,4 +4,5 @@
   <a href="{{href}}" aria-current="{{'page' if key == section else 'false'}}">{{label}}</a>
 % end
 </nav>
+<script type="module" src="{{helpers.static('js/settings_nav.js')}}"></script>
 % include('_errors.tpl', errors=errors)

@@ -12,9 +12,9 @@
 <p class="muted">No goals yet. A goal counts the days you log an activity — “walk 3 days a week” — or the days you check it off here.</p>
 % end
 <h2>New goal</h2>
-<form method="post" action="/goals" class="card">
+<form method="post" action="/goals" class="card" novalidate>
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
-  % include('_goal_form.tpl')
+  % include('_goal_form.tpl', editing=False)
   <div class="actions"><button type="submit">Add goal</button></div>
 </form>
 % if archived:

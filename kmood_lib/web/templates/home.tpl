@@ -1,4 +1,7 @@
 % rebase('layout.tpl', title='Log')
+% if get('starter_set'):
+% include('_starter.tpl')
+% end
 <p class="notice js-only" id="outbox-notice" role="status" hidden>Saved on this device: k-mood could not take it just now. It is sent as soon as it can be.</p>
 <p class="notice js-only" id="outbox-sent" role="status" hidden>Entries saved on this device have been sent.</p>
 <p class="notice js-only" id="outbox-deleted" role="status" hidden>An entry waiting on this device had been deleted since it was first saved (on another device, perhaps), so it was not sent again.</p>

@@ -39,6 +39,9 @@
     % end
     <span class="tag muted">{{f['kind']}}</span></h3>
     <p dir="auto">{{f['sentence']}}</p>
+    % if f['measure'] == 'points':
+    <p class="means">{{'Since' if f.get('since') else 'The day after' if f['lag'] else 'With it'}} {{!helpers.average_mood(f['mean_with'], labels, 1)}} · {{'before' if f.get('since') else 'other days' if f['lag'] else 'without'}} {{!helpers.average_mood(f['mean_without'], labels, 1)}}</p>
+    % end
     {{!chart}}
   </li>
   % end
@@ -53,9 +56,9 @@
   <p>How sure: the likely range is a 95 % interval from {{limits.resamples}} resamples of your own days, taken in runs of about {{'%g' % limits.mean_block}} days (a good week is a run of good days, so single days would make every difference look surer than it is). Testing many things finds a few by chance, so all {{found['checked']}} comparisons are corrected together (Benjamini–Hochberg, false discovery rate {{'%g' % (limits.fdr * 100)}} %).</p>
   <p>A finding needs at least {{limits.min_each}} days with and {{limits.min_each}} without, a difference of at least {{'%.1f' % limits.min_effect}} mood points (or a rank correlation of at least {{'%.1f' % limits.min_rho}}), a likely range that does not include zero, and to pass the correction. These are patterns in what you logged: something else may drive both.</p>
   % if findings:
-  <div class="table-wrap">
+  <div class="table-wrap" role="region" aria-labelledby="figures-caption" tabindex="0">
   <table class="data">
-    <caption class="skip">The figures behind each finding</caption>
+    <caption class="skip" id="figures-caption">The figures behind each finding</caption>
     <thead><tr><th scope="col">Finding</th><th scope="col" class="num">Estimate</th><th scope="col" class="num">p</th><th scope="col" class="num">q</th></tr></thead>
     <tbody>
     % for f in findings:
@@ -103,14 +106,14 @@
 <div class="chart-grid">
 % for title, ranked, fmt in (('Weeks', weeks, 'week of %s'), ('Months', months, '%s')):
   % if ranked['best']:
-  <section><h3>{{title}}</h3><div class="card table-wrap">
+  <section><h3>{{title}}</h3><div class="card table-wrap" role="region" aria-labelledby="{{title.lower()}}-caption" tabindex="0">
     <table class="data">
-      <caption class="skip">{{title}} by mean mood, with at least {{ranked['least_days']}} logged days</caption>
+      <caption class="skip" id="{{title.lower()}}-caption">{{title}} by mean mood, with at least {{ranked['least_days']}} logged days</caption>
       <thead><tr><th scope="col">{{title[:-1]}}</th><th scope="col" class="num">Mean</th><th scope="col" class="num">Days</th></tr></thead>
       <tbody>
       % for label, rows in (('Best', ranked['best']), ('Worst', ranked['worst'])):
         % for r in rows:
-      <tr><th scope="row"><span class="muted">{{label}}:</span> {{fmt % (day(r['start']) if title == 'Weeks' else date_month(r['start']))}}</th><td class="num">{{'%.2f' % r['average']}}</td><td class="num">{{r['days']}}</td></tr>
+      <tr><th scope="row"><span class="muted">{{label}}:</span> {{fmt % (day(r['start']) if title == 'Weeks' else date_month(r['start']))}}</th><td class="num">{{!helpers.average_mood(r['average'], labels, named=False)}}</td><td class="num">{{r['days']}}</td></tr>
         % end
       % end
       </tbody>

@@ -25,7 +25,7 @@
   % for activity in members:
     <li{{!' class="archived"' if activity['archived'] else ''}}>
       <input type="checkbox" name="ids" value="{{activity['id']}}" id="pick-{{activity['id']}}" form="bulk"{{' checked' if str(activity['id']) in selected else ''}}>
-      <label for="pick-{{activity['id']}}"><span dir="auto">{{activity['name']}}</span>
+      <label for="pick-{{activity['id']}}">{{!'<span class="icon" aria-hidden="true">' if activity['icon'] else ''}}{{activity['icon'] or ''}}{{!'</span>' if activity['icon'] else ''}}<span dir="auto">{{activity['name']}}</span>
         <small class="muted">{{activity['entries']}} entr{{'y' if activity['entries'] == 1 else 'ies'}}{{' · archived' if activity['archived'] else ''}}</small></label>
       <a href="/settings/activities/{{activity['id']}}">Edit<span class="skip"> {{activity['name']}}</span></a>
     </li>

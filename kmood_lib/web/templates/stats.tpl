@@ -11,7 +11,7 @@
 % elif not summary['count']:
 <p class="muted">No entries yet. Log a few and come back.</p>
 % else:
-<p>{{range_name}}: <strong>{{summary['count']}}</strong> entr{{'y' if summary['count'] == 1 else 'ies'}} on {{summary['days_logged']}} day{{'' if summary['days_logged'] == 1 else 's'}}, average mood <strong>{{'%.2f' % summary['average']}}</strong>. Current streak {{summary['current_streak']}} day{{'' if summary['current_streak'] == 1 else 's'}}, longest {{summary['longest_streak']}}.</p>
+<p>{{range_name}}: <strong>{{summary['count']}}</strong> entr{{'y' if summary['count'] == 1 else 'ies'}} on {{summary['days_logged']}} day{{'' if summary['days_logged'] == 1 else 's'}}, average mood <strong>{{!helpers.average_mood(summary['average'], labels)}}</strong>. Current streak {{summary['current_streak']}} day{{'' if summary['current_streak'] == 1 else 's'}}, longest {{summary['longest_streak']}}.</p>
 <h2>Mood over time</h2>
 % if over_time:
 <div class="card">{{!over_time}}
@@ -20,7 +20,7 @@
 <div class="chart-grid">
   <section><h2>Mood distribution</h2><div class="card">{{!distribution}}</div></section>
   <section><h2>By weekday</h2><div class="card">{{!weekday}}
-  <p class="chart-key">Above the line: better than your average ({{'%.1f' % summary['average']}}); below: worse. Days with fewer than 3 entries are left empty.</p></div></section>
+  <p class="chart-key"><span>Above the line: better than your average ({{!helpers.average_mood(summary['average'], labels, 1)}}); below: worse. Days with fewer than 3 entries are left empty.</span></p></div></section>
 </div>
 <section><h2>By hour of the day</h2><div class="card">{{!hour}}
 <p class="chart-key">Against your average, by local hour; hours with fewer than 3 entries are left empty.</p></div></section>
@@ -50,16 +50,16 @@
 <h2 id="activities">Activities</h2>
 % if impact:
 <p class="muted">Average mood on entries with each activity and without it, the biggest difference either way first.{{(' %d activit%s with fewer than %d entries %s not shown.' % (impact_hidden, 'y' if impact_hidden == 1 else 'ies', min_uses, 'is' if impact_hidden == 1 else 'are')) if impact_hidden else ''}}</p>
-<div class="table-wrap card">
+<div class="table-wrap card" role="region" aria-labelledby="impact-caption" tabindex="0">
 <table class="data">
-  <caption class="skip">Average mood with and without each activity</caption>
+  <caption class="skip" id="impact-caption">Average mood with and without each activity</caption>
   <thead><tr><th scope="col">Activity</th><th scope="col" class="num">With</th><th scope="col" class="num">Without</th><th scope="col" class="num">Difference</th></tr></thead>
   <tbody>
   % for row in impact:
   <tr>
     <th scope="row">{{row['activity']}}</th>
-    <td class="num">{{'%.2f' % row['average_with']}} <span class="muted">({{row['count_with']}})</span></td>
-    <td class="num">{{'%.2f' % row['average_without'] if row['average_without'] is not None else '–'}} <span class="muted">({{row['count_without']}})</span></td>
+    <td class="num">{{!helpers.average_mood(row['average_with'], labels, named=False)}} <span class="muted">({{row['count_with']}})</span></td>
+    <td class="num">{{!helpers.average_mood(row['average_without'], labels, named=False) if row['average_without'] is not None else '–'}} <span class="muted">({{row['count_without']}})</span></td>
     % diff = row['difference']
     <td class="num {{'up' if diff and diff > 0 else 'down' if diff and diff < 0 else ''}}">{{('%+.2f' % diff) + (' ▲' if diff > 0 else ' ▼' if diff < 0 else '') if diff is not None else '–'}}</td>
   </tr>

@@ -1,5 +1,6 @@
 // Settings → Activities: a box that narrows the list, "Select all" per group, the count of
-// what is selected, and the group field shown only for a move. The page works without it.
+// what is selected, the bar of actions shown only once something is ticked, and the group
+// field shown only for a move. The page works without it (the bar then always shows).
 const form = document.getElementById("bulk");
 const picks = Array.from(document.querySelectorAll("input[name=ids][form=bulk]"));
 const picked = document.getElementById("picked");
@@ -12,8 +13,9 @@ const filter = document.querySelector(".list-filter");
 function count() {
   const ticked = picks.filter((box) => box.checked);
   const hidden = ticked.filter((box) => box.closest("li").hidden || box.closest("section").hidden);
+  form.hidden = ticked.length === 0;
   picked.hidden = false;
-  picked.textContent = ticked.length === 0 ? "Tick the activities to change."
+  picked.textContent = ticked.length === 0 ? ""
     : `${ticked.length} selected` + (hidden.length ? ` (${hidden.length} not shown by the filter)` : "");
   form.querySelector("button[type=submit]").disabled = ticked.length === 0;
 }

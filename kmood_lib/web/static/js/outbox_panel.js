@@ -1,6 +1,7 @@
 // The outbox in the pages (SPEC §12): on the log page, keeps an entry in this device's outbox
 // when the server cannot be reached, shows what waits (and what the service worker reports it
-// sent) and sends it when it can; on the log-out page, asks what to do with what still waits.
+// sent) and sends it when it can; on the log-out page, asks what to do with what still waits;
+// on the offline page (sw.js shows it for a page that needs the server), says how many wait.
 // The service worker itself is registered by offline.js.
 const outbox = self.kmoodOutbox;
 const me = Number(document.body.dataset.user);  // whose pages these are
@@ -27,7 +28,7 @@ let lastReport = null;
 
 async function show(report) {
   if (report) lastReport = report;
-  if (!panel) return;
+  if (!panel) return countWaiting();
   const items = await outbox.mine(me);
   panel.hidden = items.length === 0;
   document.getElementById("outbox-count").textContent = String(items.length);
@@ -70,6 +71,14 @@ function item(entry) {
     p.textContent = what;
     li.append(p);
   }
+  const line = firstLine(entry.body.note);
+  if (line) {
+    const note = document.createElement("p");
+    note.className = "note-line";
+    note.dir = "auto";
+    note.textContent = line;
+    li.append(note);
+  }
   if (entry.status === "refused") {
     const why = document.createElement("p");
     why.className = "refusal";
@@ -88,6 +97,11 @@ function item(entry) {
     li.append(why, actions);
   }
   return li;
+}
+
+// A note's first line with words on it: enough to tell one waiting entry from another.
+function firstLine(note) {
+  return (note || "").split("\n").map((line) => line.trim()).find(Boolean) || "";
 }
 
 function button(text, onClick) {
@@ -273,6 +287,37 @@ async function setupLogout() {
   });
 }
 
+// --- the offline page ---------------------------------------------------------------------
+
+const TAB_OF_SECTION = { entries: "/entries", calendar: "/calendar", stats: "/stats",
+                      insights: "/stats", settings: "/settings", admin: "/settings" };
+
+// Shown under the address of the page that could not open: its tab marked, a way to try it
+// again, and how many of this person's entries wait here.
+async function setupOfflinePage() {
+  const waiting = document.getElementById("offline-waiting");
+  if (!waiting) return;
+  const tab = TAB_OF_SECTION[location.pathname.split("/")[1]];
+  for (const link of document.querySelectorAll(".tabs a")) {
+    link.setAttribute("aria-current", link.getAttribute("href") === tab ? "page" : "false");
+  }
+  const retry = document.getElementById("offline-retry");
+  if (location.pathname !== "/offline") {
+    retry.href = location.href;
+    retry.hidden = false;
+  }
+  await countWaiting();
+}
+
+async function countWaiting() {
+  const waiting = document.getElementById("offline-waiting");
+  if (!waiting) return;
+  const n = (await outbox.mine(me)).length;
+  waiting.textContent = !n ? "Nothing is waiting on this device to be sent."
+    : `${n} entr${n === 1 ? "y is" : "ies are"} waiting on this device to be sent.`;
+  waiting.hidden = false;
+}
+
 // What the service worker reports after sending the outbox itself (Background Sync).
 function listen() {
   if (!("serviceWorker" in navigator)) return;
@@ -285,5 +330,6 @@ if (outbox) {
   listen();
   if (form && panel) setupLogPage();
   setupLogout();
+  setupOfflinePage();
   sync();
 }
