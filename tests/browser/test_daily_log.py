@@ -19,6 +19,7 @@ from tests.browser.conftest import (
     as_a_phone,
     click,
     console_errors,
+    create_user,
     login,
     login_by_cookie,
     overflowing,
@@ -38,6 +39,11 @@ USUAL = "fieldset.activities > .chips label"
 def pia9(pia):
     """Pia's three imported years, with the nine templates a long-time Daylio user brings."""
     auth = api_session(pia.url, "pia")
+    create_user(pia, "lou")  # and a person who renamed the moods at length
+    lou = api_session(pia.url, "lou")
+    for level, label in enumerate(("miserable", "not so good", "okay", "pretty good",
+                                   "wonderful"), 1):
+        assert http("PATCH", pia.url + f"/api/moods/{level}", {"label": label}, lou)[0] == 200
     for name in ("Evening", "Morning pages", "Gratitude", "Work day", "Weekend", "Therapy",
                  "Migraine", "Travel", "Dream"):
         assert http("POST", pia.url + "/api/templates", {
@@ -69,10 +75,20 @@ class Thumb:
 
 
 def moods_broken_mid_word(driver) -> list[str]:
-    """The mood labels whose text takes more than one line."""
+    """The words of the mood labels that start on one line and end on another (a label of
+    several words may wrap between them; a word cut short by "…" is on one line)."""
     return driver.execute_script("""
-        return Array.from(document.querySelectorAll('.moods label span'))
-          .filter((s) => s.getClientRects().length > 1).map((s) => s.textContent);""")
+        return Array.from(document.querySelectorAll('.moods label span')).flatMap((span) => {
+          const text = span.firstChild, broken = [];
+          for (const word of text.data.matchAll(/\\S+/g)) {
+            const range = document.createRange();
+            range.setStart(text, word.index);
+            range.setEnd(text, word.index + word[0].length);
+            const lines = new Set(Array.from(range.getClientRects(), (b) => Math.round(b.top)));
+            if (lines.size > 1) broken.push(word[0]);
+          }
+          return broken;
+        });""")
 
 
 def first_row_of_chips(driver) -> int:
@@ -182,6 +198,12 @@ def test_the_daily_loop_takes_no_scrolling_on_a_phone(pia9, window, size, dark):
     screenshot(driver, f"daily-edit-{shot}")
     as_a_phone(driver, *size)
 
+    if size[0] == 320:  # long mood labels: smaller type, then "…", never split
+        login_by_cookie(driver, pia9.url, "lou")
+        assert moods_broken_mid_word(driver) == []
+        screenshot(driver, f"daily-log-long-moods-{shot}", whole_page=False)
+        as_a_phone(driver, *size)
+        login_by_cookie(driver, pia9.url, "pia")
     assert console_errors(driver) == []
     if (size[0] == 320) != dark:
         return  # what follows once at each width (axe runs over every page in test_accessibility)

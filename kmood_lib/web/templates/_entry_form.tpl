@@ -24,8 +24,9 @@
     <legend>How are you?</legend>
     <div class="moods">
       % for level in (1, 2, 3, 4, 5):
+      % longest = max(len(word) for word in labels[level].split())
       <input type="radio" name="mood" value="{{level}}" id="mood-{{level}}" required{{' checked' if values.get('mood') == str(level) else ''}}>
-      <label for="mood-{{level}}" class="lv{{level}}">{{!helpers.face(level)}}<span>{{labels[level]}}</span></label>
+      <label for="mood-{{level}}" class="lv{{level}}{{' long' if longest > 5 else ''}}{{' longer' if longest > 7 else ''}}">{{!helpers.face(level)}}<span>{{labels[level]}}</span></label>
       % end
     </div>
   </fieldset>
