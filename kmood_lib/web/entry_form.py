@@ -100,9 +100,10 @@ def values_posted(fields: Params) -> dict:
     return values
 
 
-def when_line(values: dict, today: date, now: bool) -> str:
+def when_line(values: dict, today: date, now: bool, time_known: bool = True) -> str:
     """The one line at the top of the form that opens its date and time: "Now" for a new
-    entry left at now, else the day and time it holds ("Yesterday, 21:15")."""
+    entry left at now, else the day and time it holds ("Yesterday, 21:15"; "Sat 1 Apr 2023
+    (no time)" for an imported entry that had only a date)."""
     if now:
         return "Now"
     day, time = values.get("date", ""), values.get("time", "")
@@ -110,6 +111,8 @@ def when_line(values: dict, today: date, now: bool) -> str:
         shown = day_title(day, today.isoformat())
     except ValueError:  # a form shown again with what was typed, however odd
         shown = day
+    if not time_known:
+        return f"{shown} (no time)"
     return f"{shown}, {time}" if time else shown
 
 

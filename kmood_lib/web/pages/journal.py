@@ -171,7 +171,8 @@ def edit_page(services, conn, auth: Auth, entry_id: int, fields: Params | None =
     ticked = set(entry["activities"]) | (posted["activities"] if posted else set())
     words = vocabulary(conn, auth.user.id, keep=ticked)
     values = posted or entry_form.values_of(entry, words["metrics"])
-    when = entry_form.when_line(values, local_now(services, auth.user).date(), now=False)
+    when = entry_form.when_line(values, local_now(services, auth.user).date(), now=False,
+                                time_known=entry["time_known"] or posted is not None)
     return page("edit.tpl", auth, active="history", status=status, entry=entry,
                 values=values, when=when, errors=errors or {}, photo_error=photo_error,
                 photo_limits=uploads.limits_of(services), scripts=("log.js",), **words)

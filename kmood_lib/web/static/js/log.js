@@ -36,7 +36,8 @@ function setupTemplates() {
 
 // The line at the top that opens the date and time says what they hold: "Now" on a new
 // entry until the person changes them (Save then stamps this device's now), else the day and
-// time ("Yesterday, 21:15"). A waiting entry put back into the form brings its own.
+// time ("Yesterday, 21:15"). A waiting entry put back into the form brings its own. Until
+// then it is the server's line (which also knows an imported entry that had no time).
 function setupWhen() {
   const text = document.getElementById("when-text");
   if (!form || !text) return;
@@ -62,7 +63,6 @@ function setupWhen() {
       });
     });
   }
-  show();
 }
 
 function describe(day, time) {
