@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 
 from kmood_lib.core.errors import DomainError
 from kmood_lib.web.http import Params
+from kmood_lib.web.template_helpers import day_title
 
 FIELD_LABELS = {
     "mood": "Mood", "occurred_at": "Date and time", "activities": "Activities",
@@ -97,6 +98,22 @@ def values_posted(fields: Params) -> dict:
     values = {name: value for name, value in fields.items() if name != "csrf_token"}
     values["activities"] = set(fields.getall("activity"))
     return values
+
+
+def when_line(values: dict, today: date, now: bool, time_known: bool = True) -> str:
+    """The one line at the top of the form that opens its date and time: "Now" for a new
+    entry left at now, else the day and time it holds ("Yesterday, 21:15"; "Sat 1 Apr 2023
+    (no time)" for an imported entry that had only a date)."""
+    if now:
+        return "Now"
+    day, time = values.get("date", ""), values.get("time", "")
+    try:
+        shown = day_title(day, today.isoformat())
+    except ValueError:  # a form shown again with what was typed, however odd
+        shown = day
+    if not time_known:
+        return f"{shown} (no time)"
+    return f"{shown}, {time}" if time else shown
 
 
 def offset_text(moment: datetime) -> str:

@@ -57,7 +57,10 @@ def test_a_template_fills_the_form_and_a_goal_is_checked_off_with_one_tap(gus, w
     as_a_phone(driver, 390, 844)
     login_by_cookie(driver, gus.url, "gus")
     driver.get(gus.url + "/")
+    click(driver, driver.find_element(By.CSS_SELECTOR, "details.use-template > summary"))
     click(driver, driver.find_element(By.XPATH, "//p[@id='templates']/a[.='Evening']"))
+    assert driver.find_element(By.CSS_SELECTOR, "details.use-template").get_attribute(
+        "open") is None  # picked: the list closes
     assert driver.find_element(By.NAME, "note_title").get_attribute("value") == "Today"
     assert driver.find_element(By.NAME, "note").get_attribute("value") == (
         "What went well?\nWhat would I do differently?")

@@ -63,18 +63,20 @@ MOST_USED = 12
 def vocabulary(conn, user_id: int, keep=None, fold: bool = True) -> dict:
     """Labels, activity chips and metrics for a form: archived activities are left out
     unless `keep` names them (an edited entry keeps the ones it has); None keeps all. Past
-    FEW_ACTIVITIES (and with `fold`), the MOST_USED ones are `favourites` and `groups` holds
-    the rest, so the mood, the usual activities and Save fit one phone screen however many
-    there are."""
+    FEW_ACTIVITIES (and with `fold`), `favourites` holds the ones ticked on the form (an
+    edited entry's own) and the most used, MOST_USED in all unless more are ticked, and
+    `groups` the rest: the mood, the activities, the note and Save fit one phone screen
+    however many there are."""
     activities = [a for a in vocab.list_activities(conn, user_id)
                   if keep is None or not a["archived"] or a["name"] in keep]
     favourites = []
     if fold and len(activities) > FEW_ACTIVITIES:
-        used = sorted((a for a in activities if a["entries"]),
+        ticked = [a for a in activities if a["name"] in (keep or ())]
+        used = sorted((a for a in activities if a["entries"] and a["name"] not in (keep or ())),
                       key=lambda a: (-a["entries"], a["name"].casefold()))
-        favourites = used[:MOST_USED]
-        chosen = {a["id"] for a in favourites}
-        activities = [a for a in activities if a["id"] not in chosen]
+        favourites = ticked + used[:max(0, MOST_USED - len(ticked))]
+        shown = {a["id"] for a in favourites}
+        activities = [a for a in activities if a["id"] not in shown]
     return {"labels": vocab.mood_labels(conn, user_id), "favourites": favourites,
             "groups": group_activities(activities),
             "metrics": vocab.list_metrics(conn, user_id)}
@@ -102,7 +104,8 @@ def home_page(services, conn, auth: Auth, fields: Params | None = None, errors=N
         picked = next((t for t in offered if str(t["id"]) == chosen), None)
         if picked:
             values.update(note_title=picked["note_title"], note=picked["note"])
-    return page("home.tpl", auth, active="log", status=status, values=values,
+    when = entry_form.when_line(values, today, now=fields is None)
+    return page("home.tpl", auth, active="log", status=status, values=values, when=when,
                 photo_limits=uploads.limits_of(services), templates=offered,
                 goals=goals.list_goals(conn, user.id, today, archived=False),
                 errors=errors or {}, todays=todays, streak=current, longest=longest,
@@ -268,12 +271,16 @@ def day_view(services, conn, auth: Auth, day: str):
 def edit_page(services, conn, auth: Auth, entry_id: int, fields: Params | None = None,
               errors=None, status=200, photo_error: str | None = None):
     entry = queries.get_entry(conn, auth.user.id, entry_id)
-    words = vocabulary(conn, auth.user.id, keep=set(entry["activities"]))
-    values = entry_form.values_posted(fields) if fields is not None else (
-        entry_form.values_of(entry, words["metrics"]))
+    posted = entry_form.values_posted(fields) if fields is not None else None
+    ticked = set(entry["activities"]) | (posted["activities"] if posted else set())
+    words = vocabulary(conn, auth.user.id, keep=ticked)
+    values = posted or entry_form.values_of(entry, words["metrics"])
+    when = entry_form.when_line(values, local_now(services, auth.user).date(), now=False,
+                                time_known=entry["time_known"] or posted is not None)
     return page("edit.tpl", auth, active="history", status=status, entry=entry,
-                values=values, errors=errors or {}, photo_error=photo_error,
-                photo_limits=uploads.limits_of(services), back=back_asked(fields), **words)
+                values=values, when=when, errors=errors or {}, photo_error=photo_error,
+                photo_limits=uploads.limits_of(services), scripts=("log.js",),
+                back=back_asked(fields), **words)
 
 
 def photos_refused(services, conn, auth: Auth, entry_id: int, fields, errors, status):

@@ -1,5 +1,7 @@
-% include('_errors.tpl', errors=errors)
-<form method="post" action="{{action}}" class="card" id="entry-form"{{!' data-outbox enctype="multipart/form-data"' if creating else ''}}{{!' data-now' if creating and not errors else ''}}>
+% # The log and edit form, in the order a thumb goes: mood, activities, note, Save. What is
+% # used less (the date, templates, the other activities) is one line that opens; new
+% # activities are typed after the note when there are many to choose from.
+<form method="post" action="{{action}}" class="card entry-form" id="entry-form"{{!' data-outbox enctype="multipart/form-data"' if creating else ''}}{{!' data-now' if creating and not errors else ''}}>
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <input type="hidden" name="utc_offset" value="{{values.get('utc_offset', '')}}">
   <input type="hidden" name="back" value="{{get('back') or ''}}">
@@ -8,24 +10,34 @@
   <input type="hidden" name="owner" value="{{user.id}}">
   <input type="hidden" name="names_of_metrics" value="{{helpers.json_attr({str(m['id']): m['name'] for m in metrics})}}">
   % end
+  <div class="form-head">
+    <h1>{{heading}}</h1>
+    <details class="when" id="when"{{' open' if 'Date and time' in errors else ''}}>
+      <summary><span><span id="when-text">{{when}}</span> · <span class="change">change<span class="skip"> the date and time</span></span></span></summary>
+      <div class="row">
+        <label>Date <input type="date" name="date" value="{{values.get('date', '')}}" required></label>
+        <label>Time <input type="time" name="time" value="{{values.get('time', '')}}"></label>
+      </div>
+    </details>
+  </div>
+  % include('_errors.tpl', errors=errors)
   <fieldset>
     <legend>How are you?</legend>
     <div class="moods">
       % for level in (1, 2, 3, 4, 5):
+      % longest = max(len(word) for word in labels[level].split())
       <input type="radio" name="mood" value="{{level}}" id="mood-{{level}}" required{{' checked' if values.get('mood') == str(level) else ''}}>
-      <label for="mood-{{level}}" class="lv{{level}}">{{!helpers.face(level)}}<span>{{labels[level]}}</span></label>
+      <label for="mood-{{level}}" class="lv{{level}}{{' long' if longest > 5 else ''}}{{' longer' if longest > 7 else ''}}">{{!helpers.face(level)}}<span>{{labels[level]}}</span></label>
       % end
     </div>
   </fieldset>
+  % new_label = 'New activities' if groups or favourites else 'Activities'
   % if groups or favourites:
   <fieldset class="activities">
     <legend>What have you been up to?</legend>
     % if favourites:
-    <p class="group-name">Most used</p>
     % include('_chips.tpl', members=favourites)
-    % chosen = values.get('activities', ())
-    % hidden_checked = any(a['name'] in chosen for _, members in groups for a in members)
-    <details class="more-activities" data-remember="more"{{' open' if hidden_checked else ''}}>
+    <details class="more-activities" data-remember="more">
       <summary>{{sum(len(m) for _, m in groups)}} more activities</summary>
       <input type="search" class="js-only chip-filter" hidden placeholder="Find an activity" aria-label="Find an activity" autocomplete="off">
     % end
@@ -44,18 +56,29 @@
     % end
   </fieldset>
   % end
-  <label>{{'New activities' if groups else 'Activities'}} <span class="muted">(separate with commas)</span>
-    <input name="new_activities" value="{{values.get('new_activities', '')}}" autocomplete="off" placeholder="for example: walk, friends">
-  </label>
-  % if creating and get('templates'):
-  <p class="templates" id="templates"><span class="muted">Start from:</span>
-    % for template in templates:
-    <a class="chip-link" href="/?template={{template['id']}}" data-title="{{template['note_title']}}" data-note="{{template['note']}}" dir="auto">{{template['name']}}</a>
-    % end
-  </p>
+  % if not favourites:
+  % include('_new_activities.tpl', label=new_label)
   % end
-  <label>Title <input name="note_title" value="{{values.get('note_title', '')}}" maxlength="200" dir="auto"></label>
-  <label>Note <textarea name="note" maxlength="20000" dir="auto">{{values.get('note', '')}}</textarea></label>
+  <div class="note">
+    <div class="note-head">
+      <label for="note">Note</label>
+      % if creating and get('templates'):
+      <details class="use-template">
+        <summary>Use a template</summary>
+        <p class="templates" id="templates">
+          % for template in templates:
+          <a class="chip-link" href="/?template={{template['id']}}" data-title="{{template['note_title']}}" data-note="{{template['note']}}" dir="auto">{{template['name']}}</a>
+          % end
+        </p>
+      </details>
+      % end
+    </div>
+    <textarea id="note" name="note" maxlength="20000" rows="3" dir="auto">{{values.get('note', '')}}</textarea>
+    <label class="title">Title <input name="note_title" value="{{values.get('note_title', '')}}" maxlength="200" dir="auto"></label>
+  </div>
+  % if favourites:
+  % include('_new_activities.tpl', label=new_label)
+  % end
   % if metrics:
   <div class="row">
     % for metric in metrics:
@@ -76,12 +99,6 @@
   <label>Photos <span class="muted">(up to {{photo_limits.per_entry}}; their location and other hidden details are removed)</span>
     <input type="file" name="photo" accept="image/jpeg,image/png,image/webp" multiple>
   </label>
-  % end
-  <div class="row">
-    <label>Date <input type="date" name="date" value="{{values.get('date', '')}}" required></label>
-    <label>Time <input type="time" name="time" value="{{values.get('time', '')}}"></label>
-  </div>
-  % if creating:
   <div class="js-only" hidden id="extras">
     <div class="actions">
       <button type="button" class="secondary" id="use-location">Use my location</button>
@@ -109,7 +126,7 @@
   <div class="actions save-bar">
     <button type="submit">{{submit}}</button>
     % if not creating:
-    <a class="button secondary" href="/entries#entry-{{entry['id']}}">Cancel</a>
+    <a class="button secondary" href="{{get('back') or '/entries'}}#entry-{{entry['id']}}">Cancel</a>
     % end
   </div>
 </form>

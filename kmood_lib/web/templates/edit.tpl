@@ -1,12 +1,13 @@
 % rebase('layout.tpl', title='Edit entry')
-<h1>Edit entry</h1>
-<p class="muted">Logged {{helpers.when(entry)}}.</p>
+% include('_entry_form.tpl', action='/entries/%d/edit' % entry['id'], creating=False, heading='Edit entry', submit='Save changes')
 % if entry['location'] or entry['weather'] or entry['song']:
-<ul class="entries summary"><!-- what the worker found out about it -->
-  % include('_entry.tpl', entry=entry, show_time=False, actions=False)
-</ul>
+<section aria-labelledby="found-title">
+  <h2 id="found-title">Place, weather and song</h2>
+  <ul class="entries summary"><!-- what the worker found out about it -->
+    % include('_entry.tpl', entry=entry, show_time=False, actions=False)
+  </ul>
+</section>
 % end
-% include('_entry_form.tpl', action='/entries/%d/edit' % entry['id'], creating=False, submit='Save changes')
 <section id="photos" class="photos-edit">
   <h2>Photos</h2>
   % if photo_error:

@@ -1,12 +1,11 @@
 % rebase('layout.tpl', title='Log')
-<h1>Log a mood</h1>
 % if get('starter_set'):
 % include('_starter.tpl')
 % end
 <p class="notice js-only" id="outbox-notice" role="status" hidden>Saved on this device: k-mood could not take it just now. It is sent as soon as it can be.</p>
 <p class="notice js-only" id="outbox-sent" role="status" hidden>Entries saved on this device have been sent.</p>
 <p class="notice js-only" id="outbox-deleted" role="status" hidden>An entry waiting on this device had been deleted since it was first saved (on another device, perhaps), so it was not sent again.</p>
-% include('_entry_form.tpl', action='/entries', creating=True, submit='Save entry', entry=None)
+% include('_entry_form.tpl', action='/entries', creating=True, heading='Log a mood', submit='Save entry', entry=None)
 <section id="outbox" class="js-only outbox" aria-labelledby="outbox-title" hidden>
   <h2 id="outbox-title">Waiting to sync (<span id="outbox-count">0</span>)</h2>
   <p class="muted" id="outbox-status" role="status"></p>

@@ -1,9 +1,11 @@
-// The log form's niceties: location from the browser, and the song playing right now.
+// The log and edit form's niceties: the date line saying what it holds, templates filled in
+// place, the folded activities' filter, location from the browser, the song playing right now.
 // The form works without them; nothing here is needed to log an entry.
 const form = document.getElementById("entry-form");
 const extras = document.getElementById("extras");
 
 function setup() {
+  setupWhen();
   setupFilter();
   setupGroups();
   setupTemplates();
@@ -27,8 +29,53 @@ function setupTemplates() {
     if (!title.value.trim()) title.value = link.dataset.title;
     note.value = note.value.trim() ? `${note.value.replace(/\s+$/, "")}\n\n${link.dataset.note}`
       : link.dataset.note;
+    link.closest("details").open = false;
     note.focus();
   });
+}
+
+// The line at the top that opens the date and time says what they hold: "Now" on a new
+// entry until the person changes them (Save then stamps this device's now), else the day and
+// time ("Yesterday, 21:15"). A waiting entry put back into the form brings its own. Until
+// then it is the server's line (which also knows an imported entry that had no time).
+function setupWhen() {
+  const text = document.getElementById("when-text");
+  if (!form || !text) return;
+  const { date, time } = form.elements;
+  const blank = "now" in form.dataset;
+  let changed = !blank;
+  const show = () => { text.textContent = changed ? describe(date.value, time.value) : "Now"; };
+  for (const field of [date, time]) {
+    field.addEventListener("input", () => { changed = true; show(); });
+    field.addEventListener("change", () => { changed = true; show(); });
+  }
+  form.addEventListener("reset", () => {
+    changed = !blank;
+    setTimeout(show);
+  });
+  const waiting = document.getElementById("outbox");
+  if (waiting) {
+    waiting.addEventListener("click", () => {
+      const before = [date.value, time.value];
+      setTimeout(() => {
+        if (date.value !== before[0] || time.value !== before[1]) changed = true;
+        show();
+      });
+    });
+  }
+}
+
+function describe(day, time) {
+  const [y, m, d] = day.split("-").map(Number);
+  if (!y || !m || !d) return day || "No date";
+  const picked = new Date(y, m - 1, d);
+  const today = new Date();
+  today.setHours(0, 0, 0, 0);
+  const ago = Math.round((today - picked) / 86400000);
+  const name = ago === 0 ? "Today" : ago === 1 ? "Yesterday"
+    : `${picked.toLocaleDateString("en", { weekday: "short" })} ${d} ${
+      picked.toLocaleDateString("en", { month: "short" })} ${y}`;
+  return time ? `${name}, ${time}` : name;
 }
 
 function setupLocation() {
@@ -129,17 +176,17 @@ function remember(key, isOpen) {
   }
 }
 
+// Only what the person opens or closes is remembered (a click on the summary, by touch, mouse
+// or keyboard): not what the page or the filter does, nor a group shown open for its ticks.
 function setupGroups() {
   const state = remembered();
-  const filter = document.querySelector(".chip-filter");
   for (const group of document.querySelectorAll("#entry-form details[data-remember]")) {
     const key = group.dataset.remember;
     if (typeof state[key] === "boolean" && !group.querySelector("input:checked")) {
       group.open = state[key];
     }
-    group.addEventListener("toggle", () => {
-      if (filter && filter.value.trim()) return;  // opened by the filter, not by the person
-      remember(key, group.open);
+    group.querySelector("summary").addEventListener("click", () => {
+      setTimeout(() => remember(key, group.open));  // once the click has opened or closed it
     });
   }
 }
