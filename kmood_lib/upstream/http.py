@@ -156,7 +156,10 @@ def _exchange_once(method: str, url: str, user_agent: str, deadline: float, head
     helper = threading.Thread(target=work, name="upstream-request", daemon=True)
     helper.start()
     helper.join(max(0.0, deadline - time.monotonic()))
-    if helper.is_alive():
+    # The socket's own timeout is the time left, so a helper that timed out just before the
+    # join gave up has met the same deadline, and says so in the same words.
+    timed_out = isinstance(outcome.get("error"), TimeoutError)
+    if helper.is_alive() or timed_out:
         _abort(conn)
         raise UpstreamError(f"no complete answer from {_host(url)} within the deadline")
     conn.close()
