@@ -77,6 +77,16 @@ def entry_body(fields: Params, metrics: list[dict], *, creating: bool) -> dict:
     return body
 
 
+def keeping_date_only(body: dict, fields: Params, entry: dict) -> dict:
+    """An edit of a date-only entry (imported history) that leaves its day as it was and its
+    time empty changes nothing of when it was: the body keeps no `occurred_at`, so the entry
+    is not turned into one logged at 12:00."""
+    unchanged = fields.get("date", "").strip() == entry["occurred_at"][:10]
+    if not entry["time_known"] and unchanged and not fields.get("time", "").strip():
+        body.pop("occurred_at", None)
+    return body
+
+
 def form_errors(exc: DomainError) -> dict[str, str]:
     """A refused entry's fields, named as the page shows them (metrics by their own name)."""
     shown = {}
@@ -127,7 +137,8 @@ def values_of(entry: dict, metrics: list[dict]) -> dict:
     """An entry's values as the edit form's fields."""
     when = datetime.fromisoformat(entry["occurred_at"])
     out = {"mood": str(entry["mood"]), "note_title": entry["note_title"], "note": entry["note"],
-           "date": when.strftime("%Y-%m-%d"), "time": when.strftime("%H:%M"),
+           "date": when.strftime("%Y-%m-%d"),
+           "time": when.strftime("%H:%M") if entry["time_known"] else "",  # none was logged
            "utc_offset": offset_text(when),
            "activities": set(entry["activities"])}
     for metric in metrics:

@@ -19,6 +19,7 @@ from kmood_lib.portability.daylio.backup import read_member
 from kmood_lib.portability.daylio.plan import DaylioFormatError, Limits
 from tests.fakes import FakeClock
 from tests.unit.test_daylio_csv import NEWEST, csv_bytes, journal, journal_rows, picked, run
+from tests.unit.test_journal_pages import csrf_of, post_form
 
 MOODS = [
     {"id": 1, "custom_name": "", "mood_group_id": 1, "mood_group_order": 0,
@@ -345,3 +346,24 @@ def test_invisible_and_direction_changing_characters_leave_a_backup_s_names_said
                  "U+202D LEFT-TO-RIGHT OVERRIDE taken out of the name 'Evening'"):
         assert line in said, (line, report["warnings"])
     assert run(conn, ann, backup(document))["imported"] == 0  # still idempotent
+
+
+def test_editing_a_date_only_entry_keeps_it_date_only_until_a_time_is_given(conn, client_for):
+    """The edit form shows no time for it, and saving another mood leaves it as it was logged
+    (before, the form posted 12:00 and the entry became one logged at noon)."""
+    bea = client_for("bea", timezone="Europe/Berlin")
+    user_id = conn.execute("SELECT id FROM users WHERE username = 'bea'").fetchone()[0]
+    run(conn, user_id, backup())
+    entry = bea.get("/api/entries?from=2023-04-01&to=2023-04-01").json["entries"][0]
+    page = bea.get(f"/entries/{entry['id']}/edit").text
+    assert 'name="time" value=""' in page
+    fields = [("mood", "4"), ("date", "2023-04-01"), ("time", ""),
+              ("utc_offset", "+02:00")]
+    assert post_form(bea, f"/entries/{entry['id']}/edit", fields, csrf_of(page)).status == 303
+    kept = bea.get(f"/api/entries/{entry['id']}").json
+    assert (kept["mood"], kept["occurred_at"], kept["time_known"]) == (
+        4, "2023-04-01T12:00:00+02:00", False)
+    fields[2] = ("time", "08:15")
+    assert post_form(bea, f"/entries/{entry['id']}/edit", fields, csrf_of(page)).status == 303
+    timed = bea.get(f"/api/entries/{entry['id']}").json
+    assert (timed["occurred_at"], timed["time_known"]) == ("2023-04-01T08:15:00+02:00", True)

@@ -324,9 +324,10 @@ def back_asked(fields: Params | None) -> str | None:
 def edit_submit(services, conn, auth: Auth, entry_id: int):
     """Saved: back to the list it was opened from (History with its filters and page, a day),
     scrolled to the entry, with the notice."""
-    queries.get_entry(conn, auth.user.id, entry_id)  # someone else's is a 404, not a form
-    saving.update(services, conn, auth.user, entry_id,
-                  posted_entry(services, conn, auth, creating=False))
+    entry = queries.get_entry(conn, auth.user.id, entry_id)  # another's: a 404, not a form
+    body = entry_form.keeping_date_only(posted_entry(services, conn, auth, creating=False),
+                                        form_fields(bottle.request, services.config), entry)
+    saving.update(services, conn, auth.user, entry_id, body)
     return redirect(back.to_entry(back_asked(form_fields(bottle.request, services.config)),
                                   entry_id), "saved")
 
