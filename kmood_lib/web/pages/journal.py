@@ -82,9 +82,12 @@ def vocabulary(conn, user_id: int, keep=None, fold: bool = True) -> dict:
             "metrics": vocab.list_metrics(conn, user_id)}
 
 
-def posted_entry(services, conn, auth: Auth, creating: bool) -> dict:
-    """The log or edit form's fields as the API's JSON body."""
-    fields = form_fields(bottle.request, services.config)
+def posted_entry(services, conn, auth: Auth, creating: bool, fields: Params | None = None
+                 ) -> dict:
+    """The log or edit form's fields (read from the request unless given) as the API's JSON
+    body."""
+    if fields is None:
+        fields = form_fields(bottle.request, services.config)
     return entry_form.entry_body(fields, vocab.list_metrics(conn, auth.user.id), creating=creating)
 
 
@@ -325,11 +328,11 @@ def edit_submit(services, conn, auth: Auth, entry_id: int):
     """Saved: back to the list it was opened from (History with its filters and page, a day),
     scrolled to the entry, with the notice."""
     entry = queries.get_entry(conn, auth.user.id, entry_id)  # another's: a 404, not a form
-    body = entry_form.keeping_date_only(posted_entry(services, conn, auth, creating=False),
-                                        form_fields(bottle.request, services.config), entry)
+    fields = form_fields(bottle.request, services.config)
+    body = entry_form.keeping_date_only(
+        posted_entry(services, conn, auth, creating=False, fields=fields), fields, entry)
     saving.update(services, conn, auth.user, entry_id, body)
-    return redirect(back.to_entry(back_asked(form_fields(bottle.request, services.config)),
-                                  entry_id), "saved")
+    return redirect(back.to_entry(back_asked(fields), entry_id), "saved")
 
 
 @routes.get("/entries/<entry_id:id>/delete")
