@@ -98,7 +98,11 @@ def screenshot(driver, name: str, whole_page: bool = True) -> Path:
     try:
         driver.save_screenshot(str(path))
     finally:
-        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        emulated = getattr(driver, "kmood_metrics", None)  # as_a_phone's or look's, kept
+        if emulated:
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", emulated)
+        else:
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     return path
 
 
@@ -222,6 +226,7 @@ class SharedChromium:
         driver.set_page_load_timeout(30)
         driver.set_script_timeout(30)
         driver.implicitly_wait(0)
+        driver.kmood_metrics = None  # a new window starts with no emulation
         driver.get_log("browser")  # what earlier windows logged is not this one's
         if self.dark:
             dark_media(driver)
@@ -381,11 +386,40 @@ def pia(app_stack, tmp_path_factory):
 def as_a_phone(driver, width: int, height: int = 800) -> None:
     """A phone, not a narrow window: mobile layout, 3x pixels, touch, a phone's user agent
     (native date and time inputs take their phone widths)."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": width, "height": height, "deviceScaleFactor": 3, "mobile": True})
+    metrics(driver, {"width": width, "height": height, "deviceScaleFactor": 3, "mobile": True})
     driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True,
                                                                   "maxTouchPoints": 5})
     driver.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": PHONE_AGENT})
+
+
+def metrics(driver, emulated: dict) -> None:
+    """Emulate a screen, remembered so a screenshot can put it back after its own."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", emulated)
+    driver.kmood_metrics = emulated
+
+
+def look(driver, size: tuple[int, int], dark: bool) -> None:
+    """Show the page already open as it looks at `size` (a phone's width and height, emulated
+    as as_a_phone does; DESKTOP: a desktop window) in light or dark, without loading it again:
+    the emulation changes the layout and the colour scheme in place. (A dark scheme emulated
+    here paints the same pixels as the dark Chromium: compared screenshot for screenshot.)"""
+    if size == DESKTOP:
+        metrics(driver, {"width": size[0], "height": size[1], "deviceScaleFactor": 1,
+                         "mobile": False})
+        driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+    else:
+        as_a_phone(driver, *size)
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+        "features": [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]})
+
+
+VARIANTS = [((390, 844), False), ((390, 844), True), ((320, 800), False), ((320, 800), True),
+            (DESKTOP, False), (DESKTOP, True)]
+
+
+def variant_name(size: tuple[int, int], dark: bool) -> str:
+    kind = "desktop" if size == DESKTOP else f"phone{size[0]}"
+    return f"{kind}-{'dark' if dark else 'light'}"
 
 
 def shot_name(path: str) -> str:
