@@ -358,16 +358,6 @@ def check_nats(config: Config) -> Iterator[Check]:
 EXIT_DOCTOR_FAILED = 1
 
 
-def add_parser(sub) -> None:
-    doctor = sub.add_parser("doctor", help="check the deployment and say what is wrong",
-                            description="One line per check (ok / warn / fail, with a hint): "
-                            "configuration, the database file, migrations, the worker "
-                            "heartbeat and the queue. Changes nothing: the database is opened "
-                            "read-only. Exits 1 when any check fails.")
-    doctor.add_argument("--network", action="store_true",
-                        help="also send one request to each configured upstream (and NATS)")
-
-
 def cmd_doctor(args, config: Config, environ: Mapping[str, str]) -> int:
     checks = run(config, environ, SystemClock().now_ms(), network=args.network)
     for check in checks:

@@ -20,35 +20,6 @@ from kmood_lib.portability.daylio.moods import parse_mood_map
 from kmood_lib.portability.daylio.plan import DaylioFormatError
 
 
-def add_parser(sub) -> None:
-    cmd = sub.add_parser("import-daylio", help="import a Daylio CSV export or .daylio backup",
-                         description="Import a Daylio CSV export or .daylio backup into a "
-                         "user's journal: all of it or nothing; importing it again adds nothing.")
-    cmd.add_argument("file", help="the CSV or .daylio file")
-    cmd.add_argument("--user", required=True, help="whose journal")
-    cmd.add_argument("--mood-map", help='levels for mood names: JSON {"sad": 2} or sad=2,ok=3')
-    cmd.add_argument("--mood-map-file", help="a JSON file holding the mood map")
-    cmd.add_argument("--dry-run", action="store_true", help="report without writing anything")
-    back = sub.add_parser("import-json", help="import a k-mood JSON export",
-                          description="Import k-mood's own JSON export into a user's journal, "
-                          "on this or a fresh database: all of it or nothing; again adds nothing.")
-    back.add_argument("file", help="the JSON export")
-    back.add_argument("--user", required=True, help="whose journal")
-    back.add_argument("--dry-run", action="store_true", help="report without writing anything")
-    out = sub.add_parser("export", help="export a user's journal as JSON, ZIP or Daylio-style"
-                         " CSV", description="Write everything of one user: k-mood's JSON "
-                         "(imports back with import-json), the ZIP of it with the photos "
-                         "(imports back the same way; needs --output) or a CSV in Daylio's "
-                         "newest layout.")
-    out.add_argument("--user", required=True, help="whose journal")
-    out.add_argument("--format", choices=("json", "zip", "csv"), default="json")
-    out.add_argument("-o", "--output", help="the file to write (default: standard output)")
-    copy = sub.add_parser("backup", help="copy the database while it is in use",
-                          description="Take a consistent copy of the database with SQLite's "
-                          "online backup, while server and worker keep running, and check it.")
-    copy.add_argument("dest", help="the file to write (or a directory: a timestamped file in it)")
-
-
 class Progress:
     """Rows done / total and the rate on stderr: one redrawn line on a terminal, plain lines
     otherwise."""

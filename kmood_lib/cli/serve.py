@@ -30,14 +30,6 @@ SPARE_DESCRIPTORS = 64  # the database, its WAL, logs, the listening socket, the
 OUTBUF_HIGH_WATERMARK = 64 * 1024 * 1024
 
 
-def add_parser(sub) -> None:
-    sub.add_parser("serve", help="run the web server (the default)",
-                   description="Run the web server on KMOOD_HOST:KMOOD_PORT. Background work "
-                   "runs in kmood_worker.py.")
-    sub.add_parser("migrate", help="apply database migrations and exit",
-                   description="Bring the database at KMOOD_DB to this build's schema.")
-
-
 def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int:
     """Serve the app until SIGTERM or SIGINT."""
     give_back_freed_memory()  # a photo's megabytes leave with it (core.memory)

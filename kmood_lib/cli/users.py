@@ -14,29 +14,6 @@ from kmood_lib.core.config import Config
 from kmood_lib.core.text import TextError, decode_utf8
 
 
-def add_parser(sub) -> None:
-    create = sub.add_parser("create-user", help="create a user (the first user is an admin)",
-                            description="Create a user. The first user ever created is an admin.")
-    create.add_argument("name", help="username")
-    create.add_argument("--admin", action="store_true", help="make the user an admin")
-    create.add_argument("--password-stdin", action="store_true",
-                        help="read the password from the first line of standard input")
-    create.add_argument("--timezone", default="UTC", help="IANA timezone (default UTC)")
-    people = sub.add_parser("users", help="list accounts, reset a password, delete an account",
-                            description="Manage the accounts of this server.")
-    actions = people.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("list", help="every account with its entry count")
-    reset = actions.add_parser("reset-password",
-                               help="set a new password; ends all of that user's sessions")
-    reset.add_argument("name", help="username")
-    reset.add_argument("--password-stdin", action="store_true",
-                       help="read the password from the first line of standard input")
-    delete = actions.add_parser("delete", help="delete an account with all its data")
-    delete.add_argument("name", help="username")
-    delete.add_argument("--yes", action="store_true",
-                        help="really delete (without it, only say what would go)")
-
-
 def read_password(from_stdin: bool) -> str:
     if from_stdin:
         raw = sys.stdin.buffer.readline()
