@@ -21,6 +21,7 @@ resample is a few hundred runs; the fields are read back with one `array` call.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import operator
@@ -114,6 +115,7 @@ def _answer(effect: float | None, spread: list[float], resamples: int, n_with: i
                   p_value(values, effect), n_with, n_without)
 
 
+@functools.lru_cache(maxsize=4)
 def _run_lengths(mean_block: float) -> list[int] | None:
     """Geometric run lengths with mean `mean_block` by inversion, one per 16-bit uniform draw
     (a run of more than ~80 days at a mean of 7 is cut: a chance of 1 in 131 072). None: a
@@ -299,11 +301,29 @@ def percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def p_value(resampled: Sequence[float], effect: float) -> float:
-    """Two-sided: how often the resampled effects, moved to centre on no difference, are at
-    least as far from it as the observed one (never 0: one resample's worth at the least)."""
-    beyond = sum(1 for value in resampled if abs(value - effect) >= abs(effect))
-    return (beyond + 1) / (len(resampled) + 1)
+def p_value(ordered: Sequence[float], effect: float) -> float:
+    """Two-sided: how often the resampled effects (sorted), moved to centre on no difference,
+    are at least as far from it as the observed one (never 0: one resample's worth at the
+    least). Distance from the effect grows away from it on either side, so the far ones are
+    the two ends of the sorted values, found by bisection on the same test, |value - effect|
+    >= |effect|, that counting them one by one would make."""
+    far = abs(effect)
+    centre = bisect.bisect_left(ordered, effect)
+    above = _first(ordered, centre, len(ordered), lambda value: value - effect >= far)
+    below = _first(ordered, 0, centre, lambda value: effect - value < far)
+    return (below + len(ordered) - above + 1) / (len(ordered) + 1)
+
+
+def _first(ordered: Sequence[float], low: int, high: int, test) -> int:
+    """The first position in ordered[low:high] whose value passes `test` (high if none),
+    for a test that, once passed, passes for every later value."""
+    while low < high:
+        middle = (low + high) // 2
+        if test(ordered[middle]):
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def bh_adjusted(p_values: Sequence[float | None]) -> list[float | None]:
