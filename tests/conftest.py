@@ -18,10 +18,19 @@ from tests.helpers import SPAWNED, base_env
 SLOW_FOLDERS = {"concurrency", "e2e", "browser"}
 
 
+# The longest files first (then any unit test marked slow): `make test` hands whole files to its two processes in this order
+# (xdist --dist loadfile), so the last ones to finish are short and neither process waits
+# long for the other at the end.
+FIRST_TO_LAST = ("browser", "fuzz", "e2e", "concurrency")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if Path(str(item.path)).parent.name in SLOW_FOLDERS:
             item.add_marker(pytest.mark.slow)
+    folder = {name: rank for rank, name in enumerate(FIRST_TO_LAST)}
+    items.sort(key=lambda item: (folder.get(Path(str(item.path)).parent.name, len(folder)),
+                                 item.get_closest_marker("slow") is None))
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,8 @@ worker processes (SPEC §10). Selenium Manager never runs: the driver path is al
 
 from __future__ import annotations
 
+import base64
+import functools
 import json
 import os
 import re
@@ -96,7 +98,9 @@ def screenshot(driver, name: str, whole_page: bool = True) -> Path:
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": width, "height": min(height, 6000), "deviceScaleFactor": 1, "mobile": False})
     try:
-        driver.save_screenshot(str(path))
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "optimizeForSpeed": True})  # a faster zlib level, same pixels
+        path.write_bytes(base64.b64decode(shot["data"]))
     finally:
         emulated = getattr(driver, "kmood_metrics", None)  # as_a_phone's or look's, kept
         if emulated:
@@ -461,14 +465,30 @@ def overflowing(driver) -> list[str]:
 AXE = Path(__file__).parent / "vendor" / "axe-4.14.1.min.js"  # pinned, never served
 
 
-def violations(driver) -> list[str]:
-    driver.execute_script(AXE.read_text())
+@functools.cache
+def axe_source() -> str:
+    return AXE.read_text()
+
+
+# What a colour scheme can change: the rest of axe's rules read the document and its layout,
+# which are the same in light and dark.
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
+
+
+def violations(driver, only: tuple[str, ...] | None = None) -> list[str]:
+    """What axe-core finds on the open page as it looks now, by all its rules or `only` these
+    (sent into a page once: a page checked again at another size or scheme keeps it)."""
+    if not driver.execute_script("return typeof axe !== 'undefined'"):
+        driver.execute_script(axe_source())
+    options = {"resultTypes": ["violations"]}
+    if only:
+        options["runOnly"] = {"type": "rule", "values": list(only)}
     found = driver.execute_async_script("""
         const done = arguments[arguments.length - 1];
-        axe.run(document, {resultTypes: ["violations"]}).then(
+        axe.run(document, arguments[0]).then(
           (r) => done(r.violations.map((v) => v.id + ": " + v.nodes.slice(0, 3).map(
             (n) => n.target.join(" ") + " (" + (n.failureSummary || "").split("\\n")[1] + ")"
           ).join("; "))),
           (e) => done(["axe failed: " + e]));
-    """)
+    """, options)
     return found
