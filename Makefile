@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint bench soak migrate clean test-tools audit
+.PHONY: run test test-fast fuzz lint bench soak migrate clean test-tools audit
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-nats.txt requirements-replica.txt
 	$(PYTHON) -c 'import sys; sys.exit("k-mood needs Python 3.11+") if sys.version_info < (3, 11) else None'
@@ -54,6 +54,13 @@ test-tools:
 # module's server, browser or NATS server is started once.
 test: $(STAMP) test-tools
 	$(PY) -m pytest -q -n auto --dist loadfile $(PYTEST_ARGS)
+
+# The API fuzz run deep, with fresh random cases each time (`make test` runs a fixed set of 12
+# per operation): FUZZ_EXAMPLES per operation, default 300.
+FUZZ_EXAMPLES ?= 300
+fuzz: $(STAMP)
+	KMOOD_TEST_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) KMOOD_TEST_FUZZ_RANDOM=1 \
+		$(PY) -m pytest -q -p no:xdist tests/fuzz $(PYTEST_ARGS)
 
 # The quick loop while working: everything not marked slow (no processes, browsers or NATS).
 test-fast: $(STAMP)
