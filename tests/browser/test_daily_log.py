@@ -16,12 +16,12 @@ from selenium.webdriver.support.ui import WebDriverWait
 from tests.browser.conftest import (
     DESKTOP,
     api_session,
-    as_a_phone,
     click,
     console_errors,
     create_user,
     login,
     login_by_cookie,
+    look,
     overflowing,
     replaced,
     screenshot,
@@ -51,27 +51,50 @@ def pia9(pia):
     return pia
 
 
+# The phone sizes and schemes the daily loop is seen in: each page it opens is loaded once.
+LOOKS = [((390, 844), False), ((390, 844), True), ((320, 700), False), ((320, 700), True)]
+
+
+def shot(size: tuple[int, int], dark: bool) -> str:
+    """A look's name in the screenshots: 390-light, 320-dark."""
+    return f"{size[0]}-{'dark' if dark else 'light'}"
+
+
+def each_look(driver, looks=LOOKS):
+    """Show the open page in each of `looks` in turn, yielding its name."""
+    for size, dark in looks:
+        look(driver, size, dark)
+        yield shot(size, dark)
+
+
 class Thumb:
-    """Taps as a thumb does, counting them and the pixels scrolled first to reach a target
-    that is off screen or under a bar (the least scrolling that shows it)."""
+    """Taps as a thumb does, once, on a page seen at each of LOOKS: counts the taps and, at each
+    look, the pixels scrolled first to reach a target that is off screen or under a bar (the
+    least scrolling that shows it)."""
 
     def __init__(self, driver):
-        self.driver, self.taps, self.scrolled = driver, 0, 0
+        self.driver, self.taps = driver, 0
+        self.scrolled = {shot(*one): 0 for one in LOOKS}
 
     def scroll_y(self) -> float:
         return self.driver.execute_script("return window.scrollY")
 
     def tap(self, element) -> None:
-        if not tappable(self.driver, element):
-            before = self.scroll_y()
-            self.driver.execute_script("arguments[0].scrollIntoView({block: 'nearest'})",
-                                       element)
-            self.scrolled += abs(self.scroll_y() - before)
-        assert tappable(self.driver, element), element.get_attribute("outerHTML")[:160]
+        for name in each_look(self.driver):
+            if not tappable(self.driver, element):
+                before = self.scroll_y()
+                self.driver.execute_script("arguments[0].scrollIntoView({block: 'nearest'})",
+                                           element)
+                self.scrolled[name] += abs(self.scroll_y() - before)
+            assert tappable(self.driver, element), (name,
+                                                    element.get_attribute("outerHTML")[:160])
         before = self.scroll_y()
-        element.click()
+        element.click()  # once, at the last look (the narrowest)
         self.taps += 1
         assert self.scroll_y() == before, "the page moved under the thumb"
+
+
+NOT_SCROLLED = {shot(*one): 0 for one in LOOKS}
 
 
 def moods_broken_mid_word(driver) -> list[str]:
@@ -126,16 +149,15 @@ def a_day_last_month():
     return (today_of().replace(day=1) - timedelta(days=1)).replace(day=15)
 
 
-@pytest.mark.parametrize("size,dark", [((390, 844), False), ((390, 844), True),
-                                       ((320, 700), False), ((320, 700), True)],
-                         ids=["390-light", "390-dark", "320-light", "320-dark"])
-def test_the_daily_loop_takes_no_scrolling_on_a_phone(pia9, window, size, dark):
-    driver = window(size, dark=dark)
-    shot = f"{size[0]}-{'dark' if dark else 'light'}"
-    as_a_phone(driver, *size)
+def test_the_daily_loop_takes_no_scrolling_on_a_phone(pia9, window):
+    """At 390×844 and 320×700, light and dark: each tap made once, on a page seen (and its
+    targets checked) in every look."""
+    driver = window(LOOKS[0][0])
+    look(driver, *LOOKS[0])
     login_by_cookie(driver, pia9.url, "pia")
-    assert moods_broken_mid_word(driver) == []
-    assert first_row_of_chips(driver) >= 4  # a dense grid, not one pill a row
+    for name in each_look(driver):
+        assert moods_broken_mid_word(driver) == [], name
+        assert first_row_of_chips(driver) >= 4, name  # a dense grid, not one pill a row
 
     # Mood, two usual activities, a short note typed, Save: five taps, nothing scrolled.
     thumb = Thumb(driver)
@@ -147,11 +169,12 @@ def test_the_daily_loop_takes_no_scrolling_on_a_phone(pia9, window, size, dark):
     note = driver.find_element(By.NAME, "note")
     thumb.tap(note)
     note.send_keys("a short note")
-    assert thumb.scroll_y() == 0
-    screenshot(driver, f"daily-log-{shot}-first-screen", whole_page=False)
-    as_a_phone(driver, *size)
+    assert thumb.scrolled == NOT_SCROLLED  # at each look: where it had to scroll, how far
+    for name in each_look(driver):
+        assert thumb.scroll_y() == 0, name
+        screenshot(driver, f"daily-log-{name}-first-screen", whole_page=False)
     save_and_wait(thumb)
-    assert (thumb.taps, thumb.scrolled) == (5, 0)
+    assert (thumb.taps, thumb.scrolled) == (5, NOT_SCROLLED)
     saved = newest(pia9.url)
     assert (saved["mood"], sorted(saved["activities"]), saved["note"]) == (
         4, sorted(names), "a short note")
@@ -160,18 +183,20 @@ def test_the_daily_loop_takes_no_scrolling_on_a_phone(pia9, window, size, dark):
     driver.get(pia9.url + "/")
     thumb = Thumb(driver)
     thumb.tap(driver.find_element(By.CSS_SELECTOR, "label[for=mood-2]"))
-    assert driver.find_element(By.ID, "when-text").text == "Now"
+    for name in each_look(driver):
+        assert driver.find_element(By.ID, "when-text").text == "Now", name
     thumb.tap(driver.find_element(By.CSS_SELECTOR, "details.when > summary"))
     day = a_day_last_month()
     date = driver.find_element(By.NAME, "date")
     thumb.tap(date)
     pick_date(driver, date, day.isoformat())
     time = driver.find_element(By.NAME, "time").get_attribute("value")
-    assert driver.find_element(By.ID, "when-text").text == (
-        f"{day:%a} {day.day} {day:%b %Y}, {time}")
+    for name in each_look(driver):
+        assert driver.find_element(By.ID, "when-text").text == (
+            f"{day:%a} {day.day} {day:%b %Y}, {time}"), name
     client_id = driver.find_element(By.NAME, "client_id").get_attribute("value")
     save_and_wait(thumb)
-    assert (thumb.taps, thumb.scrolled) == (4, 0)
+    assert (thumb.taps, thumb.scrolled) == (4, NOT_SCROLLED)
     [saved] = [e for e in on_day(pia9.url, day) if e["client_id"] == client_id]
     assert saved["mood"] == 2 and saved["occurred_at"].startswith(f"{day.isoformat()}T{time}")
 
@@ -181,42 +206,40 @@ def test_the_daily_loop_takes_no_scrolling_on_a_phone(pia9, window, size, dark):
                                    headers=api_session(pia9.url, "pia"))[2]["entries"]
                    if len(e["activities"]) >= 5)
     driver.get(pia9.url + f"/entries/{several['id']}/edit")
-    ticked = [label.text.replace("\n", " ") for label in driver.find_elements(
-        By.CSS_SELECTOR, "fieldset.activities > .chips input:checked + label")]
-    assert sorted(ticked) == sorted(several["activities"])
-    assert driver.find_element(By.CSS_SELECTOR, "details.more-activities").get_attribute(
-        "open") is None
-    for target in (driver.find_element(By.NAME, "note"), driver.find_element(By.CSS_SELECTOR,
-                                                                             SAVE)):
-        assert tappable(driver, target), target.get_attribute("outerHTML")[:160]
-    screens = driver.execute_script(
-        "return document.documentElement.scrollHeight / window.innerHeight")
-    assert screens < 2.5, screens
-    assert moods_broken_mid_word(driver) == []
-    screenshot(driver, f"daily-edit-{shot}-first-screen", whole_page=False)
-    as_a_phone(driver, *size)
-    screenshot(driver, f"daily-edit-{shot}")
-    as_a_phone(driver, *size)
+    for name in each_look(driver):
+        ticked = [label.text.replace("\n", " ") for label in driver.find_elements(
+            By.CSS_SELECTOR, "fieldset.activities > .chips input:checked + label")]
+        assert sorted(ticked) == sorted(several["activities"]), name
+        assert driver.find_element(By.CSS_SELECTOR, "details.more-activities").get_attribute(
+            "open") is None
+        for target in (driver.find_element(By.NAME, "note"),
+                       driver.find_element(By.CSS_SELECTOR, SAVE)):
+            assert tappable(driver, target), (name, target.get_attribute("outerHTML")[:160])
+        screens = driver.execute_script(
+            "return document.documentElement.scrollHeight / window.innerHeight")
+        assert screens < 2.5, (name, screens)
+        assert moods_broken_mid_word(driver) == [], name
+        screenshot(driver, f"daily-edit-{name}-first-screen", whole_page=False)
+        screenshot(driver, f"daily-edit-{name}")
 
-    if size[0] == 320:  # long mood labels: smaller type, then "…", never split
-        login_by_cookie(driver, pia9.url, "lou")
-        assert moods_broken_mid_word(driver) == []
-        screenshot(driver, f"daily-log-long-moods-{shot}", whole_page=False)
-        as_a_phone(driver, *size)
-        login_by_cookie(driver, pia9.url, "pia")
+    # long mood labels at 320: smaller type, then "…", never split
+    login_by_cookie(driver, pia9.url, "lou")
+    for name in each_look(driver, [one for one in LOOKS if one[0][0] == 320]):
+        assert moods_broken_mid_word(driver) == [], name
+        screenshot(driver, f"daily-log-long-moods-{name}", whole_page=False)
+    login_by_cookie(driver, pia9.url, "pia")
     assert console_errors(driver) == []
-    if (size[0] == 320) != dark:
-        return  # what follows once at each width (axe runs over every page in test_accessibility)
 
-    # The date, the templates and the other activities open in place, and still fit.
-    driver.get(pia9.url + "/")
+    # The date, the templates and the other activities open in place, and still fit: at each
+    # width once (axe runs over every page in test_accessibility).
     for summary in ("details.when", "details.use-template", "details.more-activities"):
         click(driver, driver.find_element(By.CSS_SELECTOR, summary + " > summary"))
-    assert len(driver.find_elements(By.CSS_SELECTOR, "#templates a")) == 9
-    assert driver.find_element(By.NAME, "new_activities").is_displayed()
-    assert overflowing(driver) == []
-    assert violations(driver) == []
-    screenshot(driver, f"daily-log-{shot}-opened")
+    for name in each_look(driver, [((390, 844), False), ((320, 700), True)]):
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#templates a")) == 9, name
+        assert driver.find_element(By.NAME, "new_activities").is_displayed(), name
+        assert overflowing(driver) == [], name
+        assert violations(driver) == [], name
+        screenshot(driver, f"daily-log-{name}-opened")
     assert console_errors(driver) == []
 
 

@@ -5,7 +5,6 @@ entries in the first half of the first screen; any month is two taps from Histor
 
 from __future__ import annotations
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -17,6 +16,7 @@ from tests.browser.conftest import (
     entry_cards,
     follow,
     login_by_cookie,
+    look,
     overflowing,
     replaced,
     screenshot,
@@ -57,7 +57,6 @@ def test_a_month_is_two_taps_and_an_edit_or_delete_goes_back_to_the_filtered_lis
     march = driver.find_element(By.CSS_SELECTOR, f"details.months a[href='{MARCH}']")
     assert march.get_attribute("textContent").startswith("March 2025: ")
     screenshot(driver, "days-history-months-phone-390-light", whole_page=False)
-    as_a_phone(driver, *PHONE_TALL)
     tap(driver, march)  # tap 2
     assert driver.current_url == pia.url + MARCH
     assert driver.execute_script("return window.scrollY") == 0
@@ -69,7 +68,6 @@ def test_a_month_is_two_taps_and_an_edit_or_delete_goes_back_to_the_filtered_lis
     assert all("Mar 2025" in card.find_element(By.CSS_SELECTOR, "a[href*='/edit']")
                .get_attribute("textContent") for card in cards)
     screenshot(driver, "days-history-march-phone-390-light", whole_page=False)
-    as_a_phone(driver, *PHONE_TALL)
 
     edited = cards[12]
     edited_id = edited.get_attribute("id")
@@ -85,7 +83,6 @@ def test_a_month_is_two_taps_and_an_edit_or_delete_goes_back_to_the_filtered_lis
     assert on_screen(driver, card.find_element(By.CSS_SELECTOR, ".badge"))
     assert "awful" in card.text
     screenshot(driver, "days-history-saved-phone-390-light", whole_page=False)
-    as_a_phone(driver, *PHONE_TALL)
 
     cards = entry_cards(driver)
     doomed = next(i for i, c in enumerate(cards) if c.get_attribute("id") == edited_id) + 1
@@ -115,7 +112,6 @@ def test_a_day_of_the_year_opens_with_its_entries_first(pia, window):
     assert f"{count} entr{'y' if count == 1 else 'ies'} · March 2025" in driver.find_element(
         By.CSS_SELECTOR, ".day-facts").text
     screenshot(driver, "days-day-phone-390-light", whole_page=False)
-    as_a_phone(driver, *PHONE_TALL)
     tap(driver, driver.find_element(By.CSS_SELECTOR, ".day-nav a[rel=next]"))
     assert driver.current_url == pia.url + "/days/2025-03-15"  # pia logged every day
     tap(driver, driver.find_element(By.CSS_SELECTOR, ".day-nav a[rel=prev]"))
@@ -123,27 +119,30 @@ def test_a_day_of_the_year_opens_with_its_entries_first(pia, window):
     assert console_errors(driver) == []
 
 
-@pytest.mark.parametrize("variant", ["phone-390-dark", "phone-320-light", "phone-320-dark",
-                                     "desktop-light"])
-def test_the_month_list_and_the_day_fit_and_pass_axe(pia, window, variant):
-    """The month list open (axe and the phone-fit test see History with it folded)."""
-    phone, dark = variant.startswith("phone"), variant.endswith("dark")
-    width = int(variant.split("-")[1]) if phone else DESKTOP[0]
-    driver = window((width, 844) if phone else DESKTOP, dark=dark)
-    if phone:
-        as_a_phone(driver, width, 844)
+# The sizes and schemes the month list and the day are seen in, with their screenshots' names
+# (390 px in light is test_accessibility's and test_phone_fit's).
+LOOKS = [((390, 844), True, "phone-390-dark"), ((320, 844), False, "phone-320-light"),
+         ((320, 844), True, "phone-320-dark"), (DESKTOP, False, "desktop-light")]
+
+
+def test_the_month_list_and_the_day_fit_and_pass_axe(pia, window):
+    """The month list open (axe and the phone-fit test see History with it folded); each page
+    loaded once and seen in every size and scheme."""
+    driver = window(PHONE_TALL)
+    look(driver, *LOOKS[0][:2])
     login_by_cookie(driver, pia.url, "pia")
     found = {}
     for path in (MARCH + "&mood=5&mood=4&q=walk", "/days/2025-03-14"):
+        look(driver, *LOOKS[0][:2])
         driver.get(pia.url + path)
         for details in driver.find_elements(By.CSS_SELECTOR, "details.months, "
                                                              "details.filter-panel"):
             driver.execute_script("arguments[0].open = true", details)
-        problems = overflowing(driver) + violations(driver)
-        if problems:
-            found[path] = problems
         name = "history-months" if path.startswith("/entries") else "day"
-        screenshot(driver, f"days-{name}-{variant}")
-        if phone:
-            as_a_phone(driver, width, 844)
+        for size, dark, variant in LOOKS:
+            look(driver, size, dark)
+            problems = overflowing(driver) + violations(driver)
+            if problems:
+                found[path, variant] = problems
+            screenshot(driver, f"days-{name}-{variant}")
     assert found == {}

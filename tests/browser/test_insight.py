@@ -13,14 +13,13 @@ from tests.browser.conftest import (
     DESKTOP,
     PHONE,
     api_session,
-    as_a_phone,
     click,
     console_errors,
     create_user,
     entry_cards,
     follow,
-    login,
     login_by_cookie,
+    look,
     overflowing,
     screenshot,
     today_of,
@@ -61,20 +60,31 @@ def test_a_back_dated_entry_is_found_in_the_year_view_by_clicking_its_day(cara, 
     assert console_errors(driver) == []
 
 
-@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop")])
-@pytest.mark.parametrize("dark", [False, True])
-def test_the_stats_page_shows_its_charts(cara, window, size, size_name, dark):
-    driver = window(size, dark=dark)
+# The sizes and schemes each page is seen in, with the names its screenshots have kept.
+LOOKS = [(PHONE, False, "phone-light"), (PHONE, True, "phone-dark"),
+         ((320, 700), False, "phone320-light"), ((320, 700), True, "phone320-dark"),
+         (DESKTOP, False, "desktop-light"), (DESKTOP, True, "desktop-dark")]
+PHONE_AND_DESKTOP = [one for one in LOOKS if one[0] != (320, 700)]
+
+
+def test_the_stats_page_shows_its_charts(cara, window):
+    """Stats and the year, each loaded once and seen on a phone and a desktop, light and dark."""
+    driver = window(PHONE)
+    look(driver, *PHONE_AND_DESKTOP[0][:2])
     login_by_cookie(driver, cara.url, "cara")
     driver.get(cara.url + "/stats?range=365")
-    charts = driver.find_elements(By.CSS_SELECTOR, "svg.chart")
-    assert len(charts) == 4
-    assert all(c.size["width"] > 250 for c in charts)  # readable on a 390 px phone
-    assert driver.find_elements(By.CSS_SELECTOR, "table.data tbody tr")
-    scheme = "dark" if dark else "light"
-    screenshot(driver, f"stats-{size_name}-{scheme}")
+    for size, dark, variant in PHONE_AND_DESKTOP:
+        look(driver, size, dark)
+        charts = driver.find_elements(By.CSS_SELECTOR, "svg.chart")
+        assert len(charts) == 4, variant
+        assert all(c.size["width"] > 250 for c in charts), variant  # readable on a 390 px phone
+        assert driver.find_elements(By.CSS_SELECTOR, "table.data tbody tr"), variant
+        screenshot(driver, f"stats-{variant}")
+    look(driver, *PHONE_AND_DESKTOP[0][:2])
     driver.get(cara.url + "/calendar")
-    screenshot(driver, f"calendar-{size_name}-{scheme}")
+    for size, dark, variant in PHONE_AND_DESKTOP:
+        look(driver, size, dark)
+        screenshot(driver, f"calendar-{variant}")
     assert console_errors(driver) == []
 
 
@@ -104,36 +114,36 @@ def ivy(app_stack):
     return app_stack
 
 
-@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop"),
-                                            ((320, 700), "phone320")])
-@pytest.mark.parametrize("dark", [False, True])
-def test_the_insights_page_shows_each_finding_with_its_interval(ivy, window, size, size_name,
-                                                               dark):
-    driver = window(size, dark=dark)
-    if size != DESKTOP:
-        as_a_phone(driver, size[0], size[1])
+def test_the_insights_page_shows_each_finding_with_its_interval(ivy, window):
+    """Reached from Stats once, its method opened once, and seen at a phone's 390 and 320 px
+    and on a desktop, light and dark."""
+    driver = window(PHONE)
+    look(driver, *LOOKS[0][:2])
     login_by_cookie(driver, ivy.url, "ivy")
     driver.get(ivy.url + "/stats")
     follow(driver, driver.find_element(By.CSS_SELECTOR, "a[href='/insights']"))
-    cards = driver.find_elements(By.CSS_SELECTOR, "li.finding")
-    names = [c.find_element(By.TAG_NAME, "h3").text.split()[0] for c in cards]
-    assert names[0] == "running" and "sleep" in names  # the planted ones
-    assert "On days you logged running" in driver.find_element(By.TAG_NAME, "main").text
-    for card in cards:
-        chart = card.find_element(By.CSS_SELECTOR, "svg.chart")
-        assert chart.size["width"] >= 240  # its labels readable on a 320 px phone
     method = driver.find_element(By.CSS_SELECTOR, "details.method")
     click(driver, method.find_element(By.TAG_NAME, "summary"))
-    assert "Benjamini–Hochberg" in method.text
-    assert overflowing(driver) == []
-    assert violations(driver) == []  # axe-core, with the method opened
-    screenshot(driver, f"insights-{size_name}-{'dark' if dark else 'light'}")
+    for size, dark, variant in LOOKS:
+        look(driver, size, dark)
+        cards = driver.find_elements(By.CSS_SELECTOR, "li.finding")
+        names = [c.find_element(By.TAG_NAME, "h3").text.split()[0] for c in cards]
+        assert names[0] == "running" and "sleep" in names, variant  # the planted ones
+        assert "On days you logged running" in driver.find_element(By.TAG_NAME, "main").text, \
+            variant
+        for card in cards:
+            chart = card.find_element(By.CSS_SELECTOR, "svg.chart")
+            assert chart.size["width"] >= 240, variant  # its labels readable on a 320 px phone
+        assert "Benjamini–Hochberg" in method.text, variant
+        assert overflowing(driver) == [], variant
+        assert violations(driver) == [], variant  # axe-core, with the method opened
+        screenshot(driver, f"insights-{variant}")
     assert console_errors(driver) == []
 
 
 def test_the_insights_page_works_without_javascript(ivy, browser):
     driver = browser(PHONE, javascript=False)
-    login(driver, ivy.url, "ivy")
+    login_by_cookie(driver, ivy.url, "ivy")
     driver.get(ivy.url + "/insights?range=365")
     assert driver.find_elements(By.CSS_SELECTOR, "li.finding")
     assert driver.find_element(By.CSS_SELECTOR, "nav.ranges a[aria-current=page]").text == (

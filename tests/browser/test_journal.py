@@ -19,8 +19,8 @@ from tests.browser.conftest import (
     create_user,
     entry_cards,
     follow,
-    login,
     login_by_cookie,
+    look,
     screenshot,
 )
 from tests.helpers import http
@@ -149,15 +149,23 @@ PAGES = [("home", "/"), ("history", "/entries"), ("edit", "/entries/1/edit"),
          ("delete", "/entries/1/delete")]
 
 
-@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop")])
-@pytest.mark.parametrize("dark", [False, True])
-def test_screenshots_of_the_journal_pages(journal, window, size, size_name, dark):
-    driver = window(size, dark=dark)
+# The sizes and schemes the journal's pages are seen in, with the names their screenshots keep.
+LOOKS = [(PHONE, False, "phone-light"), (PHONE, True, "phone-dark"),
+         (DESKTOP, False, "desktop-light"), (DESKTOP, True, "desktop-dark")]
+
+
+def test_screenshots_of_the_journal_pages(journal, window):
+    """Each page loaded once and seen on a phone and a desktop, light and dark."""
+    driver = window(PHONE)
+    look(driver, *LOOKS[0][:2])
     login_by_cookie(driver, journal.url, "bea")
     for name, path in PAGES:
+        look(driver, *LOOKS[0][:2])
         driver.get(journal.url + path)
-        assert driver.find_element(By.TAG_NAME, "h1").text
-        screenshot(driver, f"{name}-{size_name}-{'dark' if dark else 'light'}")
+        for size, dark, variant in LOOKS:
+            look(driver, size, dark)
+            assert driver.find_element(By.TAG_NAME, "h1").text, (path, variant)
+            screenshot(driver, f"{name}-{variant}")
     assert console_errors(driver) == []
 
 
@@ -179,7 +187,7 @@ def test_location_and_the_playing_song_are_attached_with_one_tap(tmp_path, brows
             "origin": stack.url, "permissions": ["geolocation"]})
         driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {
             "latitude": 52.52, "longitude": 13.405, "accuracy": 10})
-        login(driver, stack.url, "jo")
+        login_by_cookie(driver, stack.url, "jo")
         attach = WebDriverWait(driver, 10).until(EC.visibility_of_element_located(
             (By.ID, "attach-song")))
         assert "Radiohead – Reckoner" in driver.find_element(By.ID, "now-playing-text").text
@@ -198,7 +206,7 @@ def test_location_and_the_playing_song_are_attached_with_one_tap(tmp_path, brows
         assert stack.stop() == {"server": 0}
 
 
-def test_history_shows_the_weather_place_song_and_cover_the_worker_looked_up(tmp_path, browser):
+def test_history_shows_the_weather_place_song_and_cover_the_worker_looked_up(tmp_path, window):
     """Server and worker as deployed, Open-Meteo, Nominatim, MusicBrainz and the Cover Art
     Archive faked on 127.0.0.1: a saved entry with a location and a song shows its weather,
     place, release and cover in history moments later, the cover served by k-mood itself."""
@@ -240,28 +248,39 @@ def test_history_shows_the_weather_place_song_and_cover_the_worker_looked_up(tmp
                     and metadata["cover_url"])
 
         wait_until(enriched, 30, what="the worker's weather, place and song metadata")
-        for size, dark, name in ((PHONE, False, "phone-light"), (DESKTOP, True, "desktop-dark")):
-            driver = browser(size, dark=dark)
-            login(driver, stack.url, "kim")
-            driver.get(stack.url + "/entries")
+        # each page loaded once, seen on a phone in light and on a desktop in dark
+        looks = [(PHONE, False, "phone-light"), (DESKTOP, True, "desktop-dark")]
+        driver = window(PHONE)
+        look(driver, *looks[0][:2])
+        login_by_cookie(driver, stack.url, "kim")
+        driver.get(stack.url + "/entries")
+        for size, dark, name in looks:
+            look(driver, size, dark)
             card = entry_cards(driver)[0]
-            assert "Light rain" in card.text and "°C" in card.text  # 14:00 UTC: rain
-            assert "Berlin, DE" in card.text
-            assert "Reckoner" in card.text and "In Rainbows, 2007" in card.text
+            assert "Light rain" in card.text and "°C" in card.text, name  # 14:00 UTC: rain
+            assert "Berlin, DE" in card.text, name
+            assert "Reckoner" in card.text and "In Rainbows, 2007" in card.text, name
             cover = card.find_element(By.CSS_SELECTOR, "img.cover")
             assert cover.get_attribute("src") == f"{stack.url}/covers/{release}"
             assert driver.execute_script("return arguments[0].complete && "
-                                         "arguments[0].naturalWidth", cover) == 250
+                                         "arguments[0].naturalWidth", cover) == 250, name
             screenshot(driver, f"history-enriched-{name}")
-            driver.get(f"{stack.url}/entries/{entry['id']}/edit")
-            assert "In Rainbows, 2007" in driver.page_source
+        look(driver, *looks[0][:2])
+        driver.get(f"{stack.url}/entries/{entry['id']}/edit")
+        for size, dark, name in looks:
+            look(driver, size, dark)
+            assert "In Rainbows, 2007" in driver.page_source, name
             screenshot(driver, f"edit-enriched-{name}")
-            driver.get(stack.url + "/stats?range=all")
+        look(driver, *looks[0][:2])
+        driver.get(stack.url + "/stats?range=all")
+        for size, dark, name in looks:
+            look(driver, size, dark)
             source = driver.page_source
-            assert "Average mood by weather" in source and "Average mood by place" in source
-            assert "Average mood by artist listened to" in source
+            assert "Average mood by weather" in source, name
+            assert "Average mood by place" in source, name
+            assert "Average mood by artist listened to" in source, name
             screenshot(driver, f"stats-enriched-{name}")
-            assert console_errors(driver) == []
+        assert console_errors(driver) == []
         seen = meteo.requests + places.requests + musicbrainz.requests + covers.requests \
             + covers.images.requests
         assert {r["headers"].get("User-Agent") for r in seen} == {DEFAULT_USER_AGENT}

@@ -8,7 +8,6 @@ averages carry their mood, and axe finds nothing at 320 and 390 px, light and da
 
 from __future__ import annotations
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -18,8 +17,8 @@ from tests.browser.conftest import (
     click,
     console_errors,
     create_user,
-    dark_media,
     login_by_cookie,
+    look,
     overflowing,
     screenshot,
     violations,
@@ -75,18 +74,17 @@ def test_offline_pages_that_need_the_server_say_so_and_the_log_page_still_logs(
         status = driver.execute_script(
             "return performance.getEntriesByType('navigation')[0].responseStatus")
         assert status == 503  # as the server would answer when it cannot
+        driver.get(stack.url + "/stats")  # loaded once, seen at 390 and 320 px, light and dark
+        WebDriverWait(driver, 10).until(
+            lambda d: d.find_element(By.ID, "offline-waiting").is_displayed())
         for width, scheme in ((390, "light"), (320, "light"), (390, "dark"), (320, "dark")):
-            as_a_phone(driver, width, 844)
-            if scheme == "dark":
-                dark_media(driver)
-            driver.get(stack.url + "/stats")
-            WebDriverWait(driver, 10).until(
-                lambda d: d.find_element(By.ID, "offline-waiting").is_displayed())
+            look(driver, (width, 844), scheme == "dark")
+            assert driver.find_element(By.ID, "offline-waiting").is_displayed(), (width, scheme)
             assert overflowing(driver) == [], (width, scheme)
             assert violations(driver) == [], (width, scheme)
             screenshot(driver, f"offline-stats-{width}-{scheme}")
 
-        as_a_phone(driver, 390, 844)
+        look(driver, (390, 844), True)
         driver.get(stack.url + "/")  # the log page itself: the copy, its form, what waits
         assert driver.find_elements(By.ID, "entry-form")
         panel = driver.find_element(By.ID, "outbox")
@@ -151,71 +149,106 @@ def chevron(driver, summary) -> str:
     """, summary)
 
 
-@pytest.mark.parametrize("width,dark", [(390, False), (390, True), (320, False), (320, True)])
-def test_chevrons_one_row_of_settings_and_averages_with_their_mood(pia, window, width, dark):
-    """With three years of imported history, at 390 and 320 px, light and dark."""
-    scheme = "dark" if dark else "light"
-    driver = window((width, 844), dark=dark)
+LOOKS = [((390, 844), False), ((390, 844), True), ((320, 844), False), ((320, 844), True)]
+
+
+def test_chevrons_one_row_of_settings_and_averages_with_their_mood(pia, window):
+    """With three years of imported history, at 390 and 320 px, light and dark: each page
+    loaded once (Settings once a width: its row is scrolled to the open section as it loads)
+    and seen in every size and scheme."""
+    driver = window((390, 844))
     driver.set_script_timeout(60)
-    as_a_phone(driver, width, 844)
+    look(driver, *LOOKS[0])
     login_by_cookie(driver, pia.url, "pia")
     problems = {}
 
-    driver.get(pia.url + "/settings/import")  # a section far along the row
-    nav = driver.find_element(By.CSS_SELECTOR, "nav.settings-nav")
-    links = nav.find_elements(By.TAG_NAME, "a")
-    assert len({round(link.rect["y"]) for link in links}) == 1  # one row, not four
-    assert nav.rect["height"] < 60, nav.rect  # was ~200 px at 390 (four rows of pills)
-    print(f"settings nav at {width}: {nav.rect['height']:.0f} px high")
-    current = nav.find_element(By.CSS_SELECTOR, "a[aria-current=page]")
-    assert current.text == "Import & export"
-    in_row = "const n = arguments[0].getBoundingClientRect(), c = arguments[1]" \
-             ".getBoundingClientRect(); return c.left >= n.left && c.right <= n.right;"
-    assert driver.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth",
-                                 nav)  # it scrolls...
-    assert driver.execute_script(in_row, nav, current)  # ...and the open one is in view
-    assert driver.execute_script("return window.scrollY") == 0  # the page did not move
-    screenshot(driver, f"settings-nav-{width}-{scheme}", whole_page=False)
-    as_a_phone(driver, width, 844)
-    links[0].send_keys("")  # focus the first, then Tab along the row to the last
-    for _ in links[1:]:
-        driver.switch_to.active_element.send_keys(Keys.TAB)
-    assert driver.switch_to.active_element == links[-1]
-    assert driver.execute_script(in_row, nav, links[-1])  # the keyboard brings it into view
-    problems["/settings/import"] = violations(driver)
+    for width in (390, 320):
+        look(driver, (width, 844), False)
+        driver.get(pia.url + "/settings/import")  # a section far along the row
+        nav = driver.find_element(By.CSS_SELECTOR, "nav.settings-nav")
+        links = nav.find_elements(By.TAG_NAME, "a")
+        for dark in (False, True):
+            look(driver, (width, 844), dark)
+            seen_in_row(driver, nav, links, width, dark)
+        links[0].send_keys("")  # focus the first, then Tab along the row to the last
+        for _ in links[1:]:
+            driver.switch_to.active_element.send_keys(Keys.TAB)
+        for dark in (False, True):
+            look(driver, (width, 844), dark)
+            variant = f"{width}-{'dark' if dark else 'light'}"
+            assert driver.switch_to.active_element == links[-1], variant
+            # the keyboard brought it into view
+            assert driver.execute_script(IN_ROW, nav, links[-1]), variant
+            problems["/settings/import", variant] = violations(driver)
 
+    look(driver, *LOOKS[0])
     driver.get(pia.url + "/stats")
-    summary = driver.find_element(By.XPATH, "//p[contains(., 'average mood')]//span[@class='average']")
-    number, label = summary.text.split(None, 1)
-    assert float(number) and label in ("awful", "bad", "meh", "good", "rad"), summary.text
-    table = driver.find_element(By.CSS_SELECTOR, "#activities ~ .table-wrap")
-    assert table.find_elements(By.CSS_SELECTOR, "td.num .average svg.face")
-    problems["/stats"] = violations(driver)  # axe's scrollable-region-focusable at 320
-    assert overflowing(driver) == []
-    screenshot(driver, f"stats-averages-{width}-{scheme}")
-    as_a_phone(driver, width, 844)
+    for size, dark in LOOKS:
+        look(driver, size, dark)
+        variant = f"{size[0]}-{'dark' if dark else 'light'}"
+        summary = driver.find_element(By.XPATH, "//p[contains(., 'average mood')]"
+                                                "//span[@class='average']")
+        number, label = summary.text.split(None, 1)
+        assert float(number) and label in ("awful", "bad", "meh", "good", "rad"), (
+            variant, summary.text)
+        table = driver.find_element(By.CSS_SELECTOR, "#activities ~ .table-wrap")
+        assert table.find_elements(By.CSS_SELECTOR, "td.num .average svg.face"), variant
+        problems["/stats", variant] = violations(driver)  # axe's scrollable-region-focusable at 320
+        assert overflowing(driver) == [], variant
+        screenshot(driver, f"stats-averages-{variant}")
 
+    look(driver, *LOOKS[0])
     driver.get(pia.url + "/insights")
     method = driver.find_element(By.XPATH, "//summary[.='How is this computed?']")
-    closed = chevron(driver, method)
-    assert closed != "none"
-    if (width, dark) == (390, False):
-        assert ax_disclosure(driver, "How is this computed?") == {
-            "role": "DisclosureTriangle", "expanded": False}
+    closed = {}
+    for size, dark in LOOKS:
+        look(driver, size, dark)
+        variant = f"{size[0]}-{'dark' if dark else 'light'}"
+        closed[variant] = chevron(driver, method)
+        assert closed[variant] != "none", variant
+        if (size[0], dark) == (390, False):
+            assert ax_disclosure(driver, "How is this computed?") == {
+                "role": "DisclosureTriangle", "expanded": False}
+    look(driver, *LOOKS[0])
     click(driver, method)
-    WebDriverWait(driver, 5).until(  # turned (a short turn, then still)
-        lambda d: chevron(d, method) not in ("none", closed))
-    if (width, dark) == (390, False):
-        assert ax_disclosure(driver, "How is this computed?") == {
-            "role": "DisclosureTriangle", "expanded": True}
-    problems["/insights"] = violations(driver)
-    screenshot(driver, f"insights-averages-{width}-{scheme}")
-    as_a_phone(driver, width, 844)
+    for size, dark in LOOKS:
+        look(driver, size, dark)
+        variant = f"{size[0]}-{'dark' if dark else 'light'}"
+        WebDriverWait(driver, 5).until(  # turned (a short turn, then still)
+            lambda d, before=closed[variant]: chevron(d, method) not in ("none", before))
+        if (size[0], dark) == (390, False):
+            assert ax_disclosure(driver, "How is this computed?") == {
+                "role": "DisclosureTriangle", "expanded": True}
+        problems["/insights", variant] = violations(driver)
+        screenshot(driver, f"insights-averages-{variant}")
 
+    look(driver, *LOOKS[0])
     driver.get(pia.url + "/entries")
     search = driver.find_element(  # its title goes on to say what is active (#38.4)
         By.XPATH, "//summary[starts-with(normalize-space(.), 'Search and filter')]")
-    assert chevron(driver, search) != "none"
-    problems["/entries"] = violations(driver)
-    assert {path: found for path, found in problems.items() if found} == {}
+    for size, dark in LOOKS:
+        look(driver, size, dark)
+        variant = f"{size[0]}-{'dark' if dark else 'light'}"
+        assert chevron(driver, search) != "none", variant
+        problems["/entries", variant] = violations(driver)
+    assert {where: found for where, found in problems.items() if found} == {}
     assert console_errors(driver) == []
+
+
+IN_ROW = ("const n = arguments[0].getBoundingClientRect(), c = arguments[1]"
+          ".getBoundingClientRect(); return c.left >= n.left && c.right <= n.right;")
+
+
+def seen_in_row(driver, nav, links, width: int, dark: bool) -> None:
+    """Settings' sections as one row that scrolls, the open one in view, the page unmoved."""
+    variant = f"{width}-{'dark' if dark else 'light'}"
+    assert len({round(link.rect["y"]) for link in links}) == 1, variant  # one row, not four
+    assert nav.rect["height"] < 60, (variant, nav.rect)  # was ~200 px at 390 (four rows of pills)
+    print(f"settings nav at {width}: {nav.rect['height']:.0f} px high")
+    current = nav.find_element(By.CSS_SELECTOR, "a[aria-current=page]")
+    assert current.text == "Import & export"
+    assert driver.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth",
+                                 nav), variant  # it scrolls...
+    assert driver.execute_script(IN_ROW, nav, current), variant  # ...and the open one is in view
+    assert driver.execute_script("return window.scrollY") == 0, variant  # the page did not move
+    screenshot(driver, f"settings-nav-{variant}", whole_page=False)

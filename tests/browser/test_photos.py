@@ -23,6 +23,7 @@ from tests.browser.conftest import (
     follow,
     login,
     login_by_cookie,
+    look,
     overflowing,
     screenshot,
     violations,
@@ -74,14 +75,15 @@ def test_photos_chosen_on_a_phone_are_stored_without_their_location(pam, window)
     assert console_errors(driver) == []
 
 
-@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop"),
-                                            ((320, 700), "phone320")])
-@pytest.mark.parametrize("dark", [False, True])
-def test_history_shows_the_photos_as_thumbnails(pam, window, size, size_name, dark):
-    driver = window(size, dark=dark)
-    if size != DESKTOP:
-        as_a_phone(driver, *size)
-    login_by_cookie(driver, pam.url, "pam")
+# The sizes and schemes each page is seen in, with the names its screenshots have kept.
+LOOKS = [(PHONE, False, "phone-light"), (PHONE, True, "phone-dark"),
+         ((320, 700), False, "phone320-light"), ((320, 700), True, "phone320-dark"),
+         (DESKTOP, False, "desktop-light"), (DESKTOP, True, "desktop-dark")]
+
+
+def test_history_shows_the_photos_as_thumbnails(pam, window):
+    """History and the edit page, each loaded once and seen at a phone's 390 and 320 px and on
+    a desktop, light and dark."""
     auth = api_session(pam.url, "pam")
     if not http("GET", f"{pam.url}/api/entries/{pam.pam_entry}", headers=auth)[2]["photos"]:
         for path in pam.pam_photos:
@@ -89,17 +91,23 @@ def test_history_shows_the_photos_as_thumbnails(pam, window, size, size_name, da
                 data = handle.read()
             status = http_upload(pam.url, pam.pam_entry, data, auth)
             assert status == 201
+    driver = window(PHONE)
+    look(driver, *LOOKS[0][:2])
+    login_by_cookie(driver, pam.url, "pam")
     driver.get(pam.url + "/entries")
-    thumbs = driver.find_elements(By.CSS_SELECTOR, ".thumbs img")
-    assert len(thumbs) == 2 and all(t.get_property("naturalWidth") > 0 for t in thumbs)
-    assert overflowing(driver) == [] and violations(driver) == []
-    scheme = "dark" if dark else "light"
-    screenshot(driver, f"photos-history-{size_name}-{scheme}")
-    if size != DESKTOP:
-        as_a_phone(driver, *size)  # the shot resets the emulation
+    for size, dark, variant in LOOKS:
+        look(driver, size, dark)
+        thumbs = driver.find_elements(By.CSS_SELECTOR, ".thumbs img")
+        assert len(thumbs) == 2 and all(t.get_property("naturalWidth") > 0 for t in thumbs), \
+            variant
+        assert overflowing(driver) == [] and violations(driver) == [], variant
+        screenshot(driver, f"photos-history-{variant}")
+    look(driver, *LOOKS[0][:2])
     driver.get(f"{pam.url}/entries/{pam.pam_entry}/edit")
-    assert overflowing(driver) == [] and violations(driver) == []
-    screenshot(driver, f"photos-edit-{size_name}-{scheme}")
+    for size, dark, variant in LOOKS:
+        look(driver, size, dark)
+        assert overflowing(driver) == [] and violations(driver) == [], variant
+        screenshot(driver, f"photos-edit-{variant}")
     assert console_errors(driver) == []
 
 
@@ -203,7 +211,7 @@ def test_photos_chosen_offline_wait_with_their_entry_and_arrive_after_it(browser
 
 
 def test_what_is_not_a_photo_is_refused_on_the_phone_and_another_s_photo_is_not_shown(
-        pam, window, browser, tmp_path):
+        pam, window, tmp_path):
 
     driver = window(PHONE)
     as_a_phone(driver, 390, 844)
@@ -225,7 +233,6 @@ def test_what_is_not_a_photo_is_refused_on_the_phone_and_another_s_photo_is_not_
     assert http_upload(pam.url, pam.pam_entry, images.webp(), auth) == 201
     [*_, photo] = http("GET", f"{pam.url}/api/entries/{pam.pam_entry}",
                        headers=auth)[2]["photos"]
-    other = browser(PHONE)
-    login(other, pam.url, "pia2")
-    other.get(pam.url + photo["url"])
-    assert "No such photo" in other.page_source and "<img" not in other.page_source
+    login_by_cookie(driver, pam.url, "pia2")  # the same phone, another person's session
+    driver.get(pam.url + photo["url"])
+    assert "No such photo" in driver.page_source and "<img" not in driver.page_source

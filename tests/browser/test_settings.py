@@ -22,8 +22,8 @@ from tests.browser.conftest import (
     create_user,
     entry_cards,
     follow,
-    login,
     login_by_cookie,
+    look,
     running_stack,
     screenshot,
 )
@@ -70,7 +70,7 @@ def test_an_api_token_is_shown_once(app_stack, window):
     assert console_errors(driver) == []
 
 
-def test_a_household_member_sees_none_of_the_admins_entries(app_stack, window, browser):
+def test_a_household_member_sees_none_of_the_admins_entries(app_stack, window):
     create_user(app_stack, "fran", admin=True)
     http("POST", app_stack.url + "/api/entries", {"mood": 5, "note": "fran's private note"},
          api_session(app_stack.url, "fran"))
@@ -84,16 +84,15 @@ def test_a_household_member_sees_none_of_the_admins_entries(app_stack, window, b
     WebDriverWait(driver, 10).until(EC.url_contains("done=created"))
     assert "gus" in driver.find_element(By.TAG_NAME, "main").text
     screenshot(driver, "household-phone-light")
-    other = browser(PHONE)
-    login(other, app_stack.url, "gus")
-    other.get(app_stack.url + "/entries")
-    assert entry_cards(other) == [] and "fran's private note" not in other.page_source
-    other.get(app_stack.url + "/admin/jobs")
-    assert "403" in other.title
     assert console_errors(driver) == []
+    login_by_cookie(driver, app_stack.url, "gus")  # the same phone, handed to the new member
+    driver.get(app_stack.url + "/entries")
+    assert entry_cards(driver) == [] and "fran's private note" not in driver.page_source
+    driver.get(app_stack.url + "/admin/jobs")
+    assert "403" in driver.title
 
 
-def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, window, browser):
+def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, window):
     stack = Stack(tmp_path).start(worker=False)  # nothing may claim the job behind our back
     create_user(stack, "hal", admin=True)
     conn = db.connect(str(tmp_path / "kmood.db"), 10_000)
@@ -116,13 +115,14 @@ def test_an_admin_sees_the_queue_and_retries_an_exhausted_job(tmp_path, window, 
     assert "No background worker is running." in main  # this stack runs no worker
     assert "No worker has ever run against this database." in main
     screenshot(driver, "jobs-desktop-light")
-    phone = browser(PHONE, dark=True)
-    login(phone, stack.url, "hal")
-    alert = phone.find_element(By.CSS_SELECTOR, "main [role=alert]")
+    look(driver, PHONE, True)  # the admin on a phone in dark
+    driver.get(stack.url + "/")
+    alert = driver.find_element(By.CSS_SELECTOR, "main [role=alert]")
     assert "kmood_worker.py" in alert.text
-    screenshot(phone, "no-worker-banner-phone-dark")
-    follow(phone, alert.find_element(By.LINK_TEXT, "Jobs and workers"))
-    assert phone.current_url.endswith("/admin/jobs")
+    screenshot(driver, "no-worker-banner-phone-dark")
+    follow(driver, alert.find_element(By.LINK_TEXT, "Jobs and workers"))
+    assert driver.current_url.endswith("/admin/jobs")
+    look(driver, DESKTOP, False)  # and back at the desk, on the page the banner led to
     click(driver, driver.find_element(By.CSS_SELECTOR, "form[action$='/retry'] button"))
     WebDriverWait(driver, 10).until(EC.url_contains("done=retried"))
     assert "Queued to run again." in driver.page_source
@@ -160,16 +160,27 @@ def ivy(app_stack):
     return app_stack
 
 
-@pytest.mark.parametrize("size,size_name", [(PHONE, "phone"), (DESKTOP, "desktop")])
-@pytest.mark.parametrize("dark", [False, True])
-def test_screenshots_of_the_settings_pages(ivy, window, size, size_name, dark):
-    driver = window(size, dark=dark)
+# The sizes and schemes each page is seen in, with the names its screenshots have kept. The
+# phone comes first: Settings' row of sections is scrolled to the open one when the page loads
+# (settings_nav.js) at a phone's width, and on a desktop there is nothing to scroll.
+LOOKS = [(PHONE, False, "phone-light"), (PHONE, True, "phone-dark"),
+         (DESKTOP, False, "desktop-light"), (DESKTOP, True, "desktop-dark")]
+
+
+def test_screenshots_of_the_settings_pages(ivy, window):
+    """Each page loaded once and seen on a phone and a desktop, light and dark."""
+    driver = window(PHONE)
+    look(driver, *LOOKS[0][:2])
     login_by_cookie(driver, ivy.url, "ivy")
     for name, path in SETTINGS_PAGES:
+        look(driver, *LOOKS[0][:2])
         driver.get(ivy.url + path)
-        assert driver.find_element(By.TAG_NAME, "h1").text == "Settings"
-        if path == "/settings":
-            shown = driver.find_element(By.ID, "storage").find_element(By.XPATH, "following::div")
-            assert "of 52 MB" in shown.text and "left" in shown.text
-        screenshot(driver, f"{name}-{size_name}-{'dark' if dark else 'light'}")
+        for size, dark, variant in LOOKS:
+            look(driver, size, dark)
+            assert driver.find_element(By.TAG_NAME, "h1").text == "Settings", (path, variant)
+            if path == "/settings":
+                shown = driver.find_element(By.ID, "storage").find_element(By.XPATH,
+                                                                           "following::div")
+                assert "of 52 MB" in shown.text and "left" in shown.text, variant
+            screenshot(driver, f"{name}-{variant}")
     assert console_errors(driver) == []
