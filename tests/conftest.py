@@ -47,9 +47,9 @@ def pytest_unconfigure(config):
         shutil.rmtree(config.option.basetemp, ignore_errors=True)
 
 
-# The longest files first (then any unit test marked slow): `make test` hands whole files to its two processes in this order
-# (xdist --dist loadfile), so the last ones to finish are short and neither process waits
-# long for the other at the end.
+# The longest files first (then any unit test marked slow): `make test` hands whole files to
+# its two processes in this order (xdist --dist loadfile), so the last ones to finish are
+# short and neither process waits long for the other at the end.
 FIRST_TO_LAST = ("browser", "fuzz", "e2e", "concurrency")
 
 

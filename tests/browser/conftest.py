@@ -411,6 +411,7 @@ def look(driver, size: tuple[int, int], dark: bool) -> None:
         metrics(driver, {"width": size[0], "height": size[1], "deviceScaleFactor": 1,
                          "mobile": False})
         driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+        driver.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": ""})  # its own
     else:
         as_a_phone(driver, *size)
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
@@ -471,24 +472,29 @@ def axe_source() -> str:
 
 
 # What a colour scheme can change: the rest of axe's rules read the document and its layout,
-# which are the same in light and dark.
+# which are the same in light and dark (the dark style sheet only sets colours).
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 
 
-def violations(driver, only: tuple[str, ...] | None = None) -> list[str]:
-    """What axe-core finds on the open page as it looks now, by all its rules or `only` these
-    (sent into a page once: a page checked again at another size or scheme keeps it)."""
+def violations(driver) -> list[str]:
+    """What axe-core finds on the open page as it looks now. axe is sent into a page once; a
+    page seen in dark whose document and size are the ones all the rules just passed in light
+    is checked again by the colour rules alone (the page itself remembers what was checked)."""
     if not driver.execute_script("return typeof axe !== 'undefined'"):
         driver.execute_script(axe_source())
-    options = {"resultTypes": ["violations"]}
-    if only:
-        options["runOnly"] = {"type": "rule", "values": list(only)}
-    found = driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        axe.run(document, arguments[0]).then(
-          (r) => done(r.violations.map((v) => v.id + ": " + v.nodes.slice(0, 3).map(
-            (n) => n.target.join(" ") + " (" + (n.failureSummary || "").split("\\n")[1] + ")"
-          ).join("; "))),
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1], rules = arguments[0];
+        const dark = matchMedia('(prefers-color-scheme: dark)').matches;
+        const seen = [innerWidth, innerHeight, document.documentElement.outerHTML].join('|');
+        const options = {resultTypes: ["violations"]};
+        if (dark && window.kmoodAxePassedInLight === seen)
+          options.runOnly = {type: "rule", values: rules};
+        axe.run(document, options).then(
+          (r) => {
+            if (!dark && !options.runOnly && !r.violations.length) window.kmoodAxePassedInLight = seen;
+            done(r.violations.map((v) => v.id + ": " + v.nodes.slice(0, 3).map(
+              (n) => n.target.join(" ") + " (" + (n.failureSummary || "").split("\\n")[1] + ")"
+            ).join("; ")));
+          },
           (e) => done(["axe failed: " + e]));
-    """, options)
-    return found
+    """, list(COLOUR_RULES))
