@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import tempfile
 from datetime import date, datetime
 from pathlib import Path
@@ -20,7 +21,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.e2e.conftest import Stack  # noqa: F401 (re-exported for browser tests)
-from tests.helpers import ROOT, http, run, three_years_of_daylio
+from tests.helpers import ROOT, base_env, http, run, three_years_of_daylio
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -149,10 +150,12 @@ def app_stack(tmp_path_factory):
     yield from running_stack(tmp_path_factory)
 
 
-def running_stack(tmp_path_factory, **env):
-    """A module's server and worker with `env` on top of the tests' own; each must exit
-    cleanly, and neither may have logged a traceback."""
+def running_stack(tmp_path_factory, database: Path | None = None, **env):
+    """A module's server and worker with `env` on top of the tests' own, on a copy of
+    `database` if given; each must exit cleanly, and neither may have logged a traceback."""
     stack = Stack(tmp_path_factory.mktemp("browser"), **env)
+    if database is not None:
+        shutil.copyfile(database, stack.tmp_path / "kmood.db")
     stack.start(worker=True)
     try:
         yield stack
@@ -364,27 +367,42 @@ PAGES = ["/", "/entries", "/entries?q=walk", "/days/2025-03-14", "/calendar", "/
          "/admin/jobs"]
 
 
-@pytest.fixture(scope="module")
-def pia(app_stack, tmp_path_factory):
-    create_user(app_stack, "pia", admin=True)
-    path = tmp_path_factory.mktemp("history") / "daylio.csv"
-    path.write_bytes(three_years_of_daylio(date(2026, 11, 28)))
-    done = run(["kmood.py", "import-daylio", str(path), "--user", "pia"], app_stack.env,
-               timeout=300)
+@pytest.fixture(scope="session")
+def pia_history(tmp_path_factory) -> Path:
+    """A database holding pia (an admin) with three years imported from Daylio, made once per
+    test process through the command line; checkpointed, so the file alone is all of it."""
+    path = tmp_path_factory.mktemp("pia-history") / "kmood.db"
+    env = base_env(path)
+    assert run(["kmood.py", "create-user", "pia", "--password-stdin", "--admin"], env,
+               input=PASSWORD + "\n").returncode == 0
+    csv = path.with_name("daylio.csv")
+    csv.write_bytes(three_years_of_daylio(date(2026, 11, 28)))
+    done = run(["kmood.py", "import-daylio", str(csv), "--user", "pia"], env, timeout=300)
     assert done.returncode == 0, done.stderr
-    auth = api_session(app_stack.url, "pia")
-    http("POST", app_stack.url + "/api/tokens", {"name": "my phone, the old one"}, auth)
-    http("POST", app_stack.url + "/api/reminders", {
-        "time": "21:00", "weekdays": [0, 1, 2, 3, 4], "timezone": "Europe/Berlin",
-        "channel": "ntfy", "url": "https://ntfy.sh/a-rather-long-topic-name-for-reminders"},
-        auth)
-    entry = http("GET", app_stack.url + "/api/entries?limit=1", headers=auth)[2]["entries"][0]
-    activities = http("GET", app_stack.url + "/api/activities", headers=auth)[2]["activities"]
-    several = "&".join(f"ids={a['id']}" for a in activities[:40])
-    app_stack.pages = PAGES + [f"/entries/{entry['id']}/edit", f"/entries/{entry['id']}/delete",
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def pia(pia_history, tmp_path_factory):
+    """A module's server and worker on a copy of pia's three years, with an API token, a
+    reminder, and `pages`: every page to open, hers filled in."""
+    for stack in running_stack(tmp_path_factory, database=pia_history):
+        auth = api_session(stack.url, "pia")
+        http("POST", stack.url + "/api/tokens", {"name": "my phone, the old one"}, auth)
+        http("POST", stack.url + "/api/reminders", {
+            "time": "21:00", "weekdays": [0, 1, 2, 3, 4], "timezone": "Europe/Berlin",
+            "channel": "ntfy", "url": "https://ntfy.sh/a-rather-long-topic-name-for-reminders"},
+            auth)
+        entry = http("GET", stack.url + "/api/entries?limit=1", headers=auth)[2]["entries"][0]
+        activities = http("GET", stack.url + "/api/activities", headers=auth)[2]["activities"]
+        several = "&".join(f"ids={a['id']}" for a in activities[:40])
+        stack.pages = PAGES + [f"/entries/{entry['id']}/edit", f"/entries/{entry['id']}/delete",
                                f"/settings/activities/{activities[0]['id']}",
                                f"/settings/activities/delete?{several}"]
-    return app_stack
+        yield stack
 
 
 def as_a_phone(driver, width: int, height: int = 800) -> None:

@@ -119,18 +119,18 @@ def test_ten_of_150_activities_move_to_a_group_in_one_go(pia, window):
     assert console_errors(driver) == []
 
 
-def test_activity_groups_fold_and_stay_folded_on_this_device(app_stack, window):
+def test_activity_groups_fold_and_stay_folded_on_this_device(pia, window):
     """SPEC §10: groups collapsible, remembered; a group holding a ticked activity opens."""
-    create_user(app_stack, "gus")
-    auth = api_session(app_stack.url, "gus")
+    create_user(pia, "gus")
+    auth = api_session(pia.url, "gus")
     for name, group in (("run", "Sport"), ("swim", "Sport"), ("friends", "Social"),
                         ("family", "Social")):
-        http("POST", app_stack.url + "/api/activities", {"name": name, "group": group}, auth)
-    entry = http("POST", app_stack.url + "/api/entries", {"mood": 4, "activities": ["swim"]},
+        http("POST", pia.url + "/api/activities", {"name": name, "group": group}, auth)
+    entry = http("POST", pia.url + "/api/entries", {"mood": 4, "activities": ["swim"]},
                  auth)[2]
     driver = window((390, 844))
     as_a_phone(driver, 390, 844)
-    login_by_cookie(driver, app_stack.url, "gus")
+    login_by_cookie(driver, pia.url, "gus")
 
     def groups() -> dict:
         return {g.find_element(By.TAG_NAME, "summary").text.split()[0]: g.get_attribute("open")
@@ -141,14 +141,14 @@ def test_activity_groups_fold_and_stay_folded_on_this_device(app_stack, window):
                                 "details.activity-group[data-remember='group:Sport'] summary")
     click(driver, sport)
     assert groups() == {"Social": True, "Sport": False}
-    driver.get(app_stack.url + "/")
+    driver.get(pia.url + "/")
     assert groups() == {"Social": True, "Sport": False}
     shown = [label.text for label in driver.find_elements(By.CSS_SELECTOR, ".chips label")
              if label.is_displayed()]
     assert shown == ["family", "friends"]
-    driver.get(app_stack.url + f"/entries/{entry['id']}/edit")  # swim is ticked: Sport opens
+    driver.get(pia.url + f"/entries/{entry['id']}/edit")  # swim is ticked: Sport opens
     assert groups() == {"Social": True, "Sport": True}
-    driver.get(app_stack.url + "/")
+    driver.get(pia.url + "/")
     assert groups() == {"Social": True, "Sport": False}
     assert console_errors(driver) == []
 
