@@ -52,8 +52,10 @@ test-tools:
 
 # The whole suite on every core: a test file runs whole on one worker (--dist loadfile), so a
 # module's server, browser or NATS server is started once.
+# Whole files to each process, in the order tests/conftest.py sorts them (longest first):
+# --no-loadscope-reorder keeps xdist from putting the files with most tests first instead.
 test: $(STAMP) test-tools
-	$(PY) -m pytest -q -n auto --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # The API fuzz run deep, with fresh random cases each time (`make test` runs a fixed set of 12
 # per operation): FUZZ_EXAMPLES per operation, default 300.
