@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kmood_lib.accounts.users import create_user
-from kmood_lib.bootstrap import bootstrap
-from kmood_lib.core.config import Config
-from tests.helpers import base_env, free_port, healthy, http, spawn, stop, wait_until
+from tests.helpers import add_user, base_env, free_port, healthy, http, spawn, stop, wait_until
 
 PASSWORD = "correct horse battery"
 
@@ -33,17 +30,7 @@ class Stack:
         return self
 
     def create_user(self, name: str) -> None:
-        """What `kmood.py create-user` does (tests/e2e/test_processes.py runs the command),
-        done in this process: migrating the file first if it is new, without starting Python."""
-        services = bootstrap(Config.from_env(self.env))
-        conn = services.connect()
-        try:
-            create_user(conn, name, PASSWORD, now_ms=services.clock.now_ms(),
-                        hasher=services.hasher)
-        finally:
-            conn.close()
-            services.close_writer()
-            services.hasher.close()
+        add_user(self.env, name, PASSWORD)
 
     def log_in(self, name: str) -> dict[str, str]:
         """Headers for a cookie session of `name`: the cookie and the CSRF token."""
