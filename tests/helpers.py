@@ -116,6 +116,23 @@ def healthy(base_url: str) -> bool:
         return False
 
 
+def add_user(env: dict[str, str], name: str, password: str) -> None:
+    """What `kmood.py create-user NAME --password-stdin` does (the command has its own tests),
+    done in this process: the file migrated first if it is new, everything closed after."""
+    from kmood_lib.accounts.users import create_user
+    from kmood_lib.bootstrap import bootstrap
+    from kmood_lib.core.config import Config
+
+    services = bootstrap(Config.from_env(env))
+    conn = services.connect()
+    try:
+        create_user(conn, name, password, now_ms=services.clock.now_ms(), hasher=services.hasher)
+    finally:
+        conn.close()
+        services.close_writer()
+        services.hasher.close()
+
+
 def start_test_server(tmp_path: Path, **extra: str):
     """tests/entry.py's server (the test job kinds registered) on a free port, with a user
     alice logged in: (env, url, cookie and CSRF headers, server process)."""
@@ -124,8 +141,7 @@ def start_test_server(tmp_path: Path, **extra: str):
     port = free_port()
     env = base_env(tmp_path / "k.db", KMOOD_PORT=str(port), **extra)
     create_test_tables(env["KMOOD_DB"])
-    assert run(["kmood.py", "create-user", "alice", "--password-stdin"], env,
-               "correct horse\n").returncode == 0
+    add_user(env, "alice", "correct horse")
     server = spawn(["tests/entry.py", "server"], env, tmp_path / "server.log")
     url = f"http://127.0.0.1:{port}"
     wait_until(lambda: healthy(url), 60, what="server")

@@ -5,7 +5,7 @@ import subprocess
 from tests.concurrency.test_queue_processes import queue_env, read
 from tests.helpers import PYTHON, ROOT, spawn, stop, wait_until
 
-TOTAL = 5000
+TOTAL = 2500
 
 ENQUEUER = """
 import sys, time
@@ -22,7 +22,7 @@ for start in range(0, total, per_transaction):
             work_id = conn.execute("INSERT INTO test_work DEFAULT VALUES RETURNING id").fetchall()[0][0]
             sweeps.enqueue(conn, kinds, "test_work", f"work:{work_id}", {"id": work_id},
                          time.time_ns() // 1_000_000, policy)
-    time.sleep(0.002)  # a steady stream over a second or two, not one burst
+    time.sleep(0.004)  # a steady stream over a second or two, not one burst
 print("enqueued", total)
 """
 

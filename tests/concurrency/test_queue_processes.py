@@ -5,7 +5,7 @@ import sqlite3
 import subprocess
 import time
 
-from kmood_lib.core import db
+from kmood_lib.core import db, migrate
 from kmood_lib.core.config import Config
 from kmood_lib.queue import jobs, sweeps
 from tests.entry import TEST_KINDS, create_test_tables
@@ -16,8 +16,9 @@ def queue_env(tmp_path, **extra):
     env = base_env(tmp_path / "q.db", KMOOD_WAKE_INTERVAL_MS="20", KMOOD_POLL_INTERVAL_S="0.2",
                    **extra)
     create_test_tables(env["KMOOD_DB"])
-    subprocess.run([PYTHON, "kmood.py", "migrate"], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
+    conn = db.connect(env["KMOOD_DB"], 10_000)  # migrated here: the workers find nothing to do
+    migrate.run(conn, migrate.load_migrations(), lambda: time.time_ns() // 1_000_000)
+    conn.close()
     return env
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import base_env, free_port, healthy, http, run, spawn, stop, wait_until
+from tests.helpers import add_user, base_env, free_port, healthy, http, spawn, stop, wait_until
 
 PASSWORD = "correct horse battery"
 
@@ -30,8 +30,7 @@ class Stack:
         return self
 
     def create_user(self, name: str) -> None:
-        assert run(["kmood.py", "create-user", name, "--password-stdin"], self.env,
-                   input=PASSWORD + "\n").returncode == 0
+        add_user(self.env, name, PASSWORD)
 
     def log_in(self, name: str) -> dict[str, str]:
         """Headers for a cookie session of `name`: the cookie and the CSRF token."""

@@ -3,9 +3,12 @@ missing worker and a read-only data directory each fail naming the check; nothin
 
 import hashlib
 import os
+import shutil
 import socket
 import sqlite3
 import threading
+
+import pytest
 
 from kmood_lib.core.migrate import load_migrations
 from tests.fakes import FakeUpstream, Reply
@@ -26,9 +29,15 @@ def failing(levels):
     return sorted(name for name, seen in levels.items() if "fail" in seen)
 
 
-def migrate(env):
-    done = run(["kmood.py", "migrate"], env)
-    assert done.returncode == 0, done.stderr
+@pytest.fixture
+def migrate(migrated_database):
+    """Puts the database as `kmood.py migrate` leaves it at an environment's KMOOD_DB: a copy
+    of the one made once per test process (tests/conftest.py), not another command's run."""
+
+    def put(env):
+        shutil.copyfile(migrated_database, env["KMOOD_DB"])
+
+    return put
 
 
 def snapshot(directory):
@@ -53,7 +62,7 @@ def test_a_healthy_deployment_passes(stack_factory, tmp_path):
     assert stack.stop() == {"server": 0, "worker": 0}
 
 
-def test_a_missing_worker_fails_the_worker_check(tmp_path):
+def test_a_missing_worker_fails_the_worker_check(tmp_path, migrate):
     env = base_env(tmp_path / "kmood.db")
     migrate(env)
     code, levels, out = doctor(env)
@@ -62,7 +71,7 @@ def test_a_missing_worker_fails_the_worker_check(tmp_path):
     assert "doctor: 1 failed (worker)" in out
 
 
-def test_an_edited_migration_fails_the_migrations_check_and_nothing_changes(tmp_path):
+def test_an_edited_migration_fails_the_migrations_check_and_nothing_changes(tmp_path, migrate):
     env = base_env(tmp_path / "kmood.db")
     migrate(env)
     raw = sqlite3.connect(tmp_path / "kmood.db", isolation_level=None)
@@ -78,7 +87,7 @@ def test_an_edited_migration_fails_the_migrations_check_and_nothing_changes(tmp_
     assert all(after[name][0] <= 32768 for name in set(after) - set(before))
 
 
-def test_pending_migrations_are_reported_never_applied_and_the_journal_mode_is_kept(tmp_path):
+def test_pending_migrations_are_reported_never_applied_and_the_journal_mode_is_kept(tmp_path, migrate):
     """An older database in rollback-journal mode: doctor reads, it neither migrates nor
     switches to WAL."""
     path = tmp_path / "kmood.db"
@@ -110,7 +119,7 @@ def test_a_missing_database_is_not_created(tmp_path):
     assert not (tmp_path / "nowhere").exists()
 
 
-def test_a_read_only_data_directory_fails_the_directory_check(tmp_path):
+def test_a_read_only_data_directory_fails_the_directory_check(tmp_path, migrate):
     data = tmp_path / "data"
     data.mkdir()
     env = base_env(data / "kmood.db")
@@ -141,7 +150,7 @@ def nats_greeter():
     return server
 
 
-def test_network_checks_send_one_request_to_each_upstream_and_name_the_unreachable(tmp_path):
+def test_network_checks_send_one_request_to_each_upstream_and_name_the_unreachable(tmp_path, migrate):
     closed = socket.create_server(("127.0.0.1", 0))
     closed_port = closed.getsockname()[1]
     closed.close()  # nothing listens here now

@@ -3,7 +3,10 @@ refusal that names every unknown mood and changes nothing (issue #12)."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+
+import pytest
 
 from tests.helpers import base_env, run
 from tests.unit.test_daylio_backup import backup
@@ -16,6 +19,30 @@ def entries(db) -> int:
         return conn.execute("SELECT count(*) FROM entries").fetchone()[0]
     finally:
         conn.close()
+
+
+@pytest.fixture(scope="module")
+def with_ann(tmp_path_factory):
+    """A database in which `kmood.py create-user` has made ann, made once for the module; its
+    WAL checkpointed into the file, so a copy of the file is the whole database."""
+    path = tmp_path_factory.mktemp("with-ann") / "k.db"
+    assert run(["kmood.py", "create-user", "ann", "--password-stdin"], base_env(path),
+               input="a long password\n").returncode == 0
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return path
+
+
+@pytest.fixture
+def ann_env(tmp_path, with_ann):
+    """The environment of a fresh database (`k.db` or the name given) that holds ann."""
+
+    def make(name: str = "k.db") -> dict[str, str]:
+        shutil.copyfile(with_ann, tmp_path / name)
+        return base_env(tmp_path / name)
+
+    return make
 
 
 def test_import_daylio_from_the_command_line(tmp_path):
@@ -54,9 +81,8 @@ def test_import_daylio_from_the_command_line(tmp_path):
     assert entries(tmp_path / "k.db") == 1207
 
 
-def test_import_daylio_refuses_bad_input_with_exit_2(tmp_path):
-    env = base_env(tmp_path / "k.db")
-    run(["kmood.py", "create-user", "ann", "--password-stdin"], env, input="a long password\n")
+def test_import_daylio_refuses_bad_input_with_exit_2(tmp_path, ann_env):
+    env = ann_env()
     bad = tmp_path / "bad.csv"
     bad.write_bytes(b"hello,world\n1,2\n")
     cases = [
@@ -72,9 +98,8 @@ def test_import_daylio_refuses_bad_input_with_exit_2(tmp_path):
     assert entries(tmp_path / "k.db") == 0
 
 
-def test_export_to_a_file_and_import_json_into_a_fresh_database(tmp_path):
-    env = base_env(tmp_path / "k.db")
-    run(["kmood.py", "create-user", "ann", "--password-stdin"], env, input="a long password\n")
+def test_export_to_a_file_and_import_json_into_a_fresh_database(tmp_path, ann_env):
+    env = ann_env()
     (tmp_path / "backup.daylio").write_bytes(backup())
     assert run(["kmood.py", "import-daylio", str(tmp_path / "backup.daylio"), "--user", "ann"],
                env).returncode == 0
@@ -85,8 +110,7 @@ def test_export_to_a_file_and_import_json_into_a_fresh_database(tmp_path):
     csv_out = run(["kmood.py", "export", "--user", "ann", "--format", "csv"], env)
     assert csv_out.stdout.startswith("\ufefffull_date,date,weekday,time,mood,")
     assert csv_out.stdout.count("\n") == 8  # the header and seven entries
-    other = base_env(tmp_path / "other.db")
-    run(["kmood.py", "create-user", "ann", "--password-stdin"], other, input="a long password\n")
+    other = ann_env("other.db")
     first = run(["kmood.py", "import-json", str(out), "--user", "ann"], other)
     assert first.returncode == 0 and "Imported 7 entries" in first.stdout, first.stderr
     again = run(["kmood.py", "import-json", str(out), "--user", "ann"], other)
@@ -99,12 +123,10 @@ def test_export_to_a_file_and_import_json_into_a_fresh_database(tmp_path):
     assert nobody.returncode == 2 and "no user 'nobody'" in nobody.stderr
 
 
-def test_crafted_files_are_one_line_and_exit_2_never_a_traceback(tmp_path):
+def test_crafted_files_are_one_line_and_exit_2_never_a_traceback(tmp_path, ann_env):
     from tests.unit.test_import_pages import crafted_files
 
-    env = base_env(tmp_path / "k.db")
-    assert run(["kmood.py", "create-user", "ann", "--password-stdin"], env,
-               input="a long password\n").returncode == 0
+    env = ann_env()
     for i, (what, fields, files) in enumerate(crafted_files()):
         path = tmp_path / f"crafted-{i}"
         path.write_bytes(files["file"])
@@ -119,11 +141,10 @@ def test_crafted_files_are_one_line_and_exit_2_never_a_traceback(tmp_path):
 
 
 def test_a_zip_export_with_photos_imports_into_a_fresh_database_from_the_command_line(
-        tmp_path):
+        tmp_path, ann_env):
     from tests.unit.test_daylio_backup_photos import photo_backup, stored_photos
 
-    env = base_env(tmp_path / "k.db")
-    run(["kmood.py", "create-user", "ann", "--password-stdin"], env, input="a long password\n")
+    env = ann_env()
     (tmp_path / "photos.daylio").write_bytes(photo_backup())
     imported = run(["kmood.py", "import-daylio", str(tmp_path / "photos.daylio"), "--user",
                     "ann"], env)
@@ -133,8 +154,7 @@ def test_a_zip_export_with_photos_imports_into_a_fresh_database_from_the_command
     assert no_file.returncode == 2 and "needs --output" in no_file.stderr
     done = run(["kmood.py", "export", "--user", "ann", "--format", "zip", "-o", str(out)], env)
     assert done.returncode == 0 and f"wrote zip export of ann to {out}" in done.stderr
-    other = base_env(tmp_path / "other.db")
-    run(["kmood.py", "create-user", "ann", "--password-stdin"], other, input="a long password\n")
+    other = ann_env("other.db")
     first = run(["kmood.py", "import-json", str(out), "--user", "ann"], other)
     assert first.returncode == 0 and "Imported 3 entries" in first.stdout, first.stderr
     before, after = (sqlite3.connect(tmp_path / name) for name in ("k.db", "other.db"))

@@ -1,6 +1,7 @@
 """The NATS relay with a real nats-server: a save wakes the worker through NATS (the change
-check and the poll are set to 30 s / 60 s, so nothing else could wake it within 3 s), the
-message carries ids only, and killing NATS mid-run loses nothing: saves still succeed at once,
+check and the poll are set to 10 s / 60 s, and the pickup lands before the worker's first
+change check since it went idle, so nothing else could have woken it), the message carries
+ids only, and killing NATS mid-run loses nothing: saves still succeed at once,
 every job completes through polling, and once NATS is back the relay wakes the worker again."""
 
 import json
@@ -22,12 +23,12 @@ from tests.helpers import (
 )
 
 QUIET = {  # nothing but a poke may wake the idle worker within seconds
-    "KMOOD_WAKE_INTERVAL_MS": "30000", "KMOOD_POLL_INTERVAL_S": "60",
+    "KMOOD_WAKE_INTERVAL_MS": "10000", "KMOOD_POLL_INTERVAL_S": "60",
     "KMOOD_SWEEP_INTERVAL_S": "3600", "KMOOD_CHECKPOINT_INTERVAL_S": "3600",
     "KMOOD_SESSION_CLEANUP_INTERVAL_S": "3600",
 }
-WAKE_S = 30  # KMOOD_WAKE_INTERVAL_MS: the slowest a commit can be noticed without NATS
-PROMPT_S = 3  # what "at once" means here: far below WAKE_S
+WAKE_S = 10  # KMOOD_WAKE_INTERVAL_MS: the slowest a commit can be noticed without NATS
+PROMPT_S = 3  # what "at once" means here: well below WAKE_S
 
 
 class Subscriber:
@@ -80,6 +81,23 @@ def worker_idle(tmp_path) -> bool:
     return read(tmp_path, "SELECT step FROM workers") == [("idle",)]
 
 
+def idle_since_ms(tmp_path) -> int | None:
+    """When the idling worker began to wait (its first change check is WAKE_S after that);
+    None while it is not idling."""
+    rows = read(tmp_path, "SELECT step, step_since FROM workers")
+    return rows[0][1] if rows and rows[0][0] == "idle" else None
+
+
+def picked_up_through_nats(tmp_path, entry_id: int, idle_since: int) -> None:
+    """The pickup came within PROMPT_S and before the worker's first change check since it
+    went idle at `idle_since`: only the relay's poke can have woken it."""
+    wait_until(lambda: entry_id in pickups(tmp_path), PROMPT_S, what="pickup through NATS")
+    [(picked_at_ns,)] = read(tmp_path, "SELECT picked_at_ns FROM test_pickups"
+                                       f" WHERE entry_id = {entry_id}")
+    assert picked_at_ns // 1_000_000 < idle_since + WAKE_S * 1000 - 100, (picked_at_ns,
+                                                                         idle_since)
+
+
 def save(url, auth, note="") -> int:
     status, _, entry = http("POST", url + "/api/entries", {"mood": 4, "note": note}, auth,
                             timeout=10)  # hang guard: a save never waits for NATS
@@ -93,10 +111,9 @@ def test_a_save_wakes_the_worker_through_nats_and_nats_going_away_loses_nothing(
     try:
         wait_until(nats.both_connected, 30, what="server and worker connected to NATS")
         listener = Subscriber(nats.port, "kmood.entry.saved")
-        wait_until(lambda: worker_idle(tmp_path), 30, what="the worker idling")
-
+        idle_since = wait_until(lambda: idle_since_ms(tmp_path), 30, what="the worker idling")
         first = save(url, auth, note="a secret that stays home")
-        wait_until(lambda: first in pickups(tmp_path), PROMPT_S, what="pickup through NATS")
+        picked_up_through_nats(tmp_path, first, idle_since)
         message = listener.next_message(10)
         assert json.loads(message) == {"user_id": 1, "entry_id": first, "kinds": ["test_pickup"]}
         assert b"secret" not in message
@@ -116,9 +133,9 @@ def test_a_save_wakes_the_worker_through_nats_and_nats_going_away_loses_nothing(
         nats.start()  # same port: both relays reconnect by themselves
         wait_until(nats.both_connected, 30, what="server and worker reconnected")
         listener = Subscriber(nats.port, "kmood.entry.saved")
-        wait_until(lambda: worker_idle(tmp_path), 30, what="the worker idling")
+        idle_since = wait_until(lambda: idle_since_ms(tmp_path), 30, what="the worker idling")
         again = save(url, auth)
-        wait_until(lambda: again in pickups(tmp_path), PROMPT_S, what="pickup through NATS again")
+        picked_up_through_nats(tmp_path, again, idle_since)
         assert json.loads(listener.next_message(10))["entry_id"] == again
         listener.close()
     finally:

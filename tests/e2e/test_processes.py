@@ -1,5 +1,6 @@
 """The two binaries as real processes: start together, answer, stop cleanly, refuse bad state."""
 
+import shutil
 import sqlite3
 
 import pytest
@@ -43,9 +44,11 @@ def test_a_bad_variable_exits_2_naming_it(tmp_path, entry):
     assert not (tmp_path / "k.db").exists()
 
 
-def _migrated(tmp_path):
+def _migrated(tmp_path, migrated_database):
+    """A migrated database (a copy of the one made once per test process: `migrate` itself is
+    pinned above) and a connection to it."""
     env = base_env(tmp_path / "k.db")
-    assert run(["kmood.py", "migrate"], env).returncode == 0
+    shutil.copyfile(migrated_database, tmp_path / "k.db")
     return env, sqlite3.connect(tmp_path / "k.db", isolation_level=None)
 
 
@@ -54,8 +57,9 @@ def _snapshot(conn):
 
 
 @pytest.mark.parametrize("entry", [["kmood.py"], ["kmood_worker.py"], ["kmood.py", "migrate"]])
-def test_an_edited_landed_migration_stops_start_up_with_exit_3(tmp_path, entry):
-    env, conn = _migrated(tmp_path)
+def test_an_edited_landed_migration_stops_start_up_with_exit_3(tmp_path, migrated_database,
+                                                              entry):
+    env, conn = _migrated(tmp_path, migrated_database)
     conn.execute("UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1")
     before = _snapshot(conn)
     result = run(entry, env)
@@ -65,8 +69,9 @@ def test_an_edited_landed_migration_stops_start_up_with_exit_3(tmp_path, entry):
 
 
 @pytest.mark.parametrize("entry", [["kmood.py"], ["kmood_worker.py"]])
-def test_a_database_from_a_newer_build_stops_start_up_with_exit_3(tmp_path, entry):
-    env, conn = _migrated(tmp_path)
+def test_a_database_from_a_newer_build_stops_start_up_with_exit_3(tmp_path, migrated_database,
+                                                                 entry):
+    env, conn = _migrated(tmp_path, migrated_database)
     conn.execute("INSERT INTO schema_migrations VALUES (9999, 'future', 'x', 0)")
     before = _snapshot(conn)
     result = run(entry, env)
