@@ -20,8 +20,11 @@ from tests.browser.conftest import (
     violations,
 )
 
-WIDTHS = (320, 360, 390, 412)
 PHONE = (390, 844)
+# Every phone width and the desktop in light; in dark (the same layout, other colours) the
+# looks axe and the screenshots need.
+LOOKS = [((width, 844), False) for width in (320, 360, 390, 412)] + [(DESKTOP, False)] + [
+    ((320, 844), True), (PHONE, True), (DESKTOP, True)]
 SHOTS = {((320, 844), True), ((390, 844), False), (DESKTOP, False), (DESKTOP, True)}
 
 
@@ -32,16 +35,15 @@ def test_every_page_fits_every_phone_and_axe_finds_nothing(pia, window):
     login_by_cookie(driver, pia.url, "pia")
     overflow, axe = {}, {}
     for path in each_page(driver, pia):
-        for dark in (False, True):
-            for size in [(width, 844) for width in WIDTHS] + [DESKTOP]:
-                look(driver, size, dark)
-                where = f"{path} {variant_name(size, dark)}"
-                if size != DESKTOP and (found := overflowing(driver)):
-                    overflow[where] = found
-                if size in (PHONE, DESKTOP) and (found := violations(driver)):
-                    axe[where] = found
-                if (size, dark) in SHOTS:
-                    screenshot(driver, f"history3y-{shot_name(path)}-{shot_variant(size, dark)}")
+        for size, dark in LOOKS:
+            look(driver, size, dark)
+            where = f"{path} {variant_name(size, dark)}"
+            if size != DESKTOP and (found := overflowing(driver)):
+                overflow[where] = found
+            if size in (PHONE, DESKTOP) and (found := violations(driver)):
+                axe[where] = found
+            if (size, dark) in SHOTS:
+                screenshot(driver, f"history3y-{shot_name(path)}-{shot_variant(size, dark)}")
         look(driver, PHONE, dark=False)  # the next page opens as a phone
     assert (overflow, axe) == ({}, {})  # (pages reaching past a phone's edge, axe's finds)
     assert console_errors(driver) == []
