@@ -113,3 +113,16 @@ def test_jobs_retry_refuses_an_unknown_kind_and_an_impossible_id(tmp_path):
                  " VALUES ('x', 'k', 3, 0, 0, 0)")
     queued = run(["kmood_worker.py", "jobs", "retry", "1"], env)
     assert queued.returncode == 0 and "already queued" in queued.stdout
+
+
+def test_an_admin_command_loads_only_the_modules_it_runs(tmp_path):
+    """`kmood.py create-user` reads its arguments from cli/commands.py and imports only the
+    face that carries it out: not the web server, the importers or doctor's checks (loading
+    every command's modules for any of them doubled its start)."""
+    loaded = ("import sys, kmood; code = kmood.main(['create-user', 'ann', '--password-stdin']);"
+              " print(code, sorted({m for m in sys.modules if m.startswith(("
+              "'kmood_lib.web', 'kmood_lib.portability', 'kmood_lib.cli.'))}))")
+    done = run(["-c", loaded], base_env(tmp_path / "k.db"), input="correct horse battery\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == (
+        "0 ['kmood_lib.cli.commands', 'kmood_lib.cli.runner', 'kmood_lib.cli.users']")
