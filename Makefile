@@ -4,6 +4,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Compiled bytecode is kept inside the venv (git-ignored, gone with `make clean`), never beside
+# the sources, and kept even where the environment says PYTHONDONTWRITEBYTECODE: otherwise each
+# of the ~250 processes the suite starts compiles every module it imports again (0.66 CPU-s for
+# a server or worker to start instead of 0.38).
+export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test test-fast fuzz lint bench soak migrate clean test-tools audit
 
@@ -11,8 +17,8 @@ $(STAMP): requirements.txt requirements-dev.txt requirements-nats.txt requiremen
 	$(PYTHON) -c 'import sys; sys.exit("k-mood needs Python 3.11+") if sys.version_info < (3, 11) else None'
 	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
 	@# This Python's own pip installs into the venv when it can (`pip --python`, pip 22.3+), and
-	@# nothing is compiled ahead (Python compiles what it imports): 20 s instead of 35 on a
-	@# fresh clone. Otherwise the venv gets a pip of its own.
+	@# nothing is compiled ahead (Python compiles what it imports, into the cache above): 20 s
+	@# instead of 35 on a fresh clone. Otherwise the venv gets a pip of its own.
 	@if $(PYTHON) -m pip --python $(PY) --version >/dev/null 2>&1; then \
 	  pip="$(PYTHON) -m pip --python $(PY)"; \
 	else \
