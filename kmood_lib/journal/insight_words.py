@@ -33,27 +33,61 @@ def _interval(effect: float, low: float, high: float) -> str:
     return f"likely {-high:.1f} to {-low:.1f} lower"
 
 
+def _day(iso: str) -> str:
+    from datetime import date
+
+    return date.fromisoformat(iso).strftime("%d %B %Y").lstrip("0")
+
+
+def _means(f: dict) -> str:
+    return f"{f['mean_with']:.1f} vs {f['mean_without']:.1f}; {_interval(f['effect'], *f['ci'])}"
+
+
+def _amount(effect: float) -> str:
+    return f"{abs(effect):.1f} points {'higher' if effect >= 0 else 'lower'}"
+
+
 def difference(f: dict) -> str:
-    """A days-with-vs-without finding (or "since you started") as one paragraph."""
-    effect, (low, high) = f["effect"], f["ci"]
-    direction = "higher" if effect >= 0 else "lower"
-    means = (f"{f['mean_with']:.1f} vs {f['mean_without']:.1f};"
-             f" {_interval(effect, low, high)}")
-    if f["since"]:
-        return (f"Since you started {f['name']} on {f['started']}, your mood averaged"
-                f" {abs(effect):.1f} points {direction} than before ({means}), over the"
-                f" {f['n_with']} logged days from then and the {f['n_without']} before."
-                f" {SINCE_CAVEAT} {CAVEAT}")
+    """A thing's days with vs without as one paragraph: the lag that stands out first, the day
+    after too when it also does (one finding per thing)."""
     same_day, day_after, others = _PHRASES[f["kind"]]
-    opening = (day_after if f["lag"] else same_day).format(name=_display(f["kind"], f["name"]))
+    name = _display(f["kind"], f["name"])
+    opening = (day_after if f["lag"] else same_day).format(name=name)
     if f["lag"]:
         counts = f"{f['n_with']} days after one, {f['n_without']} other days."
     elif others == "without":
         counts = f"{f['n_with']} days with, {f['n_without']} without."
     else:
         counts = f"{f['n_with']} days with, {f['n_without']} {others}."
-    return (f"{opening}, your mood averaged {abs(effect):.1f} points {direction}"
-            f" ({means}). {counts} {CAVEAT}")
+    text = f"{opening}, your mood averaged {_amount(f['effect'])} ({_means(f)}). {counts}"
+    for after in f.get("also", ()):
+        text += (f" The day after, it averaged {_amount(after['effect'])} ({_means(after)};"
+                 f" {after['n_with']} days after one).")
+    within = f.get("within")
+    if within:
+        text += (f" Compared only {'from' if within['side'] == 'after' else 'before'}"
+                 f" {_day(within['date'])}, when your mood changed, so the change itself is"
+                 f" not counted.")
+    return f"{text} {CAVEAT}"
+
+
+def _listed(names: list[str], most: int = 5) -> str:
+    shown = names[:most]
+    if len(names) > most:
+        return ", ".join(shown) + f" and {len(names) - most} more"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def change(f: dict) -> str:
+    """A change in mood around a date; the activities first logged that week are named, not
+    credited."""
+    direction = "rose" if f["effect"] >= 0 else "fell"
+    began = f.get("began") or []
+    that_week = (f" That week you also began logging {_listed(began)}; each is compared within"
+                 f" the periods before and after on its own." if began else "")
+    return (f"Around {_day(f['started'])} your mood {direction} by {abs(f['effect']):.1f} points"
+            f" ({_means(f)}), over the {f['n_with']} logged days from then and the"
+            f" {f['n_without']} before.{that_week} {SINCE_CAVEAT} {CAVEAT}")
 
 
 def correlation(f: dict) -> str:
@@ -78,5 +112,8 @@ def not_enough(row: dict) -> str:
     if row["kind"] in ("metric", "weather") and "short_of" not in row:
         return f"Not enough evidence yet ({row['n_with']} of {row['needed']} days with {name})."
     have = row["n_with"] if row["short_of"] == "with" else row["n_without"]
+    within = row.get("within")
+    where = (f" {'from' if within['side'] == 'after' else 'before'} {_day(within['date'])},"
+             f" when your mood changed" if within else "")
     return (f"Not enough evidence yet ({have} of {row['needed']} days {row['short_of']}"
-            f" {name}).")
+            f" {name}{where}).")

@@ -4,12 +4,15 @@ tested together so that checking many things does not "find" some by chance.
 1. Read the range's logged days (a day's mood is the mean of its entries; a day without
    entries is missing) and what each day had: activities, places, artists, kinds of weather,
    and the numbers (metrics, temperature).
-2. Ask each thing with enough days on both sides: days with vs days without, on the same day
-   and on the day after; since an activity started, days after vs days before; and for each
-   number its rank correlation with the day's mood. One stationary block bootstrap answers
+2. Ask each thing with enough days on both sides (evidence.Evidence): days with vs days
+   without, on the same day and on the day after; around the days new activities began (those
+   within a week of each other: one change), days after vs days before; and for each number
+   its rank correlation with the day's mood. A thing whose days fall mostly on one side of a
+   change in mood is asked only within that side. One stationary block bootstrap answers
    them all from the same seeded resamples (resampling.bootstrap).
 3. A finding passes every bar in `Thresholds` and Benjamini–Hochberg over the whole family;
-   everything else is either counted as checked or listed as not enough evidence yet.
+   a thing's lags are one finding; everything else is either counted as checked or listed as
+   not enough evidence yet, never both. The clearest come first (`strength`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from kmood_lib.core.gate import ComputeGate
 from kmood_lib.journal import insight_words as words
 from kmood_lib.journal import looking_back
 from kmood_lib.journal.enrichment import WEATHER_GROUPS, place_label
+from kmood_lib.journal.evidence import MIN_EACH, Evidence
 from kmood_lib.journal.resampling import (
     MAX_DAYS,
     Answer,
@@ -41,6 +45,9 @@ from kmood_lib.journal.versions import VersionedCache, cached
 MAX_GAP = 8  # positions between two logged days at most (1: the next day; more: a gap)
 SINCE_WINDOW = 91  # logged days on each side of a start, at most
 PLACEBO_CUTS = 20  # other cuts "since you started" needs to know how windows differ
+CHANGE_DAYS = 7  # activities first logged within a week of each other: one change
+IMBALANCE = 0.25  # a thing's share of days after a change this far from everyone's: confounded
+OPEN_FINDINGS = 5  # the page shows this many findings open, the rest folded
 
 NUMERIC = "typeof(em.value) IN ('integer', 'real') AND (em.value - em.value) IS NOT NULL"
 
@@ -50,13 +57,17 @@ class Thresholds:
     """The bars a comparison clears before it is shown as a finding (SPEC §11)."""
 
     min_days: int = 30  # logged days in the range before anything is compared
-    min_each: int = 14  # days with and days without
+    min_each: int = MIN_EACH  # days with and days without (evidence.Evidence)
     min_effect: float = 0.3  # mood points, either way
     min_rho: float = 0.1  # rank correlation, either way, for numbers
     since_each: int = 28  # logged days before and after "since you started"
     fdr: float = 0.10  # Benjamini–Hochberg false discovery rate over the page's family
     resamples: int = 2000
     mean_block: float = 7.0
+
+    @property
+    def evidence(self) -> Evidence:
+        return Evidence(self.min_each)
 
 
 def thresholds_from(config) -> Thresholds:
@@ -218,12 +229,15 @@ class _Asked:
 
     kind: str
     name: str
-    lag: int  # 0 same day, 1 the day after; -1 "since you started"
+    lag: int  # 0 same day, 1 the day after; -1 a change in mood around a date
     population: int
     with_days: list[int]
-    started: str | None = None  # "since you started": the first day, as a date
-    answer: Answer | None = None  # given here when not from the bootstrap ("since")
+    started: str | None = None  # a change: its first day, as a date
+    answer: Answer | None = None  # given here when not from the bootstrap (a change)
     members: dict[int, float] | None = None  # the days compared, when not a population
+    began: list[str] = field(default_factory=list)  # a change: activities first logged then
+    cut: int | None = None  # a change: the position of its first day
+    within: dict | None = None  # compared only before or after a change: {"side", "date"}
 
 
 def insights(conn: sqlite3.Connection, user_id: int, date_from: str, date_to: str,
@@ -240,8 +254,9 @@ def analysis(conn: sqlite3.Connection, user_id: int, date_from: str, date_to: st
     by_date = {} if journal is None else {journal.dates[p]: mood
                                           for p, mood in journal.moods.items()}
     result = {"range": {"from": date_from, "to": date_to}, "days": len(by_date),
-              "needed_days": limits.min_days, "checked": 0, "findings": [], "not_enough": [],
-              "comparisons": [], **looking_back.best_and_worst(by_date),
+              "needed_days": limits.min_days, "checked": 0, "findings": [],
+              "open_findings": OPEN_FINDINGS, "not_enough": [], "comparisons": [],
+              **looking_back.best_and_worst(by_date),
               "stability": looking_back.stability(by_date)}
     if journal is not None and len(by_date) >= limits.min_days:
         result.update(_compare(journal, date_from, date_to, limits))
@@ -265,19 +280,30 @@ def _compare(journal: Journal, date_from: str, date_to: str, limits: Thresholds)
     for a, answer in zip(resampled, answers, strict=True):
         a.answer = answer
     q_values = bh_adjusted([a.answer.p for a in asked] + [c.p for c in correlations])
+    standing: dict[tuple[str, str], list[tuple[_Asked, float]]] = {}
     findings = []
     for a, q in zip(asked, q_values, strict=False):
-        if _clears(a.answer, q, limits.min_effect, limits.fdr):
-            findings.append(_difference_finding(
-                a, q, a.members if a.members is not None else populations[a.population]))
+        if not _clears(a.answer, q, limits.min_effect, limits.fdr):
+            continue
+        if a.kind == "change":
+            findings.append(_change_finding(a, q))
+        else:  # one finding per thing: its same day and its day after together
+            standing.setdefault((a.kind, a.name), []).append((a, q))
+    for both in standing.values():
+        both.sort(key=lambda pair: pair[0].lag)
+        (first, q), *others = both
+        findings.append(_difference_finding(first, q, populations, others))
     for n, c, q, pair in zip(numbers, correlations, q_values[len(asked):], pairs, strict=True):
         if _clears(c, q, limits.min_rho, limits.fdr):
             findings.append(_correlation_finding(n, c, q, list(pair.values())))
-    findings.sort(key=lambda f: (f["measure"] != "points", -abs(f["effect"]), f["name"]))
-    compared = [_compared(a.kind if a.lag >= 0 else "activity", a.name, a.lag, "points",
-                          a.answer, q) for a, q in zip(asked, q_values, strict=False)]
+    findings.sort(key=lambda f: (f["measure"] != "points", -f["strength"], f["name"]))
+    compared = [_compared(a.kind, a.started if a.kind == "change" else a.name, max(a.lag, 0),
+                          "points", a.answer, q) for a, q in zip(asked, q_values, strict=False)]
     compared += [_compared(n.kind, n.name, 0, "rho", c, q)
                  for n, c, q in zip(numbers, correlations, q_values[len(asked):], strict=True)]
+    found = {(f["kind"], f["name"]) for f in findings}
+    # nothing is both a finding and "not enough evidence"
+    not_enough = [r for r in not_enough if (r["kind"], r["name"]) not in found]
     not_enough.sort(key=lambda r: (-r["n_with"], r["kind"], r["name"]))
     for row in not_enough:
         row["sentence"] = words.not_enough(row)
@@ -292,7 +318,7 @@ def _compared(kind: str, name: str, lag: int, measure: str, answer: Answer, q: f
     def rounded(value: float | None, digits: int = 3) -> float | None:
         return None if value is None else round(value, digits)
 
-    return {"kind": kind, "name": name, "lag": max(lag, 0), "since": lag < 0,
+    return {"kind": kind, "name": name, "lag": lag, "since": kind == "change",
             "measure": measure, "effect": rounded(answer.effect),
             "ci": None if answer.low is None else [rounded(answer.low), rounded(answer.high)],
             "p": rounded(answer.p, 4), "q": rounded(q, 4), "n_with": answer.n_with,
@@ -341,33 +367,94 @@ def _populations(journal: Journal) -> tuple[list[dict[int, float]], dict[tuple[s
 
 def _questions(journal: Journal, populations, population_of, limits: Thresholds
                ) -> tuple[list[_Asked], list[dict]]:
-    """The comparisons with enough days on both sides, and the rest with their counts."""
-    asked, not_enough = [], []
+    """The comparisons with enough days on both sides (evidence.Evidence), and the rest with
+    their counts. A thing whose days fall mostly on one side of a change in mood is compared
+    only within that side, so it is never credited with the change itself."""
+    changes = _changes(journal, limits)
+    shifts = [c for c in changes if _clears(c.answer, 0.0, limits.min_effect, 1.0)]
+    asked, not_enough, evidence = [], [], limits.evidence
     for trait in journal.traits:
+        within = _within(journal, trait, shifts)
         lags = (0,) if trait.kind == "weather" else (0, 1)
         for lag in lags:
-            population = population_of[trait.known, lag]
+            population = _population(populations, population_of, trait.known, lag, within)
             members = populations[population]
             with_days = sorted(p for p in trait.days if p in members)
             n_with, n_without = len(with_days), len(members) - len(with_days)
-            if min(n_with, n_without) >= limits.min_each:
-                asked.append(_Asked(trait.kind, trait.name, lag, population, with_days))
+            short = evidence.short_of(n_with, n_without)
+            if short is None:
+                asked.append(_Asked(trait.kind, trait.name, lag, population, with_days,
+                                    within=_side(journal, within)))
             elif lag == 0:
-                short = n_with < limits.min_each
-                not_enough.append({"kind": trait.kind, "name": trait.name, "lag": 0,
-                                   "n_with": n_with, "n_without": n_without,
-                                   "short_of": "with" if short else "without",
-                                   "needed": limits.min_each})
-        if trait.started is not None:
-            since = _since(journal, trait, limits)
-            if since is not None:
-                asked.append(since)
-    return asked, not_enough
+                row = {"kind": trait.kind, "name": trait.name, "lag": 0, "n_with": n_with,
+                       "n_without": n_without, "short_of": short, "needed": evidence.min_each}
+                if within:
+                    row["within"] = _side(journal, within)
+                not_enough.append(row)
+    return asked + changes, not_enough
 
 
-def _since(journal: Journal, trait: Trait, limits: Thresholds) -> _Asked | None:
-    """Days since an activity started vs as many days before it, compared with how much any
-    two such neighbouring windows of this journal differ (a placebo at every other day).
+def _side(journal: Journal, within: tuple[int, bool] | None) -> dict | None:
+    if within is None:
+        return None
+    cut, after = within
+    return {"side": "after" if after else "before", "date": journal.dates[cut].isoformat()}
+
+
+def _within(journal: Journal, trait: Trait, shifts: list[_Asked]) -> tuple[int, bool] | None:
+    """(the change's first position, whether after it) when the thing's days fall on one side
+    of a change in mood far more than the logged days do (IMBALANCE); else None."""
+    if not trait.days:
+        return None
+    worst = None
+    for shift in shifts:
+        share = sum(1 for p in trait.days if p >= shift.cut) / len(trait.days)
+        everyone = sum(1 for p in journal.moods if p >= shift.cut) / len(journal.moods)
+        gap = abs(share - everyone)
+        if gap >= IMBALANCE and (worst is None or gap > worst[0]):
+            worst = (gap, shift.cut, share >= 0.5)
+    return None if worst is None else worst[1:]
+
+
+def _population(populations: list, population_of: dict, known: str, lag: int,
+                within: tuple[int, bool] | None) -> int:
+    """The population of `known` days at `lag`, or its days on one side of a change (made once
+    and added to the list the bootstrap reads)."""
+    if within is None:
+        return population_of[known, lag]
+    key = (known, lag, *within)
+    if key not in population_of:
+        cut, after = within
+        population_of[key] = len(populations)
+        populations.append({p: m for p, m in populations[population_of[known, lag]].items()
+                            if (p >= cut) == after})
+    return population_of[key]
+
+
+def _changes(journal: Journal, limits: Thresholds) -> list[_Asked]:
+    """One question per change: the activities first logged within CHANGE_DAYS of each other
+    start one window, asked once whatever their number (a week when several new things were
+    logged is one change in mood, not one per thing)."""
+    starts = sorted((t.started, t.name) for t in journal.traits if t.started is not None)
+    groups: list[list[tuple[int, str]]] = []
+    for position, name in starts:
+        if groups and (journal.dates[position] - journal.dates[groups[-1][0][0]]).days \
+                <= CHANGE_DAYS:
+            groups[-1].append((position, name))
+        else:
+            groups.append([(position, name)])
+    changes = []
+    for group in groups:
+        change = _since(journal, group[0][0], limits)
+        if change is not None:
+            change.began = sorted({name for _, name in group}, key=str.casefold)
+            changes.append(change)
+    return changes
+
+
+def _since(journal: Journal, started: int, limits: Thresholds) -> _Asked | None:
+    """Days from `started` on vs as many days before it, compared with how much any two such
+    neighbouring windows of this journal differ (a placebo at every other day).
 
     1. A window of W logged days on each side of the start (at least `since_each`, at most
        SINCE_WINDOW, and narrow enough to leave PLACEBO_CUTS other cuts), so the years
@@ -378,7 +465,7 @@ def _since(journal: Journal, trait: Trait, limits: Thresholds) -> _Asked | None:
        minus their 2.5 and 97.5 percentiles. A change that seasons alone could make is
        never a finding, whatever the number of days."""
     logged = sorted(journal.moods)
-    cut = next(i for i, p in enumerate(logged) if p >= trait.started)
+    cut = next(i for i, p in enumerate(logged) if p >= started)
     # no wider than leaves PLACEBO_CUTS cuts whose windows share no day with this one
     window = min(cut, len(logged) - cut, SINCE_WINDOW, (len(logged) - PLACEBO_CUTS) // 6)
     if window < limits.since_each:
@@ -393,7 +480,6 @@ def _since(journal: Journal, trait: Trait, limits: Thresholds) -> _Asked | None:
     observed = change(cut)
     placebo = sorted(change(at) for at in range(window, len(logged) - window + 1)
                      if abs(at - cut) >= 2 * window)  # two windows each side apart
-    started = journal.dates[trait.started].isoformat()
     if len(placebo) < PLACEBO_CUTS:
         return None
     beyond = sum(1 for d in placebo if abs(d) >= abs(observed))
@@ -401,8 +487,9 @@ def _since(journal: Journal, trait: Trait, limits: Thresholds) -> _Asked | None:
                     observed - percentile(placebo, 0.025), (beyond + 1) / (len(placebo) + 1),
                     window, window)
     compared = logged[cut - window:cut + window]
-    return _Asked("since", trait.name, -1, -1, logged[cut:cut + window], started, answer,
-                  {p: journal.moods[p] for p in compared})
+    return _Asked("change", "change in mood", -1, -1, logged[cut:cut + window],
+                  journal.dates[logged[cut]].isoformat(), answer,
+                  {p: journal.moods[p] for p in compared}, cut=logged[cut])
 
 
 def _clears(answer: Answer, q: float | None, smallest: float, fdr: float) -> bool:
@@ -411,21 +498,47 @@ def _clears(answer: Answer, q: float | None, smallest: float, fdr: float) -> boo
             and abs(answer.effect) >= smallest and q <= fdr)
 
 
-def _difference_finding(a: _Asked, q: float, members: dict[int, float]) -> dict:
+def _strength(low: float, high: float) -> float:
+    """How far the interval's near end is from zero: what ranks the findings."""
+    return round(min(abs(low), abs(high)), 2)
+
+
+def _difference(a: _Asked, q: float, members: dict[int, float]) -> dict:
+    """One comparison's figures: the effect, its interval, both means, the days and p, q."""
     answer = a.answer
     with_set = set(a.with_days)
     mean_with = statistics.fmean(members[p] for p in a.with_days)
     mean_without = statistics.fmean(m for p, m in members.items() if p not in with_set)
-    finding = {"kind": a.kind if a.lag >= 0 else "activity", "name": a.name,
-               "lag": max(a.lag, 0), "since": a.lag < 0, "measure": "points",
-               "effect": round(answer.effect, 2), "ci": [round(answer.low, 2),
-                                                         round(answer.high, 2)],
-               "mean_with": round(mean_with, 2), "mean_without": round(mean_without, 2),
-               "n_with": answer.n_with, "n_without": answer.n_without, "p": round(answer.p, 4),
-               "q": round(q, 4)}
-    if a.started:
-        finding["started"] = a.started
+    return {"lag": max(a.lag, 0), "effect": round(answer.effect, 2),
+            "ci": [round(answer.low, 2), round(answer.high, 2)],
+            "mean_with": round(mean_with, 2), "mean_without": round(mean_without, 2),
+            "n_with": answer.n_with, "n_without": answer.n_without, "p": round(answer.p, 4),
+            "q": round(q, 4)}
+
+
+def _difference_finding(a: _Asked, q: float, populations: list,
+                        others: list[tuple[_Asked, float]]) -> dict:
+    """A thing's finding: the first lag that stands out, and the day after in `also` when it
+    stands out too (one card per thing)."""
+    finding = {"kind": a.kind, "name": a.name, "since": False, "measure": "points",
+               **_difference(a, q, populations[a.population])}
+    finding["also"] = [_difference(other, other_q, populations[other.population])
+                       for other, other_q in others]
+    if a.within:
+        finding["within"] = a.within
+    finding["strength"] = _strength(*finding["ci"])
     finding["sentence"] = words.difference(finding)
+    return finding
+
+
+def _change_finding(a: _Asked, q: float) -> dict:
+    """A change in mood around a date, with the activities first logged that week: they are
+    named, never credited (each is compared within the periods on its own)."""
+    finding = {"kind": "change", "name": "change in mood", "since": True, "measure": "points",
+               "started": a.started, "began": a.began, **_difference(a, q, a.members),
+               "also": []}
+    finding["strength"] = _strength(*finding["ci"])
+    finding["sentence"] = words.change(finding)
     return finding
 
 
@@ -436,6 +549,8 @@ def _correlation_finding(number: Number, answer: Answer, q: float,
                "measure": "rho", "effect": round(answer.effect, 2),
                "ci": [round(answer.low, 2), round(answer.high, 2)],
                "slope": None if slope is None else round(slope, 3), "unit": number.unit,
-               "n_with": answer.n_with, "p": round(answer.p, 4), "q": round(q, 4)}
+               "n_with": answer.n_with, "p": round(answer.p, 4), "q": round(q, 4),
+               "also": []}
+    finding["strength"] = _strength(*finding["ci"])
     finding["sentence"] = words.correlation(finding)
     return finding

@@ -15,6 +15,7 @@ from datetime import date
 
 from kmood_lib.journal.day_counts import GROUPED_DAY_COLUMNS
 from kmood_lib.journal.enrichment import WEATHER_GROUPS, place_label
+from kmood_lib.journal.evidence import DEFAULT, Evidence
 from kmood_lib.journal.queries import EntryFilter
 
 LEVELS = (1, 2, 3, 4, 5)
@@ -153,34 +154,43 @@ def hours(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> list[dict
     return [{"hour": h, **_cell(totals_by_hour[h], counts[h])} for h in range(24)]
 
 
-def activity_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> dict:
-    """Mean mood with vs without each activity, with counts; biggest positive impact first."""
-    total_n, total_sum = _over_days(conn, user_id, flt, "coalesce(sum(n), 0),"
-                                    " coalesce(sum(mood_sum), 0)")[0]
+def activity_impact(conn: sqlite3.Connection, user_id: int, flt: EntryFilter,
+                    evidence: Evidence = DEFAULT) -> dict:
+    """Mean mood on entries with vs without each activity, with the entries and the logged
+    days on each side; the rows with evidence (evidence.Evidence, the insights' own rule over
+    days) first, biggest positive difference first, then those with few days, the most days
+    first."""
+    total_n, total_sum, total_days = _over_days(
+        conn, user_id, flt, "coalesce(sum(n), 0), coalesce(sum(mood_sum), 0), count(*)")[0]
     where, params = flt.where(conn, user_id)
     if by_dates_only(flt):
-        per_activity = ("SELECT activity_id AS id, sum(n) AS n, sum(mood_sum) AS total"
-                        " FROM activity_days e WHERE e.user_id = ?" + where +
+        per_activity = ("SELECT activity_id AS id, sum(n) AS n, sum(mood_sum) AS total,"
+                        " count(*) AS days FROM activity_days e WHERE e.user_id = ?" + where +
                         " GROUP BY activity_id")
     else:
-        per_activity = ("SELECT ea.activity_id AS id, count(*) AS n, sum(e.mood) AS total"
+        per_activity = ("SELECT ea.activity_id AS id, count(*) AS n, sum(e.mood) AS total,"
+                        " count(DISTINCT e.local_date) AS days"
                         " FROM entry_activities ea JOIN entries e ON e.id = ea.entry_id"
                         " WHERE e.user_id = ?" + where + " GROUP BY ea.activity_id")
     rows = conn.execute(
-        f"SELECT a.name, w.n, w.total FROM ({per_activity}) w"
+        f"SELECT a.name, w.n, w.total, w.days FROM ({per_activity}) w"
         " JOIN activities a ON a.id = w.id ORDER BY a.name_key",
         (user_id, *params)).fetchall()
     out = []
-    for name, n_with, sum_with in rows:
+    for name, n_with, sum_with, days_with in rows:
         n_without = total_n - n_with
         avg_with = sum_with / n_with
         avg_without = (total_sum - sum_with) / n_without if n_without else None
         diff = None if avg_without is None else avg_with - avg_without
         out.append({"activity": name, "count_with": n_with, "average_with": _rounded(avg_with),
                     "count_without": n_without, "average_without": _rounded(avg_without),
-                    "difference": _rounded(diff)})
-    out.sort(key=lambda a: (a["difference"] is None, -(a["difference"] or 0), a["activity"]))
-    return {"activities": out}
+                    "difference": _rounded(diff), "days_with": days_with,
+                    "days_without": total_days - days_with,
+                    "enough": evidence.enough(days_with, total_days - days_with)})
+    out.sort(key=lambda a: (not a["enough"], a["difference"] is None,
+                            0 if a["enough"] else -a["days_with"], -(a["difference"] or 0),
+                            a["activity"]))
+    return {"activities": out, "needed_days": evidence.min_each}
 
 
 def mood_series(conn: sqlite3.Connection, user_id: int, flt: EntryFilter, bucket: str

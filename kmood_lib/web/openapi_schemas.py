@@ -224,11 +224,18 @@ SCHEMAS = {
         "entries_with_song": INT,
         "artists": {"type": "array", "items": {"type": "object", "properties": {
             "artist": STR, "average": {"type": ["number", "null"]}, "count": INT}}}}},
-    "ActivityImpact": {"type": "object", "properties": {"activities": {
-        "type": "array", "items": {"type": "object", "properties": {
-            "activity": STR, "count_with": INT, "average_with": NUM, "count_without": INT,
-            "average_without": {"type": ["number", "null"]},
-            "difference": {"type": ["number", "null"]}}}}}},
+    "ActivityImpact": {"type": "object", "properties": {
+        "needed_days": {**INT, "description": "logged days with and without an activity before"
+                        " its row has evidence (the insights' rule)"},
+        "activities": {
+            "type": "array", "description": "rows with evidence first, the biggest difference"
+            " first; then those with few days", "items": {"type": "object", "properties": {
+                "activity": STR, "count_with": {**INT, "description": "entries"},
+                "average_with": NUM, "count_without": INT,
+                "average_without": {"type": ["number", "null"]},
+                "difference": {"type": ["number", "null"]},
+                "days_with": {**INT, "description": "logged days with the activity"},
+                "days_without": INT, "enough": {**BOOL, "description": "false: few days"}}}}}},
     "Goal": {"type": "object", "properties": {
         "id": INT, "name": STR, "activity": {"type": ["string", "null"],
                                              "description": "null: checked off by hand"},
@@ -264,11 +271,15 @@ SCHEMAS = {
         "days": {**INT, "description": "logged days in the range"},
         "needed_days": {**INT, "description": "logged days needed before anything is compared"},
         "checked": {**INT, "description": "comparisons made: one family for Benjamini–Hochberg"},
-        "findings": {"type": "array", "description": "sorted by the size of the effect",
-                     "items": ref("Finding")},
+        "findings": {"type": "array", "description": "one per thing, the strongest first"
+                     " (strength: the interval's near end farthest from 0), differences in"
+                     " mood points before rank correlations", "items": ref("Finding")},
+        "open_findings": {**INT, "description": "how many of the first findings the page shows"
+                          " open; the rest are folded"},
         "not_enough": {"type": "array", "items": {"type": "object", "properties": {
             "kind": STR, "name": STR, "lag": INT, "n_with": INT, "n_without": INT,
-            "short_of": {"enum": ["with", "without"]}, "needed": INT, "sentence": STR}}},
+            "short_of": {"enum": ["with", "without"]}, "needed": INT, "sentence": STR,
+            "within": {"type": "object"}}}},
         "comparisons": {"type": "array", "description": "every comparison of the family as it"
                         " came out, finding or not", "items": {"type": "object", "properties": {
                             "kind": STR, "name": STR, "lag": INT, "since": BOOL,
@@ -286,10 +297,21 @@ SCHEMAS = {
                               "month": STR, "change": NUM, "steps": INT}}}}},
     "Finding": {"type": "object", "required": ["kind", "name", "lag", "measure", "effect", "ci",
                                                "sentence"], "properties": {
-        "kind": {"enum": ["activity", "place", "artist", "weather", "metric"]},
+        "kind": {"enum": ["activity", "place", "artist", "weather", "metric", "change"],
+                 "description": "change: the mood changed around a date"},
         "name": STR, "lag": {"enum": [0, 1], "description": "1: the day after"},
-        "since": {**BOOL, "description": "days since the activity started vs before"},
-        "started": {**STR, "description": "the first day of the activity (since only)"},
+        "since": {**BOOL, "description": "a change: the days from `started` on vs as many"
+                  " before"},
+        "started": {**STR, "description": "a change: its first day"},
+        "began": {"type": "array", "items": STR, "description": "a change: the activities"
+                  " first logged within a week of it (named, not credited)"},
+        "also": {"type": "array", "description": "the same thing's day after, when it stands"
+                 " out too (one finding per thing)", "items": {"type": "object"}},
+        "within": {"type": "object", "description": "compared only on one side of a change"
+                   " in mood", "properties": {"side": {"enum": ["before", "after"]},
+                                              "date": STR}},
+        "strength": {**NUM, "description": "how far the interval's near end is from 0: the"
+                     " findings come strongest first, points before rho"},
         "measure": {"enum": ["points", "rho"], "description": "points: difference in mean"
                     " day-mood, with minus without; rho: Spearman's rank correlation"},
         "effect": NUM, "ci": {"type": "array", "items": NUM, "minItems": 2, "maxItems": 2,

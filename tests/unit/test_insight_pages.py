@@ -53,7 +53,8 @@ def test_the_stats_page_draws_accessible_charts(alice):
     assert page.count("<svg class=\"chart\"") == 4
     assert page.count("<title id=") == 4 and page.count("<desc id=") == 4
     assert "Best week starting 2026-11-16 (5.0)" in page
-    assert "1 activity logged in this range, none yet on 5 entries or more" in page
+    # walk (2 days) is shown, marked as having few days, not left out (#39)
+    assert '<th scope="row">walk <span class="tag muted">few days</span></th>' in page
     for key in ("30", "365", "all"):
         assert alice.get(f"/stats?range={key}").status == 200
     assert alice.get("/stats?range=nonsense").status == 200
@@ -113,23 +114,35 @@ def test_long_mood_labels_are_squeezed_onto_the_axis_never_cut():
     assert ">awful</text>" in svg and ">rad</text>" in svg
 
 
-def test_the_activity_table_leads_with_the_biggest_differences_and_pages(alice):
-    """#23.4: the biggest difference either way first; activities on fewer than 5 entries
-    left out and counted; 20 rows a page."""
+def test_the_activity_table_leads_with_the_activities_that_have_evidence_and_pages(alice):
+    """#23.4, #39: the insights' evidence rule orders the table: activities logged on at
+    least 14 days and missing on as many come first, the biggest difference either way first;
+    the rest after them, marked "few days" (a big difference on 6 days no longer leads); 20
+    rows a page."""
     for i in range(30):
         acts = [f"often {k:02d}" for k in range(24) if (i + k) % 2 == 0] + (
             ["sad thing"] if i < 6 else []) + (["once"] if i == 0 else [])
         alice.post("/api/entries", {"mood": 1 if i < 6 else 4,
                                     "occurred_at": f"2026-11-{1 + i % 28:02d}T{8 + i // 28:02d}:00:00",
                                     "activities": acts})
+    api = alice.get("/api/stats/activities?from=2026-09-01").json
+    assert api["needed_days"] == 14
+    by_name = {r["activity"]: r for r in api["activities"]}
+    assert by_name["sad thing"]["days_with"] == 6 and not by_name["sad thing"]["enough"]
+    assert by_name["often 00"]["enough"] and by_name["often 00"]["days_with"] >= 14
+    assert [r["enough"] for r in api["activities"]] == sorted(
+        (r["enough"] for r in api["activities"]), reverse=True)
     page = alice.get("/stats?range=90").text
-    rows = re.findall(r'<th scope="row">([^<]+)</th>', page.split('id="activities"')[1])
-    assert rows[0] == "sad thing" and len(rows) == 20
-    assert "1 activity with fewer than 5 entries is not shown" in page
+    table = page.split('id="activities"')[1]
+    rows = re.findall(r'<th scope="row">([^<]+?)(?: <span class="tag muted">(few days)</span>)?'
+                      r'</th>', table)
+    assert len(rows) == 20 and all(name.startswith("often") and not few for name, few in rows)
     assert "Page 1 of 2" in page and "activities_page=2#activities" in page
-    second = alice.get("/stats?range=90&activities_page=2").text
-    rest = re.findall(r'<th scope="row">([^<]+)</th>', second.split('id="activities"')[1])
-    assert len(rest) == 5 and not set(rest) & set(rows) and "once" not in rows + rest
+    second = alice.get("/stats?range=90&activities_page=2").text.split('id="activities"')[1]
+    rest = re.findall(r'<th scope="row">([^<]+?)(?: <span class="tag muted">(few days)</span>)?'
+                      r'</th>', second)
+    assert [name for name, few in rest if few] == ["sad thing", "once"]
+    assert len(rest) == 6 and not {n for n, _ in rest} & {n for n, _ in rows}
     assert alice.get("/stats?range=90&activities_page=99").status == 200
 
 
@@ -160,7 +173,8 @@ def test_an_average_mood_wears_the_label_and_face_of_its_nearest_level(alice):
     assert summary.endswith(" low</span></span>") and '<svg class="face"' in summary
     assert "better than your average (<span class=\"average\">2.2 <span class=\"badge lv2\">" \
         in page
-    row = re.search(r'<th scope="row">rain</th>(.*?)</tr>', page, re.S).group(1)
+    row = re.search(r'<th scope="row">rain(?: <span class="tag muted">few days</span>)?</th>'
+                    r'(.*?)</tr>', page, re.S).group(1)
     with_, without = re.findall(r'<td class="num">(.*?)</td>', row)[:2]
     assert with_.startswith('<span class="average">2.00 <svg class="face"')
     assert '<span class="skip"> (low)</span>' in with_

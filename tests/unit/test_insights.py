@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from kmood_lib.journal import insights, versions
-from kmood_lib.journal.insights import Journal, Thresholds, Trait
+from kmood_lib.journal.insights import Journal, Thresholds
 from tests.insight_data import COLD_DROP, RUNNING_LIFT, Plan, index_notes, plant
 
 TODAY = date(2026, 12, 4)
@@ -98,22 +98,42 @@ def test_the_day_after_is_compared_with_the_next_days_mood(conn, uid):
     assert named(found, "party", lag=0) is None
 
 
-def test_since_you_started_compares_before_and_after_and_says_why_to_be_careful(conn, uid):
-    plant(conn, uid, seed=5, plan=Plan(days=300, noise=0, weather=False, running_share=0))
-    yoga = conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
-                        " VALUES (?, 'yoga', 'yoga', 0) RETURNING id", (uid,)).fetchone()[0]
+NEW_THINGS = ["yoga", "journaling", "scared", "memory problems", "tea", "reading", "walk",
+              "podcast"]
+
+
+def test_eight_activities_begun_on_the_day_mood_rose_are_one_change_and_none_is_credited(
+        conn, uid):
+    """Issue #39: eight activities first logged on one day, with a real level shift that day,
+    are one finding about the change, not eight; none of the eight is credited with it (each
+    is compared only within the days after it began, where it does nothing)."""
+    plant(conn, uid, seed=5, plan=Plan(days=600, noise=0, weather=False, running_share=0))
     start = date(2026, 11, 30) - timedelta(days=120)
     conn.execute("UPDATE entries SET mood = min(5, mood + 1) WHERE user_id = ?"
                  " AND local_date >= ?", (uid, start.isoformat()))
-    conn.execute("INSERT INTO entry_activities (entry_id, activity_id) SELECT id, ? FROM entries"
-                 " WHERE user_id = ? AND local_date >= ? AND (id % 4) = 0",
-                 (yoga, uid, start.isoformat()))
+    for i, name in enumerate(NEW_THINGS):
+        thing = conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                             " VALUES (?, ?, ?, 0) RETURNING id", (uid, name, name)).fetchone()[0]
+        # each on about half of the days from the start on, the first day for all of them
+        conn.execute("INSERT INTO entry_activities (entry_id, activity_id) SELECT id, ?"
+                     " FROM entries WHERE user_id = ? AND local_date >= ?"
+                     " AND (local_date = ? OR (id + ?) % 2 = 0)",
+                     (thing, uid, start.isoformat(), start.isoformat(), i))
     conn.commit()
     found = run(conn, uid)
-    since = next(f for f in found["findings"] if f["since"])
-    assert since["name"] == "yoga" and since["effect"] > 0.5
-    assert since["started"] >= start.isoformat() and since["n_without"] >= 28
-    assert "return" in since["sentence"] and since["sentence"].startswith("Since you started")
+    changes = [f for f in found["findings"] if f["kind"] == "change"]
+    assert len(changes) == 1, [f["sentence"] for f in found["findings"]]
+    change = changes[0]
+    assert change["since"] and change["effect"] > 0.5 and change["started"] == start.isoformat()
+    assert change["began"] == sorted(NEW_THINGS, key=str.casefold)
+    assert change["sentence"].startswith(f"Around {start.day} {start:%B %Y} your mood rose by")
+    assert "began logging" in change["sentence"] and "return" in change["sentence"]
+    assert [f["name"] for f in found["findings"] if f["name"] in NEW_THINGS] == []
+    # asked once, and each of the eight compared only from the day the change began
+    assert sum(r["since"] for r in found["comparisons"]) == 1
+    for name in NEW_THINGS:
+        rows = [r for r in found["comparisons"] if r["name"] == name]
+        assert len(rows) == 2 and all(r["n_with"] + r["n_without"] <= 121 for r in rows), rows
 
 
 @pytest.mark.parametrize("days", [1, 29])
@@ -416,7 +436,7 @@ def test_unnamed_places_are_not_lumped_together_as_a_place_called_question_mark(
 
 
 
-def test_since_you_started_placebo_cuts_do_not_reuse_the_real_windows():
+def test_a_change_s_placebo_cuts_do_not_reuse_the_real_windows():
     """_since's docstring: placebo cuts whose windows do not overlap the real one. The
     filter is abs(at - cut) >= window, but two windows of 2*window days overlap unless
     abs(at - cut) >= 2*window: the cut at cut+window uses the real 'after' days as its
@@ -425,8 +445,7 @@ def test_since_you_started_placebo_cuts_do_not_reuse_the_real_windows():
     moods = {p: (5.0 if 150 <= p < 220 else 3.0) for p in range(300)}
     journal = Journal(dates={p: date(2026, 1, 1) + timedelta(days=p) for p in moods},
                       position={}, span=300, moods=moods, known={"all": set(moods)})
-    trait = Trait("activity", "yoga", {150, 160, 170}, "all", started=150)
-    asked = insights._since(journal, trait, Thresholds())
+    asked = insights._since(journal, 150, Thresholds())
     assert asked is not None and asked.answer.effect == pytest.approx(2.0)
     # every placebo cut sharing no day with the real windows changes nothing at all
     assert asked.answer.p <= 1 / 21, asked.answer
@@ -443,3 +462,70 @@ def test_the_resampling_work_follows_the_logged_days_not_the_calendar_span(conn,
     journal = insights.read_journal(conn, uid, "1900-01-01", "2100-01-01")
     assert journal.span <= 10 * 60, f"{journal.span} positions for 60 logged days"
     assert len(journal.moods) == 60
+
+
+def test_a_thing_that_stands_out_on_the_day_and_the_day_after_is_one_finding(conn, uid):
+    """Issue #39: an activity's same day and day after are one card, the day after in it."""
+    plant(conn, uid, seed=13, plan=Plan(days=500, noise=0, weather=False, running_share=0))
+    retreat = conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                           " VALUES (?, 'retreat', 'retreat', 0) RETURNING id",
+                           (uid,)).fetchone()[0]
+    days = [r[0] for r in conn.execute("SELECT local_date FROM entry_days WHERE user_id = ?"
+                                       " ORDER BY local_date", (uid,))]
+    for i, day in enumerate(days[:-1]):
+        if i % 6 == 0:  # lifts its own day and the next
+            conn.execute("INSERT INTO entry_activities (entry_id, activity_id) SELECT id, ?"
+                         " FROM entries WHERE user_id = ? AND local_date = ?",
+                         (retreat, uid, day))
+            conn.execute("UPDATE entries SET mood = min(5, mood + 1) WHERE user_id = ?"
+                         " AND local_date IN (?, ?)", (uid, day, days[i + 1]))
+    conn.commit()
+    found = run(conn, uid)
+    cards = [f for f in found["findings"] if f["name"] == "retreat"]
+    assert len(cards) == 1, [f["sentence"] for f in found["findings"]]
+    card = cards[0]
+    assert card["lag"] == 0 and card["effect"] > 0.5
+    assert [a["lag"] for a in card["also"]] == [1] and card["also"][0]["effect"] > 0.3
+    after = card["also"][0]
+    assert (f"The day after, it averaged {after['effect']:.1f} points higher"
+            f" ({after['mean_with']:.1f} vs {after['mean_without']:.1f};") in card["sentence"]
+    # both comparisons were made and counted
+    assert sorted(r["lag"] for r in found["comparisons"] if r["name"] == "retreat") == [0, 1]
+
+
+def test_the_five_clearest_findings_are_open_and_the_rest_folded_under_a_count(
+        alice, conn, uid):
+    """Issue #39: at most five findings open, the clearest first (the interval's near end
+    farthest from 0); the others behind "N more findings"; the summary says what standing
+    out means."""
+    plant(conn, uid, seed=17, plan=Plan(days=500, noise=0, weather=False, running_share=0))
+    days = [r[0] for r in conn.execute("SELECT local_date FROM entry_days WHERE user_id = ?"
+                                       " ORDER BY local_date", (uid,))]
+    for k in range(8):  # eight activities, each lifting its own share of the days
+        thing = conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                             " VALUES (?, ?, ?, 0) RETURNING id",
+                             (uid, f"lift {k}", f"lift {k}")).fetchone()[0]
+        for i, day in enumerate(days):
+            if i % 8 == k:
+                conn.execute("INSERT INTO entry_activities (entry_id, activity_id) SELECT id, ?"
+                             " FROM entries WHERE user_id = ? AND local_date = ?",
+                             (thing, uid, day))
+                conn.execute("UPDATE entries SET mood = min(5, mood + ?) WHERE user_id = ?"
+                             " AND local_date = ?", (1 + k % 2, uid, day))
+    conn.commit()
+    found = alice.get("/api/insights").json
+    findings = found["findings"]
+    assert len(findings) > 5 and found["open_findings"] == 5
+    strengths = [f["strength"] for f in findings if f["measure"] == "points"]
+    assert strengths == sorted(strengths, reverse=True)
+    assert all(f["strength"] == round(min(abs(f["ci"][0]), abs(f["ci"][1])), 2)
+               for f in findings)
+    page = alice.get("/insights").text
+    opened, folded = page.split('<details class="card more-findings">')
+    assert opened.count('<li class="card finding">') == 5
+    assert f"<summary>{len(findings) - 5} more findings, weaker</summary>" in folded
+    assert folded.split("</details>")[0].count('<li class="card finding">') == len(findings) - 5
+    first = re.search(r'<li class="card finding">\s*<h3>([^<]+?)\s*<', opened).group(1)
+    assert first == findings[0]["name"]
+    assert "Standing out means a difference of at least 0.3 mood points" in page
+    assert f"after allowing for checking {found['checked']} things at once" in page

@@ -15,6 +15,7 @@ FIXTURE = [  # (occurred_at, mood, activities)
     ("2026-04-10T08:00:00+09:00", 1, ["work"]),   # 2026-04-09 in UTC, 04-10 on its own clock
     ("2026-04-11T12:00:00+02:00", 3, []),
 ]
+DAYS = 7  # local days logged: 28 March to 1 April, 10 and 11 April
 
 
 @pytest.fixture
@@ -73,11 +74,15 @@ def test_mood_by_weekday_and_local_hour(alice):
 
 def test_activity_impact_compares_with_and_without(alice):
     impact = {a["activity"]: a for a in alice.get("/api/stats/activities").json["activities"]}
+    days = {k: impact["run"].pop(k) for k in ("days_with", "days_without", "enough")}
     assert impact["run"] == {"activity": "run", "count_with": 2, "average_with": 4.5,
                              "count_without": 6, "average_without": 2.667, "difference": 1.833}
+    assert days == {"days_with": 2, "days_without": DAYS - 2, "enough": False}
+    days = {k: impact["work"].pop(k) for k in ("days_with", "days_without", "enough")}
     assert impact["work"] == {"activity": "work", "count_with": 2, "average_with": 1.5,
                               "count_without": 6, "average_without": 3.667,
                               "difference": -2.167}
+    assert days == {"days_with": 2, "days_without": DAYS - 2, "enough": False}
     order = [a["activity"] for a in alice.get("/api/stats/activities").json["activities"]]
     assert order == ["run", "work"]
 

@@ -8,6 +8,7 @@ import bottle
 from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
 from kmood_lib.journal import queries, stats
+from kmood_lib.journal.evidence import evidence_from
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import json_response, query_params
 from kmood_lib.web.routing import Routes
@@ -54,5 +55,6 @@ def stats_music(conn, auth: Auth):
 
 
 @routes.get("/api/stats/activities")
-def stats_activities(conn, auth: Auth):
-    return json_response(stats.activity_impact(conn, auth.user.id, entry_filter()))
+def stats_activities(services, conn, auth: Auth):
+    return json_response(stats.activity_impact(conn, auth.user.id, entry_filter(),
+                                               evidence_from(services.config)))

@@ -13,6 +13,7 @@ from kmood_lib.core.gate import ServerBusy, StillComputing
 from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
 from kmood_lib.journal import insights, queries, stats, versions, vocab
+from kmood_lib.journal.evidence import Evidence, evidence_from
 from kmood_lib.web import charts
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import query_params
@@ -76,21 +77,21 @@ def year_in_pixels(services, conn, auth: Auth):
                 last_day=last_day)
 
 
-MIN_USES = 5  # fewer entries with an activity than this say nothing about it
 TABLE_PAGE = 20
 
 
-def activity_table(rows: list[dict], wanted_page: str | None
-                   ) -> tuple[list[dict], int, int, int]:
-    """The activities worth reading, the biggest difference either way first, a page at a
-    time: (this page's rows, how many were left out for too few entries, pages, page)."""
-    kept = [r for r in rows if r["count_with"] >= MIN_USES and r["difference"] is not None]
-    kept.sort(key=lambda r: (-abs(r["difference"]), r["activity"].casefold()))
+def activity_table(rows: list[dict], wanted_page: str | None) -> tuple[list[dict], int, int]:
+    """The activities that can be compared, those with evidence first (the insights' rule),
+    the biggest difference either way first, then those with few days, the most days first;
+    a page at a time:
+    (this page's rows, pages, page)."""
+    kept = [r for r in rows if r["difference"] is not None]
+    kept.sort(key=lambda r: (not r["enough"], 0 if r["enough"] else -r["days_with"],
+                             -abs(r["difference"]), r["activity"].casefold()))
     pages = max(1, -(-len(kept) // TABLE_PAGE))
     page_no = int(wanted_page) if wanted_page and wanted_page.isascii() and \
         wanted_page.isdigit() and 1 <= int(wanted_page) <= pages else 1
-    return (kept[(page_no - 1) * TABLE_PAGE:page_no * TABLE_PAGE], len(rows) - len(kept), pages,
-            page_no)
+    return kept[(page_no - 1) * TABLE_PAGE:page_no * TABLE_PAGE], pages, page_no
 
 
 @routes.get("/stats")
@@ -110,16 +111,18 @@ def stats_page(services, conn, auth: Auth):
     # rename raises no version, and today moves the ranges, the streaks and where "all" ends.
     found = versions.cached(conn, services.stats_cache, user.id,
                             ("stats", key, today, tuple(sorted(labels.items()))),
-                            lambda: stats_model(conn, user.id, key, today, labels))
-    impact, hidden, impact_pages, impact_page = activity_table(found["activities"],
-                                                               params.get("activities_page"))
+                            lambda: stats_model(conn, user.id, key, today, labels,
+                                                evidence_from(services.config)))
+    impact, impact_pages, impact_page = activity_table(found["activities"],
+                                                       params.get("activities_page"))
     return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
                 range_name=RANGES[key][0], labels=labels, last_day=last_day, impact=impact,
-                impact_hidden=hidden, impact_pages=impact_pages, impact_page=impact_page,
-                min_uses=MIN_USES, **found["charts"])
+                impact_logged=bool(found["activities"]), impact_pages=impact_pages,
+                impact_page=impact_page, needed_days=found["needed_days"], **found["charts"])
 
 
-def stats_model(conn, user_id: int, key: str, today: date, labels: dict[int, str]) -> dict:
+def stats_model(conn, user_id: int, key: str, today: date, labels: dict[int, str],
+                evidence: Evidence) -> dict:
     """Everything the stats page shows for a range that does not depend on the request: the
     figures and the charts drawn (SVG), and every activity's row for the table's pages."""
     days = RANGES[key][1]
@@ -137,7 +140,8 @@ def stats_model(conn, user_id: int, key: str, today: date, labels: dict[int, str
     places = stats.place_impact(conn, user_id, flt)
     music = stats.music_impact(conn, user_id, flt)
     known_weather = weather["entries_with_weather"]
-    return {"activities": stats.activity_impact(conn, user_id, flt)["activities"], "charts": {
+    impact = stats.activity_impact(conn, user_id, flt, evidence)
+    return {"activities": impact["activities"], "needed_days": impact["needed_days"], "charts": {
         "summary": summary, "weather": weather, "places": places, "music": music,
         "over_time": charts.mood_over_time(weeks, months, first, end, labels)
         if weeks else None,
@@ -229,7 +233,8 @@ def finding_charts(findings: list[dict]) -> list[str]:
         low, high = f["ci"]
         what = "difference in mood points" if points else "Spearman's rank correlation"
         out.append(charts.interval(
-            f["effect"], low, high, scale, f"{f['name']}: {what}",
+            f["effect"], low, high, scale,
+            f"{'Around ' + f['started'] if f['kind'] == 'change' else f['name']}: {what}",
             f"Estimate {f['effect']:+.2f}, likely between {low:+.2f} and {high:+.2f};"
             f" the middle line is no difference."))
     return out

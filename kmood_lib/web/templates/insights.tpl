@@ -25,27 +25,52 @@
 <p>Not enough evidence yet: <strong>{{days}} of {{found['needed_days']}}</strong> logged days in this range. Insights compare days, so they need a month or so of them.</p>
 % else:
 <p>{{range_name}}: <strong>{{days}}</strong> logged days from {{day(found['range']['from'])}} to {{day(found['range']['to'])}}. Checked <strong>{{found['checked']}}</strong> comparison{{'' if found['checked'] == 1 else 's'}} together; <strong>{{len(findings) or 'none'}}</strong> stand{{'s' if len(findings) == 1 else ''}} out.</p>
+% if findings:
+<p class="muted">Standing out means a difference of at least {{'%.1f' % limits.min_effect}} mood points (for numbers, a rank correlation of at least {{'%.1f' % limits.min_rho}}) whose likely range leaves out zero, after allowing for checking {{found['checked']}} things at once. The clearest come first.</p>
+% end
 % end
 % if findings:
 <h2>What goes with your better and worse days</h2>
+% shown = found.get('open_findings', 5)
+% for part, cards in (('open', list(zip(findings, charts))[:shown]), ('folded', list(zip(findings, charts))[shown:])):
+  % if not cards:
+  %   continue
+  % end
+  % if part == 'folded':
+<details class="card more-findings">
+  <summary>{{len(cards)}} more finding{{'' if len(cards) == 1 else 's'}}, weaker</summary>
+  % end
 <ul class="findings">
-  % for f, chart in zip(findings, charts):
+  % for f, chart in cards:
   <li class="card finding">
+    % if f['kind'] == 'change':
+    <h3>Around {{day(f['started'])}} <span class="tag">change in mood</span></h3>
+    % else:
     <h3>{{f['name'] if f['kind'] != 'weather' or f['name'] == 'temperature' else f['name'].capitalize()}}
-    % if f.get('since'):
-    <span class="tag">since you started</span>
-    % elif f['lag']:
+      % if f['also']:
+    <span class="tag">the day and the day after</span>
+      % elif f['lag']:
     <span class="tag">the day after</span>
-    % end
+      % end
     <span class="tag muted">{{f['kind']}}</span></h3>
+    % end
     <p dir="auto">{{f['sentence']}}</p>
-    % if f['measure'] == 'points':
-    <p class="means">{{'Since' if f.get('since') else 'The day after' if f['lag'] else 'With it'}} {{!helpers.average_mood(f['mean_with'], labels, 1)}} · {{'before' if f.get('since') else 'other days' if f['lag'] else 'without'}} {{!helpers.average_mood(f['mean_without'], labels, 1)}}</p>
+    % if f['kind'] == 'change':
+    <p class="means">From then {{!helpers.average_mood(f['mean_with'], labels, 1)}} · before {{!helpers.average_mood(f['mean_without'], labels, 1)}}</p>
+    % elif f['measure'] == 'points':
+    <p class="means">{{'The day after' if f['lag'] else 'With it'}} {{!helpers.average_mood(f['mean_with'], labels, 1)}} · {{'other days' if f['lag'] else 'without'}} {{!helpers.average_mood(f['mean_without'], labels, 1)}}</p>
+      % for after in f['also']:
+    <p class="means">The day after {{!helpers.average_mood(after['mean_with'], labels, 1)}} · other days {{!helpers.average_mood(after['mean_without'], labels, 1)}}</p>
+      % end
     % end
     {{!chart}}
   </li>
   % end
 </ul>
+  % if part == 'folded':
+</details>
+  % end
+% end
 % elif days >= found['needed_days']:
 <p class="card">Nothing stands out clearly yet. That is an answer too: none of the {{found['checked']}} comparisons showed a difference of at least {{'%.1f' % limits.min_effect}} points with a likely range clear of zero. More days make smaller patterns visible.</p>
 % end
@@ -62,7 +87,9 @@
     <thead><tr><th scope="col">Finding</th><th scope="col" class="num">Estimate</th><th scope="col" class="num">p</th><th scope="col" class="num">q</th></tr></thead>
     <tbody>
     % for f in findings:
-    <tr><th scope="row">{{f['name']}}{{' (day after)' if f['lag'] else ''}}{{' (since)' if f.get('since') else ''}}</th><td class="num">{{'%+.2f' % f['effect']}}{{'' if f['measure'] == 'points' else ' ρ'}}</td><td class="num">{{'%.4f' % f['p']}}</td><td class="num">{{'%.4f' % f['q']}}</td></tr>
+    %   for row in [f] + f['also']:
+    <tr><th scope="row">{{('Around ' + day(f['started'])) if f['kind'] == 'change' else f['name']}}{{' (day after)' if row['lag'] else ''}}</th><td class="num">{{'%+.2f' % row['effect']}}{{'' if f['measure'] == 'points' else ' ρ'}}</td><td class="num">{{'%.4f' % row['p']}}</td><td class="num">{{'%.4f' % row['q']}}</td></tr>
+    %   end
     % end
     </tbody>
   </table>

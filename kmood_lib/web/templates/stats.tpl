@@ -49,17 +49,17 @@
 % end
 <h2 id="activities">Activities</h2>
 % if impact:
-<p class="muted">Average mood on entries with each activity and without it, the biggest difference either way first.{{(' %d activit%s with fewer than %d entries %s not shown.' % (impact_hidden, 'y' if impact_hidden == 1 else 'ies', min_uses, 'is' if impact_hidden == 1 else 'are')) if impact_hidden else ''}}</p>
+<p class="muted">Average mood on entries with each activity and without it. Activities logged on at least {{needed_days}} days, and missing on as many, come first, the biggest difference either way first; the insights compare the same ones. The rest are marked <em>few days</em>: their difference says little yet.</p>
 <div class="table-wrap card" role="region" aria-labelledby="impact-caption" tabindex="0">
 <table class="data">
   <caption class="skip" id="impact-caption">Average mood with and without each activity</caption>
   <thead><tr><th scope="col">Activity</th><th scope="col" class="num">With</th><th scope="col" class="num">Without</th><th scope="col" class="num">Difference</th></tr></thead>
   <tbody>
   % for row in impact:
-  <tr>
-    <th scope="row">{{row['activity']}}</th>
-    <td class="num">{{!helpers.average_mood(row['average_with'], labels, named=False)}} <span class="muted">({{row['count_with']}})</span></td>
-    <td class="num">{{!helpers.average_mood(row['average_without'], labels, named=False) if row['average_without'] is not None else '–'}} <span class="muted">({{row['count_without']}})</span></td>
+  <tr{{!'' if row['enough'] else ' class="few"'}}>
+    <th scope="row">{{row['activity']}}{{!'' if row['enough'] else ' <span class="tag muted">few days</span>'}}</th>
+    <td class="num">{{!helpers.average_mood(row['average_with'], labels, named=False)}} <span class="muted">({{row['days_with']}} d)</span></td>
+    <td class="num">{{!helpers.average_mood(row['average_without'], labels, named=False) if row['average_without'] is not None else '–'}} <span class="muted">({{row['days_without']}} d)</span></td>
     % diff = row['difference']
     <td class="num {{'up' if diff and diff > 0 else 'down' if diff and diff < 0 else ''}}">{{('%+.2f' % diff) + (' ▲' if diff > 0 else ' ▼' if diff < 0 else '') if diff is not None else '–'}}</td>
   </tr>
@@ -67,6 +67,7 @@
   </tbody>
 </table>
 </div>
+<p class="chart-key">d: logged days with the activity and without it.</p>
   % if impact_pages > 1:
 <nav class="pager" aria-label="Activity pages">
     % if impact_page > 1:
@@ -78,8 +79,8 @@
     % end
 </nav>
   % end
-% elif impact_hidden:
-<p class="muted">{{impact_hidden}} activit{{'y' if impact_hidden == 1 else 'ies'}} logged in this range, none yet on {{min_uses}} entries or more: too few to compare.</p>
+% elif impact_logged:
+<p class="muted">The activities in this range were on every entry or on none: nothing to compare.</p>
 % else:
 <p class="muted">No activities logged in this range.</p>
 % end
