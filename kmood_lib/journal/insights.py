@@ -371,6 +371,8 @@ def _questions(journal: Journal, populations, population_of, limits: Thresholds
     their counts. A thing whose days fall mostly on one side of a change in mood is compared
     only within that side, so it is never credited with the change itself."""
     changes = _changes(journal, limits)
+    # a change large and clear enough on its own (before the family's correction: comparing
+    # within its sides where it is not needed costs a few days, never a false credit)
     shifts = [c for c in changes if _clears(c.answer, 0.0, limits.min_effect, 1.0)]
     asked, not_enough, evidence = [], [], limits.evidence
     for trait in journal.traits:
