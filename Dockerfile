@@ -7,6 +7,9 @@ COPY requirements.txt requirements-nats.txt ./
 RUN pip install --no-cache-dir -r requirements.txt -r requirements-nats.txt
 COPY kmood.py kmood_worker.py ./
 COPY kmood_lib ./kmood_lib
+# Compiled once, here: PYTHONDONTWRITEBYTECODE lets each process read bytecode but never write
+# it, so without this every start compiles every module again (a worker: 0.66 CPU-s, not 0.38).
+RUN python -m compileall -q kmood.py kmood_worker.py kmood_lib
 COPY migrations ./migrations
 RUN useradd --system --uid 10001 kmood && mkdir /data && chown kmood /data
 USER kmood

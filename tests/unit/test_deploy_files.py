@@ -131,3 +131,14 @@ def test_the_litestream_example_replicates_k_moods_database_to_one_replica():
     (db,) = config["dbs"]
     assert db["path"] == "${KMOOD_DB}"
     assert db["replica"] == {"type": "file", "path": "${LITESTREAM_REPLICA_PATH}"}
+
+
+def test_the_image_compiles_the_app_after_copying_it():
+    """The image runs with PYTHONDONTWRITEBYTECODE: bytecode is read, never written, so the
+    app's modules are compiled at build time, after they are copied, or every start compiles
+    them all again."""
+    lines = (ROOT / "Dockerfile").read_text().splitlines()
+    assert any(line.startswith("ENV PYTHONDONTWRITEBYTECODE=1") for line in lines)
+    copied = lines.index("COPY kmood_lib ./kmood_lib")
+    compiled = lines.index("RUN python -m compileall -q kmood.py kmood_worker.py kmood_lib")
+    assert copied < compiled
