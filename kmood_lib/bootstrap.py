@@ -16,6 +16,7 @@ from kmood_lib.core.config import Config
 from kmood_lib.core.gate import ComputeGate
 from kmood_lib.core.migrate import load_migrations
 from kmood_lib.core.migrate import run as run_all
+from kmood_lib.enrich.insights import insights_kind
 from kmood_lib.enrich.places import place_kind
 from kmood_lib.enrich.song_metadata import song_metadata_kind
 from kmood_lib.enrich.weather import weather_kind
@@ -86,9 +87,10 @@ def insight_gate(config: Config) -> ComputeGate:
 
 
 def production_kinds(config: Config) -> list[JobKind]:
-    """The kinds this build runs in production (enrichment and reminders register here)."""
+    """The kinds this build runs in production (enrichment, reminders and the standard ranges'
+    insights register here)."""
     return [weather_kind(config), place_kind(config), song_metadata_kind(config),
-            reminder_kind(config)]
+            reminder_kind(config), insights_kind(config)]
 
 
 def bootstrap(

@@ -266,7 +266,11 @@ SCHEMAS = {
                   "thumb_url": {**STR, "description": "at most 400 px on its long side"},
                   "width": INT, "height": INT}},
     "Insights": {"type": "object", "required": ["range", "days", "checked", "findings",
-                                                "not_enough"], "properties": {
+                                                "not_enough", "updating"], "properties": {
+        "updating": {**BOOL, "description": "a stored result from before the journal's latest"
+                     " change (or an earlier day): a newer one is being computed"},
+        "computed_at": {"type": ["integer", "null"], "description": "when the worker computed"
+                        " this stored result (Unix ms); null when computed for this request"},
         "range": {"type": "object", "properties": {"from": STR, "to": STR}},
         "days": {**INT, "description": "logged days in the range"},
         "needed_days": {**INT, "description": "logged days needed before anything is compared"},

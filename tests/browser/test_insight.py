@@ -26,7 +26,7 @@ from tests.browser.conftest import (
     violations,
     years_before,
 )
-from tests.helpers import http
+from tests.helpers import http, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +150,49 @@ def test_the_insights_page_works_without_javascript(ivy, browser):
         "Last year")
     click(driver, driver.find_element(By.CSS_SELECTOR, "details.method summary"))
     assert "resamples" in driver.find_element(By.CSS_SELECTOR, "details.method").text
+
+
+def stored_ranges(stack, username: str) -> dict[str, int]:
+    """The ranges the worker has stored for a person, each with its journal version."""
+    from kmood_lib.core import db
+
+    conn = db.connect(stack.env["KMOOD_DB"], 10_000)
+    try:
+        return dict(conn.execute(
+            "SELECT s.range, s.version FROM stored_insights s JOIN users u ON u.id = s.user_id"
+            " WHERE u.username = ?", (username,)).fetchall())
+    finally:
+        conn.close()
+
+
+def test_after_a_change_the_page_shows_the_stored_insights_as_updating_until_the_worker_is_done(
+        ivy, window):
+    """The worker's stored result is shown at once after a change, with a note, and replaced
+    by the new one once the worker (queued by the visit itself) has computed it."""
+    from kmood_lib.core import db
+
+    driver = window(PHONE)
+    login_by_cookie(driver, ivy.url, "ivy")
+    driver.get(ivy.url + "/insights?range=all")  # queues ivy's job if no sweep has yet
+    before = wait_until(lambda: len(stored_ranges(ivy, "ivy")) == 3 and stored_ranges(
+        ivy, "ivy"), 60, interval=0.2, what="the worker storing ivy's three ranges")
+    conn = db.connect(ivy.env["KMOOD_DB"], 10_000)
+    try:  # a change the server did not see: no job is queued for it
+        conn.execute("UPDATE journal_versions SET version = version + 1 WHERE user_id ="
+                     " (SELECT id FROM users WHERE username = 'ivy')")
+    finally:
+        conn.close()
+    driver.get(ivy.url + "/insights?range=all")
+    notice = driver.find_element(By.ID, "insights-updating")
+    assert "on their way" in notice.text
+    assert driver.find_elements(By.CSS_SELECTOR, "li.finding")  # the stored ones, at once
+    for size, dark, variant in LOOKS[:4]:
+        look(driver, size, dark)
+        assert overflowing(driver) == [], variant
+        assert violations(driver) == [], variant
+        screenshot(driver, f"insights-updating-{variant}", whole_page=False)
+    wait_until(lambda: min(stored_ranges(ivy, "ivy").values()) > max(before.values()), 60,
+               interval=0.2, what="the worker storing the newer result")
+    driver.get(ivy.url + "/insights?range=all")
+    assert not driver.find_elements(By.ID, "insights-updating")
+    assert driver.find_elements(By.CSS_SELECTOR, "li.finding")

@@ -115,7 +115,8 @@ def test_a_save_wakes_the_worker_through_nats_and_nats_going_away_loses_nothing(
         first = save(url, auth, note="a secret that stays home")
         picked_up_through_nats(tmp_path, first, idle_since)
         message = listener.next_message(10)
-        assert json.loads(message) == {"user_id": 1, "entry_id": first, "kinds": ["test_pickup"]}
+        assert json.loads(message) == {"user_id": 1, "entry_id": first,
+                                       "kinds": ["insights", "test_pickup"]}
         assert b"secret" not in message
         listener.close()
 

@@ -36,12 +36,14 @@ def test_a_lost_prompt_job_is_found_again_by_the_sweep(tmp_path):
     assert status == 201
     assert stop(server) == 0
     conn = sqlite3.connect(tmp_path / "k.db")
-    assert conn.execute("SELECT key FROM jobs").fetchall() == [(f"entry:{entry['id']}",)]
+    assert conn.execute("SELECT key FROM jobs ORDER BY key").fetchall() == [
+        (f"entry:{entry['id']}",), ("insights:1",)]
     conn.execute("DELETE FROM jobs")  # the queue is lost
     conn.commit()
     conn.close()
     result = run(["tests/entry.py", "worker", "jobs", "sweep"], env)
-    assert result.returncode == 0 and "enqueued 1" in result.stdout, result.stdout
+    # both found again: the entry's own job, and the insights its journal now lacks
+    assert result.returncode == 0 and "enqueued 2" in result.stdout, result.stdout
     worker = spawn(["tests/entry.py", "worker"], env, tmp_path / "worker.log")
     try:
         wait_until(lambda: entry["id"] in pickups(tmp_path), 30, what="pickup after sweep")

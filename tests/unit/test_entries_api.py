@@ -260,8 +260,8 @@ def test_the_relay_announces_a_save_after_its_commit_with_the_kinds_queued(servi
 
     services.prompt_hooks[:] = [fail]
     failed = alice.post("/api/entries", {"mood": 1, "location": {"lat": 1.0, "lon": 1.0}}).json
-    assert published == [(made["id"], ["place", "weather"], 1), (plain["id"], [], 1),
-                         (failed["id"], [], 1)]
+    assert published == [(made["id"], ["insights", "place", "weather"], 1),
+                         (plain["id"], ["insights"], 1), (failed["id"], [], 1)]
 
 
 def seed(client, n=12):

@@ -169,5 +169,6 @@ def test_a_place_name_that_is_not_valid_unicode_is_stored_readably(alice, servic
     entry = alice.post("/api/entries", {"mood": 3, "location": {"lat": 10.0, "lon": 10.0}}).json
     drain(services, clock)
     assert place_of(alice, entry["id"]) == "Odd\ufffdtown, XX"
-    assert [tuple(r) for r in conn.execute("SELECT kind, status FROM jobs")] == [
+    assert [tuple(r) for r in conn.execute(
+        "SELECT kind, status FROM jobs WHERE kind <> 'insights'")] == [
         ("place", "done")]

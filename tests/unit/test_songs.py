@@ -294,5 +294,6 @@ def test_upstream_text_that_is_not_valid_unicode_is_stored_readably(alice, servi
     entry = with_song(alice, "Odd", "Song")
     drain(services, clock)
     assert metadata_of(alice, entry)["release"] == "Half \ufffd title "
-    assert [tuple(r) for r in conn.execute("SELECT kind, status FROM jobs")] == [
+    assert [tuple(r) for r in conn.execute(
+        "SELECT kind, status FROM jobs WHERE kind <> 'insights'")] == [
         ("song_metadata", "done")]

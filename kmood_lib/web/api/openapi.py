@@ -163,10 +163,15 @@ PATHS = {
     "/api/insights": {"get": _op(
         "What goes with better and worse days: every comparison tested as one family"
         " (stationary block bootstrap, Benjamini–Hochberg); on this day; best and worst weeks"
-        " and months; day-to-day stability. A range not computed yet is computed on the"
+        " and months; day-to-day stability. The standard ranges (`range`, or no dates: all"
+        " time) are computed by the worker after the journal changes and answered at once,"
+        " `updating` while a newer computation is on its way. Other dates are computed on the"
         " request, one per person at a time: 429 while the person's other range is computed,"
         " 503 while the server computes as many as it takes; both with Retry-After",
-        "Insights", params=FILTER_PARAMS[:2], errors=(401, 422, 429, 503))},
+        "Insights", params=[{"name": "range", "in": "query", "schema": {
+            "enum": ["90", "365", "all"]}, "description": "a standard range: the last 90"
+            " days, the last year or all time (not with from or to)"}, *FILTER_PARAMS[:2]],
+        errors=(401, 422, 429, 503))},
     "/api/jobs": {"get": _op(
         "List jobs, newest first (admin)", list_of("jobs", "Job"), errors=(401, 403, 422),
         params=[{"name": "status", "in": "query", "schema": {"enum": [

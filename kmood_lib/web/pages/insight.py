@@ -12,6 +12,7 @@ from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.gate import ServerBusy, StillComputing
 from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
+from kmood_lib.enrich.insights import standard_insights
 from kmood_lib.journal import insights, queries, stats, versions, vocab
 from kmood_lib.journal.evidence import Evidence, evidence_from
 from kmood_lib.web import charts
@@ -247,14 +248,10 @@ def insights_page(services, conn, auth: Auth):
     key = query_params(bottle.request).get("range", "all")
     if key not in INSIGHT_RANGES:
         key = "all"
-    name, days = INSIGHT_RANGES[key]
-    date_from, date_to = insights.full_range(
-        conn, user.id, (today - timedelta(days=days - 1)).isoformat() if days else None,
-        today.isoformat(), today)
+    name, _ = INSIGHT_RANGES[key]
     limits = insights.thresholds_from(services.config)
     try:
-        found = insights.cached_insights(conn, services.insight_cache, user.id, date_from,
-                                         date_to, today, limits, services.insight_gate)
+        found = standard_insights(services, conn, user.id, key, today)
     except (StillComputing, ServerBusy) as refused:
         return busy_page(auth, key, refused)
     return page("insights.tpl", auth, active="stats", wide=True, ranges=INSIGHT_RANGES,

@@ -19,6 +19,9 @@
 <p><a href="/insights?range={{current}}">Try again</a></p>
 % else:
 % days, findings = found['days'], found['findings']
+% if found.get('updating'):
+<p class="notice" role="status" id="insights-updating">Updating: these were worked out before your latest changes. The new ones are on their way; <a href="/insights?range={{current}}">reload</a> in a moment to see them.</p>
+% end
 % if not days:
 <p class="muted">No entries in this range yet. Log a few days and come back.</p>
 % elif days < found['needed_days']:

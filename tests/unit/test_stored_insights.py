@@ -1,0 +1,185 @@
+"""The standard ranges' insights are computed by the worker after the journal changes and shown
+at once (SPEC §11, issue #39): the `insights` job, its sweep over people whose stored results
+are older than their journal, and a visit that shows the stored result, marked updating while
+a newer one is on its way."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from kmood_lib.core.config import Config
+from kmood_lib.enrich.insights import insights_kind
+from kmood_lib.journal import insight_store, insights
+from kmood_lib.queue import jobs
+from tests.helpers import base_env, one_worker_iteration
+from tests.insight_data import Plan, plant
+
+NOON = datetime(2026, 12, 4, 12, 0, tzinfo=timezone.utc)
+SMALL = Plan(days=45, noise=2, weather=False)
+
+
+@pytest.fixture
+def alice(client_for, clock):
+    clock.set(NOON)
+    return client_for("alice")
+
+
+@pytest.fixture
+def uid(conn, alice):
+    return conn.execute("SELECT id FROM users WHERE username = 'alice'").fetchone()[0]
+
+
+def live_jobs(conn) -> list[str]:
+    return [r[0] for r in conn.execute(f"SELECT key FROM jobs WHERE kind = 'insights' AND"
+                                       f" {jobs.LIVE_SQL} ORDER BY key")]
+
+
+def stored_versions(conn, uid) -> dict[str, int]:
+    return dict(conn.execute("SELECT range, version FROM stored_insights WHERE user_id = ?",
+                             (uid,)).fetchall())
+
+
+def version(conn, uid) -> int:
+    return conn.execute("SELECT version FROM journal_versions WHERE user_id = ?",
+                        (uid,)).fetchone()[0]
+
+
+def test_the_worker_stores_every_standard_range_and_a_visit_shows_them_without_computing(
+        alice, conn, uid, services):
+    plant(conn, uid, seed=3, plan=SMALL)
+    one_worker_iteration(services)  # the sweep finds alice, the job computes her ranges
+    assert stored_versions(conn, uid) == {"90": version(conn, uid), "365": version(conn, uid),
+                                          "all": version(conn, uid)}
+    for key in ("all", "365", "90"):
+        answer = alice.get(f"/api/insights?range={key}").json
+        assert answer["updating"] is False and answer["computed_at"] == NOON.timestamp() * 1000
+        date_from, date_to = insight_store.standard_range(conn, uid, key, date(2026, 12, 4))
+        computed = insights.analysis(conn, uid, date_from, date_to,
+                                     insights.thresholds_from(services.config))
+        assert {k: v for k, v in answer.items() if k in computed} == json.loads(
+            json.dumps(computed))
+    assert alice.get("/api/insights").json == alice.get("/api/insights?range=all").json
+    page = alice.get("/insights?range=all")
+    assert page.status == 200 and "45</strong> logged days" in page.text
+    assert "Updating" not in page.text
+    assert services.insight_cache.computed == 0  # the server computed nothing
+
+
+def test_a_saved_entry_queues_the_job_and_the_page_shows_the_old_result_as_updating_until_then(
+        alice, conn, uid, services):
+    plant(conn, uid, seed=3, plan=SMALL)
+    one_worker_iteration(services)
+    assert live_jobs(conn) == []
+    assert alice.post("/api/entries", {"mood": 5, "occurred_at": "2026-12-04T09:00:00Z"}
+                      ).status == 201
+    assert live_jobs(conn) == [f"insights:{uid}"]  # queued by the save itself
+    page = alice.get("/insights?range=all")
+    assert page.status == 200 and 'id="insights-updating"' in page.text
+    assert "45</strong> logged days" in page.text  # the stored result, at once
+    assert alice.get("/api/insights").json["updating"] is True
+    assert services.insight_cache.computed == 0
+    one_worker_iteration(services)
+    page = alice.get("/insights?range=all")
+    assert "46</strong> logged days" in page.text and "insights-updating" not in page.text
+    assert live_jobs(conn) == [] and services.insight_cache.computed == 0
+
+
+def test_a_visit_that_finds_them_out_of_date_queues_one_job_when_none_is_on_its_way(
+        alice, conn, uid, services):
+    plant(conn, uid, seed=3, plan=SMALL)
+    one_worker_iteration(services)
+    conn.execute("DELETE FROM entries WHERE id = (SELECT max(id) FROM entries)")  # no prompt
+    assert live_jobs(conn) == []
+    for _ in range(2):
+        assert alice.get("/api/insights?range=90").json["updating"] is True
+    assert live_jobs(conn) == [f"insights:{uid}"]
+    assert conn.execute("SELECT count(*) FROM jobs WHERE kind = 'insights' AND status ="
+                        " 'queued'").fetchone()[0] == 1
+
+
+def test_a_first_visit_before_the_worker_computes_on_demand_and_queues_the_job(
+        alice, conn, uid, services):
+    plant(conn, uid, seed=3, plan=SMALL)
+    answer = alice.get("/api/insights?range=365").json
+    assert answer["days"] == 45 and answer["updating"] is False
+    assert answer["computed_at"] is None and services.insight_cache.computed == 1
+    assert live_jobs(conn) == [f"insights:{uid}"]
+
+
+def sweep_keys(conn, config: Config, now: datetime) -> list[str]:
+    kind = insights_kind(config)
+    return sorted(r[0] for r in conn.execute(kind.sweep_sql, kind.params(
+        int(now.timestamp() * 1000))))
+
+
+def test_the_sweep_finds_exactly_the_people_whose_stored_insights_are_not_current(
+        conn, make_user, clock, services, config, db_path):
+    clock.set(NOON)
+    ids = {name: make_user(name, timezone=zone).id for name, zone in (
+        ("current", "UTC"), ("changed", "UTC"), ("empty", "UTC"), ("never", "UTC"),
+        ("tokyo", "Asia/Tokyo"), ("partial", "UTC"))}
+    for name in ("current", "changed", "never", "tokyo", "partial"):
+        plant(conn, ids[name], seed=ids[name], plan=Plan(days=5, noise=1, weather=False))
+    conn.commit()
+    one_worker_iteration(services)
+    assert sweep_keys(conn, config, NOON) == []
+    conn.execute("DELETE FROM stored_insights WHERE user_id = ?", (ids["never"],))
+    conn.execute("DELETE FROM stored_insights WHERE user_id = ? AND range = '90'",
+                 (ids["partial"],))
+    conn.execute("UPDATE entries SET mood = 6 - mood WHERE id = (SELECT min(id) FROM entries"
+                 " WHERE user_id = ?)", (ids["changed"],))
+    stale = {f"insights:{ids[n]}" for n in ("changed", "never", "partial")}
+    assert set(sweep_keys(conn, config, NOON)) == stale
+    # Tokyo's day ends at 15:00 UTC: its ranges move then, UTC's at midnight.
+    assert set(sweep_keys(conn, config, NOON + timedelta(hours=3))) == stale | {
+        f"insights:{ids['tokyo']}"}
+    assert set(sweep_keys(conn, config, NOON + timedelta(hours=12))) == {
+        f"insights:{ids[n]}" for n in ("changed", "never", "partial", "tokyo", "current")}
+    # other thresholds: every stored result is someone else's answer
+    other = Config.from_env(base_env(db_path) | {"KMOOD_INSIGHTS_MIN_EACH": "10"})
+    assert len(sweep_keys(conn, other, NOON)) == 5
+
+
+def test_the_worker_never_stores_a_result_over_one_from_a_newer_journal(conn, uid, alice):
+    plant(conn, uid, seed=3, plan=Plan(days=5, noise=1, weather=False))
+    limits, today = insights.Thresholds(), date(2026, 12, 4)
+    older = insight_store.compute(conn, uid, "all", today, limits)
+    conn.execute("UPDATE entries SET mood = 6 - mood WHERE id = (SELECT min(id) FROM entries)")
+    newer = insight_store.compute(conn, uid, "all", today, limits)
+    assert newer["version"] == older["version"] + 1
+    insight_store.save(conn, uid, [newer], limits, 2 ** 62, 1)
+    insight_store.save(conn, uid, [older], limits, 2 ** 62, 2)  # a slow worker, late
+    assert stored_versions(conn, uid) == {"all": newer["version"]}
+    assert conn.execute("SELECT computed_at FROM stored_insights").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("body", ['{"days": ', "[]", "\"x\"", "\udcff"])
+def test_a_stored_result_that_cannot_be_read_is_computed_again_not_a_500(
+        alice, conn, uid, services, body):
+    plant(conn, uid, seed=3, plan=SMALL)
+    one_worker_iteration(services)
+    conn.execute("UPDATE stored_insights SET body = CAST(? AS TEXT) WHERE range = 'all'",
+                 (body.encode("utf-8", "surrogateescape"),))
+    answer = alice.get("/api/insights")
+    assert answer.status == 200 and answer.json["days"] == 45
+    assert answer.json["computed_at"] is None and services.insight_cache.computed == 1
+
+
+@pytest.mark.parametrize("query,field", [("range=30", "range"), ("range=", "range"),
+                                         ("range=all&from=2026-01-01", "range")])
+def test_the_api_refuses_an_unknown_range_or_a_range_with_dates(alice, query, field):
+    refused = alice.get(f"/api/insights?{query}")
+    assert refused.status == 422 and field in refused.json["error"]["fields"]
+
+
+def test_results_stored_under_other_thresholds_are_not_shown_as_this_server_s(
+        alice, conn, uid, services):
+    plant(conn, uid, seed=3, plan=SMALL)
+    one_worker_iteration(services)
+    conn.execute("UPDATE stored_insights SET settings = replace(settings, '\"min_each\":14',"
+                 " '\"min_each\":10')")
+    answer = alice.get("/api/insights?range=90").json
+    assert answer["computed_at"] is None and services.insight_cache.computed == 1
