@@ -6,7 +6,7 @@ from __future__ import annotations
 import zlib
 from datetime import date
 
-from kmood_lib.web.template_helpers import escape
+from kmood_lib.web.template_helpers import decimal, escape
 
 WIDTH, HEIGHT = 440, 230
 LEFT, RIGHT, TOP, BOTTOM = 72, 10, 16, 34
@@ -115,10 +115,10 @@ def _tick_label(day: date, span_days: int) -> str:
 
 
 def bars(items: list[dict], title: str, desc: str, *, max_value: float | None = None,
-         value_format=lambda v: f"{v:g}", values: bool = True) -> str:
-    """Vertical bars with their value above (unless `values` is off: the page says them in
-    words) and their label below; an item whose value is None is an empty slot (no data),
-    drawn as a short dashed mark."""
+         digits: int = 1, values: bool = True) -> str:
+    """Vertical bars with their value above (`digits` decimals; unless `values` is off: the
+    page says them in words) and their label below; an item whose value is None is an empty
+    slot (no data), drawn as a short dashed mark."""
     n = max(len(items), 1)
     plot_w, plot_h = WIDTH - 20 - RIGHT, HEIGHT - TOP - BOTTOM - 14
     slot = plot_w / n
@@ -137,11 +137,11 @@ def bars(items: list[dict], title: str, desc: str, *, max_value: float | None = 
             y = HEIGHT - BOTTOM - h
             body.append(f'<rect class="bar {item.get("css", "")}" x="{x:.1f}" y="{y:.1f}" '
                         f'width="{w:.1f}" height="{max(h, 1):.1f}" rx="2"><title>'
-                        f'{escape(item["label"])}: {escape(value_format(item["value"]))}'
+                        f'{escape(item["label"])}: {decimal(item["value"], digits)}'
                         f'{escape(item.get("note", ""))}</title></rect>')
             if n <= 12 and values:
                 body.append(f'<text class="value" x="{label_x:.1f}" y="{y - 4:.1f}" '
-                            f'text-anchor="middle">{escape(value_format(item["value"]))}</text>')
+                            f'text-anchor="middle">{decimal(item["value"], digits)}</text>')
         if n <= 12 or k % 3 == 0:
             body.append(f'<text x="{label_x:.1f}" y="{HEIGHT - 14}" text-anchor="middle">'
                         f'{escape(item["label"])}</text>')
@@ -166,7 +166,7 @@ def difference_bars(items: list[dict], mean: float, title: str, desc: str, *,
     scale = max([MIN_SCALE] + [abs(i["value"] - mean) for i in shown])
     body = [f'<line class="axis" x1="{left}" x2="{WIDTH - RIGHT}" y1="{zero:.1f}" '
             f'y2="{zero:.1f}"/>',
-            f'<text x="{left - 4}" y="{zero + 4:.1f}" text-anchor="end">{mean:.1f}</text>',
+            f'<text x="{left - 4}" y="{zero + 4:.1f}" text-anchor="end">{decimal(mean)}</text>',
             f'<text x="{left - 4}" y="{zero - half + 4:.1f}" text-anchor="end">'
             f'+{scale:.1f}</text>',
             f'<text x="{left - 4}" y="{zero + half + 4:.1f}" text-anchor="end">'
@@ -179,7 +179,8 @@ def difference_bars(items: list[dict], mean: float, title: str, desc: str, *,
             diff = item["value"] - mean
             h = half * abs(diff) / scale
             y = zero - h if diff >= 0 else zero
-            words = (f'{escape(item["label"])}: {item["value"]:.2f}, {diff:+.2f} from your'
+            words = (f'{escape(item["label"])}: {decimal(item["value"], 2)}, '
+                     f'{decimal(diff, 2, sign=True)} from your'
                      f' average ({item["count"]} entries)')
             body.append(f'<rect class="bar {"up" if diff >= 0 else "down"}" x="{x:.1f}" '
                         f'y="{y:.1f}" width="{w:.1f}" height="{max(h, 1):.1f}" rx="2">'
@@ -187,7 +188,7 @@ def difference_bars(items: list[dict], mean: float, title: str, desc: str, *,
             if n <= 12:
                 text_y = y - 4 if diff >= 0 else y + h + 13
                 body.append(f'<text class="value" x="{label_x:.1f}" y="{text_y:.1f}" '
-                            f'text-anchor="middle">{diff:+.1f}</text>')
+                            f'text-anchor="middle">{decimal(diff, sign=True)}</text>')
         else:
             body.append(f'<line class="grid" x1="{x:.1f}" x2="{x + w:.1f}" y1="{zero:.1f}"'
                         f' y2="{zero:.1f}"><title>{escape(item["label"])}: too few entries'
@@ -201,8 +202,7 @@ def difference_bars(items: list[dict], mean: float, title: str, desc: str, *,
 ROW_H, LABEL_W = 26, 172
 
 
-def hbars(items: list[dict], title: str, desc: str, *, max_value: float = 5,
-          value_format=lambda v: f"{v:.1f}") -> str:
+def hbars(items: list[dict], title: str, desc: str, *, max_value: float = 5) -> str:
     """Horizontal bars, one row per item, for long labels (places, artists): the label on the
     left (shortened, whole in the bar's <title>), the value and the item's note after the bar,
     the bar coloured by the mood it rounds to."""
@@ -218,9 +218,9 @@ def hbars(items: list[dict], title: str, desc: str, *, max_value: float = 5,
             f'<text x="{LABEL_W}" y="{y + 16}" text-anchor="end">{escape(label)}</text>'
             f'<rect class="bar lv{level}" x="{bar_x}" y="{y + 4}" width="{max(w, 1):.1f}" '
             f'height="{ROW_H - 9}" rx="2"><title>{escape(item["label"])}: '
-            f'{escape(value_format(item["value"]))}{escape(item.get("note", ""))}</title></rect>'
+            f'{decimal(item["value"])}{escape(item.get("note", ""))}</title></rect>'
             f'<text class="value" x="{bar_x + w + 6:.1f}" y="{y + 16}">'
-            f'{escape(value_format(item["value"]))}</text>'
+            f'{decimal(item["value"])}</text>'
             f'<text x="{bar_x + w + 34:.1f}" y="{y + 16}">{escape(item.get("short", ""))}</text>')
     return _svg(title, desc, "".join(body), height)
 

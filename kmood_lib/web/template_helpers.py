@@ -84,6 +84,13 @@ def back_query(back: str | None) -> str:
     return "?" + urllib.parse.urlencode({"back": back}) if back else ""
 
 
+def decimal(value: float, digits: int = 1, sign: bool = False) -> str:
+    """A number for a label with `digits` decimals (and a + or - with `sign`): a value that
+    rounds to zero is "0.0", never "-0.0" or "+0.0". Every chart's numbers come through here."""
+    text = f"{value:{'+' if sign else ''}.{digits}f}"
+    return f"{0:.{digits}f}" if float(text) == 0 else text
+
+
 def number(value: float) -> str:
     """7.0 -> '7', 7.25 -> '7.25' (the exact value, never rounded away)."""
     return str(int(value)) if value == int(value) else repr(value)

@@ -19,6 +19,7 @@ from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import query_params
 from kmood_lib.web.rendering import page, plural
 from kmood_lib.web.routing import Routes
+from kmood_lib.web.template_helpers import decimal
 
 RANGES = {"30": ("Last 30 days", 30), "90": ("Last 90 days", 90), "365": ("Last year", 365),
           "all": ("All time", None)}
@@ -162,7 +163,7 @@ def distribution_chart(summary: dict, labels: dict[int, str]) -> str:
               "css": f"lv{level}"} for level in range(1, 6)]
     words = ", ".join(f"{labels[i]} {summary['distribution'][str(i)]}" for i in range(5, 0, -1))
     return charts.bars(items, "How often each mood was logged", f"Entries per mood: {words}.",
-                       value_format=lambda v: str(int(v)))
+                       digits=0)
 
 
 MIN_SLOT_ENTRIES = 3  # fewer entries on a weekday or in an hour say nothing about it
@@ -172,7 +173,8 @@ def against_mean(items: list[dict], mean: float, title: str, per: str, suffix: s
                  ) -> str:
     """Averages per weekday or hour drawn as differences from the person's own mean, with
     the same words in the chart's description."""
-    words = ", ".join(f"{i['label']}{suffix} {i['value'] - mean:+.2f} ({i['count']} entries)"
+    words = ", ".join(f"{i['label']}{suffix} {decimal(i['value'] - mean, 2, sign=True)}"
+                      f" ({i['count']} entries)"
                       for i in items if i["value"] is not None
                       and i["count"] >= MIN_SLOT_ENTRIES)
     return charts.difference_bars(
@@ -197,8 +199,7 @@ def temperature_chart(bands: list[dict]) -> str:
               "note": f" ({b['count']} entries, {b['from_c']} to {b['to_c']} °C)"} for b in bands]
     words = ", ".join(f"{b['from_c']} to {b['to_c']} °C: {b['average']}" for b in bands)
     return charts.bars(items, "Average mood by temperature (5 °C bands)",
-                       f"Average mood (1-5): {words}.", max_value=5,
-                       value_format=lambda v: f"{v:.1f}")
+                       f"Average mood (1-5): {words}.", max_value=5)
 
 
 def ranking_chart(rows: list[dict], name: str, title: str) -> str:
@@ -214,7 +215,7 @@ def conditions_chart(groups: list[dict]) -> str:
              for g in groups]
     words = ", ".join(f"{g['group']} {g['average']}" for g in groups)
     return charts.bars(items, "Average mood by weather", f"Average mood (1-5): {words}.",
-                       max_value=5, value_format=lambda v: f"{v:.1f}")
+                       max_value=5)
 
 
 INSIGHT_RANGES = {"all": ("All time", None), "365": ("Last year", 365),
@@ -235,7 +236,8 @@ def finding_charts(findings: list[dict]) -> list[str]:
         out.append(charts.interval(
             f["effect"], low, high, scale,
             f"{'Around ' + f['started'] if f['kind'] == 'change' else f['name']}: {what}",
-            f"Estimate {f['effect']:+.2f}, likely between {low:+.2f} and {high:+.2f};"
+            f"Estimate {decimal(f['effect'], 2, sign=True)}, likely between"
+            f" {decimal(low, 2, sign=True)} and {decimal(high, 2, sign=True)};"
             f" the middle line is no difference."))
     return out
 
@@ -296,7 +298,7 @@ def stability_chart(months: list[dict]) -> str | None:
         "Day-to-day change in mood, by month",
         "The mean size of the change in mood from one logged day to the next, by month: "
         + ", ".join(f"{_month_name(m['month'])} {m['change']:.2f}" for m in months) + ".",
-        value_format=lambda v: f"{v:.2f}", values=False)
+        digits=2, values=False)
 
 
 def steadiness(months: list[dict]) -> str | None:

@@ -60,8 +60,9 @@
     <th scope="row">{{row['activity']}}{{!'' if row['enough'] else ' <span class="tag muted">few days</span>'}}</th>
     <td class="num">{{!helpers.average_mood(row['average_with'], labels, named=False)}} <span class="muted">({{row['days_with']}} d)</span></td>
     <td class="num">{{!helpers.average_mood(row['average_without'], labels, named=False) if row['average_without'] is not None else '–'}} <span class="muted">({{row['days_without']}} d)</span></td>
-    % diff = row['difference']
-    <td class="num {{'up' if diff and diff > 0 else 'down' if diff and diff < 0 else ''}}">{{('%+.2f' % diff) + (' ▲' if diff > 0 else ' ▼' if diff < 0 else '') if diff is not None else '–'}}</td>
+    % diff = helpers.decimal(row['difference'], 2, sign=True) if row['difference'] is not None else '–'
+    % way = {'+': ('up', ' ▲'), '-': ('down', ' ▼')}.get(diff[0], ('', ''))
+    <td class="num {{way[0]}}">{{diff + way[1]}}</td>
   </tr>
   % end
   </tbody>
