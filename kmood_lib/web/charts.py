@@ -39,9 +39,10 @@ def _mood_axis(labels: dict[int, str], y_of) -> str:
 
 
 def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: date,
-                   labels: dict[int, str]) -> str:
+                   labels: dict[int, str], note: str = "") -> str:
     """Weekly averages as a line with dots, monthly averages dashed; a week or month with no
-    entry breaks the line instead of being drawn through."""
+    entry breaks the line instead of being drawn through. `note` (what is not drawn) ends
+    the description."""
     span = max((last - first).days, 1)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
@@ -72,10 +73,10 @@ def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: dat
     body = [_mood_axis(labels, y_of),
             f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{HEIGHT - BOTTOM}" '
             f'y2="{HEIGHT - BOTTOM}"/>']
-    for tick in _ticks(first, last):
+    for k, tick in enumerate(_ticks(first, last)):
         x = x_of(tick.isoformat())
         body.append(f'<text x="{x:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
-                    f"{escape(_tick_label(tick, span))}</text>")
+                    f"{escape(_tick_label(tick, span, k == 0))}</text>")
     body.append(path(months, 31, "month"))
     body.append(path(weeks, 7, "week"))
     for p in weeks:
@@ -86,7 +87,8 @@ def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: dat
     worst = min(weeks, key=lambda p: p["average"]) if weeks else None
     desc = (f"{len(weeks)} weeks with entries between {first} and {last}. "
             + (f"Best week starting {best['start']} ({best['average']}); worst week starting "
-               f"{worst['start']} ({worst['average']})." if best else "No entries."))
+               f"{worst['start']} ({worst['average']})." if best else "No entries.")
+            + (f" {note}" if note else ""))
     return _svg("Mood over time: weekly average (solid) and monthly average (dashed)", desc,
                 "".join(body))
 
@@ -105,11 +107,12 @@ def _ticks(first: date, last: date) -> list[date]:
     return months[::step]
 
 
-def _tick_label(day: date, span_days: int) -> str:
-    """'Mar' (with the year on January and on spans of years), or '5 Mar' on short spans."""
+def _tick_label(day: date, span_days: int, first: bool = False) -> str:
+    """'Mar' (with the year on the first tick, on January and on spans of years), or '5 Mar'
+    on short spans."""
     if span_days <= 62:
         return f"{day.day} {day.strftime('%b')}"
-    if span_days > 730 or day.month == 1:
+    if first or span_days > 730 or day.month == 1:
         return day.strftime("%b %Y")
     return day.strftime("%b")
 

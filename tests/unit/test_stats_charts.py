@@ -4,12 +4,15 @@ averages with their mood's label, and Stats and Insights open on the same range.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 import pytest
 
+from kmood_lib.journal.stats import continuous_from
 from kmood_lib.web import charts
+from kmood_lib.web.pages.insight import left_off_note
 from kmood_lib.web.template_helpers import decimal
+from tests.insight_data import Plan, plant
 
 
 @pytest.fixture
@@ -65,3 +68,57 @@ def test_an_activity_with_no_difference_reads_zero_without_a_sign_or_an_arrow(al
     row = re.search(r'<th scope="row">tea.*?</tr>', alice.get("/stats?range=90").text,
                     re.S).group(0)
     assert re.findall(r'<td class="num ?([a-z]*)">([^<]*)</td>', row) == [("", "0.00")]
+
+
+def uid_of(conn, name: str) -> int:
+    return conn.execute("SELECT id FROM users WHERE username = ?", (name,)).fetchone()[0]
+
+
+def test_the_history_is_continuous_after_the_last_long_gap_with_few_days_before_it():
+    daily = list(range(1000, 1100))
+    assert continuous_from([1, 2, 3] + daily) == 3  # 3 of 103 days, then 997 days of nothing
+    assert continuous_from([1, 300, 600] + daily) == 3  # the last such gap, not the first
+    assert continuous_from(list(range(1, 21)) + daily) == 0  # 20 of 120 days: too many to leave
+    assert continuous_from([1000 - 91] + daily) == 1 and continuous_from([1000 - 90] + daily) == 0
+    assert continuous_from(daily) == continuous_from([]) == continuous_from([5]) == 0
+    assert continuous_from([1, 1000]) == 0  # two days: neither is a small share
+
+
+def test_the_note_says_what_is_left_off_in_words():
+    assert left_off_note(5, date(2015, 3, 2), date(2015, 6, 1), date(2023, 4, 5)) == (
+        "5 earlier entries from March 2015 to June 2015, before a gap of 8 years, are not drawn.")
+    assert left_off_note(1, date(2022, 1, 9), date(2022, 1, 9), date(2022, 5, 20)) == (
+        "1 earlier entry from January 2022, before a gap of 4 months, is not drawn.")
+
+
+def test_all_time_starts_where_an_imported_history_becomes_continuous(alice, conn):
+    """A Daylio import: 5 entries from 2015 and eight months from 2023 drew the eight months in
+    the axis's last 5 %; now the axis starts in April 2023 and a note (in the chart's
+    description too) says what is not drawn."""
+    plant(conn, uid_of(conn, "alice"), seed=3, plan=Plan(days=240, noise=0, weather=False),
+          last=date(2023, 11, 30))  # 5 April to 30 November 2023, one entry a day
+    for day in ("2015-03-02", "2015-03-20", "2015-04-11", "2015-05-05", "2015-06-01"):
+        log(alice, day, 4)
+    page = alice.get("/stats").text
+    assert 'href="/stats?range=all" aria-current="page"' in page
+    assert "All time: <strong>245</strong> entries" in page  # the figures keep every entry
+    chart = re.search(r"<h2>Mood over time</h2>(.*?)</div>", page, re.S).group(1)
+    note = ("5 earlier entries from March 2015 to June 2015, before a gap of 8 years, are not"
+            " drawn.")
+    assert f'<p class="chart-note">{note}</p>' in chart
+    desc = re.search(r"<desc [^>]*>([^<]*)</desc>", chart).group(1)
+    assert desc.startswith("35 weeks with entries between 2023-04-05 and 2023-11-30.")
+    assert desc.endswith(f" {note}")
+    assert "2015" not in chart.replace(note, "")  # neither a dot nor a tick from 2015
+    ticks = re.findall(r'<text x="[\d.]+" y="218" text-anchor="middle">([^<]*)</text>', chart)
+    assert ticks == ["May 2023", "Jul", "Sep", "Nov"]  # the first says the year
+    dots = [float(x) for x in re.findall(r'<circle class="dot" cx="([\d.]+)"', chart)]
+    assert len(dots) == 35 and dots[0] <= charts.LEFT + 1 and dots[-1] >= charts.WIDTH - 20
+
+
+def test_a_history_without_a_long_gap_is_drawn_from_its_first_day(alice):
+    for day in ("2026-06-01", "2026-08-25", "2026-11-01", "2026-11-02"):
+        log(alice, day, 3)
+    page = alice.get("/stats?range=all").text
+    assert 'class="chart-note"' not in page
+    assert "4 weeks with entries between 2026-06-01 and 2026-11-02." in page

@@ -134,8 +134,8 @@ def stats_model(conn, user_id: int, key: str, today: date, labels: dict[int, str
         date.fromisoformat(summary["first_day"]) if summary["first_day"] else today)
     end = today if days or not summary["last_day"] else max(
         date.fromisoformat(summary["last_day"]), first)  # all time ends where the entries do
-    weeks = stats.mood_series(conn, user_id, flt, "week")
-    months = stats.mood_series(conn, user_id, flt, "month")
+    over_time, over_time_note = over_time_chart(conn, user_id, flt, first, end, labels,
+                                                whole=not days)
     timing = stats.by_weekday_and_hour(conn, user_id, flt)
     weather = stats.weather_impact(conn, user_id, flt)
     places = stats.place_impact(conn, user_id, flt)
@@ -144,8 +144,7 @@ def stats_model(conn, user_id: int, key: str, today: date, labels: dict[int, str
     impact = stats.activity_impact(conn, user_id, flt, evidence)
     return {"activities": impact["activities"], "needed_days": impact["needed_days"], "charts": {
         "summary": summary, "weather": weather, "places": places, "music": music,
-        "over_time": charts.mood_over_time(weeks, months, first, end, labels)
-        if weeks else None,
+        "over_time": over_time, "over_time_note": over_time_note,
         "distribution": distribution_chart(summary, labels),
         "weekday": weekday_chart(timing["weekdays"], summary["average"] or 3),
         "hour": hour_chart(timing["hours"], summary["average"] or 3),
@@ -156,6 +155,38 @@ def stats_model(conn, user_id: int, key: str, today: date, labels: dict[int, str
         "by_artist": ranking_chart(music["artists"], "artist",
                                    "Average mood by artist listened to")
         if music["artists"] else None}}
+
+
+def over_time_chart(conn, user_id: int, flt: queries.EntryFilter, first: date, end: date,
+                    labels: dict[int, str], whole: bool) -> tuple[str | None, str | None]:
+    """The mood-over-time chart (None without entries) and the note under it: the whole
+    history is drawn from where it becomes continuous (stats.continuous_from), and the note,
+    also in the chart's description, says what was left off."""
+    weeks = stats.mood_series(conn, user_id, flt, "week")
+    months = stats.mood_series(conn, user_id, flt, "month")
+    if not weeks:
+        return None, None
+    note = None
+    ordinals = stats.day_ordinals(conn, user_id, flt) if whole else []
+    start = stats.continuous_from(ordinals)
+    if start:
+        until, first = date.fromordinal(ordinals[start - 1]), date.fromordinal(ordinals[start])
+        left_off = sum(w["count"] for w in weeks if w["start"] <= until.isoformat())
+        note = left_off_note(left_off, date.fromordinal(ordinals[0]), until, first)
+        weeks = [w for w in weeks if w["start"] > until.isoformat()]  # past the gap: theirs
+        months = [m for m in months if m["start"] > until.isoformat()]
+    return charts.mood_over_time(weeks, months, first, end, labels, note or ""), note
+
+
+def left_off_note(entries: int, since: date, until: date, resumed: date) -> str:
+    """'5 earlier entries from March 2015, before a gap of 7 years, are not drawn.'"""
+    when = f"{since:%B %Y}" + ("" if (since.year, since.month) == (until.year, until.month)
+                               else f" to {until:%B %Y}")
+    gap_days = (resumed - until).days
+    gap = (plural(round(gap_days / 365.25), "year", "years") if gap_days >= 730
+           else plural(round(gap_days / 30.44), "month", "months"))
+    return (f"{plural(entries, 'earlier entry', 'earlier entries')} from {when}, before a gap"
+            f" of {gap}, {'is' if entries == 1 else 'are'} not drawn.")
 
 
 def distribution_chart(summary: dict, labels: dict[int, str]) -> str:

@@ -15,7 +15,11 @@
 <h2>Mood over time</h2>
 % if over_time:
 <div class="card">{{!over_time}}
-<p class="chart-key"><span class="key-item"><span class="key week" aria-hidden="true"></span> weekly average</span> <span class="key-item"><span class="key month" aria-hidden="true"></span> monthly average</span></p></div>
+<p class="chart-key"><span class="key-item"><span class="key week" aria-hidden="true"></span> weekly average</span> <span class="key-item"><span class="key month" aria-hidden="true"></span> monthly average</span></p>
+  % if over_time_note:
+<p class="chart-note">{{over_time_note}}</p>
+  % end
+</div>
 % end
 <div class="chart-grid">
   <section><h2>Mood distribution</h2><div class="card">{{!distribution}}</div></section>
