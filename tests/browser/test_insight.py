@@ -120,8 +120,8 @@ def test_the_insights_page_shows_each_finding_with_its_interval(ivy, window):
     driver = window(PHONE)
     look(driver, *LOOKS[0][:2])
     login_by_cookie(driver, ivy.url, "ivy")
-    driver.get(ivy.url + "/stats")
-    follow(driver, driver.find_element(By.CSS_SELECTOR, "a[href='/insights']"))
+    driver.get(ivy.url + "/stats?range=all")  # Insights opens on the range Stats is on
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "a[href='/insights?range=all']"))
     method = driver.find_element(By.CSS_SELECTOR, "details.method")
     click(driver, method.find_element(By.TAG_NAME, "summary"))
     for size, dark, variant in LOOKS:

@@ -122,3 +122,37 @@ def test_a_history_without_a_long_gap_is_drawn_from_its_first_day(alice):
     page = alice.get("/stats?range=all").text
     assert 'class="chart-note"' not in page
     assert "4 weeks with entries between 2026-06-01 and 2026-11-02." in page
+
+
+def ranges_on(page: str) -> tuple[list[str], str]:
+    """The range names a page lists, in order, and the one it is on."""
+    nav = re.search(r'<nav class="ranges"[^>]*>(.*?)</nav>', page, re.S).group(1)
+    links = re.findall(r'aria-current="(page|false)">([^<]+)</a>', nav)
+    return [name for _, name in links], next(name for on, name in links if on == "page")
+
+
+def test_stats_and_insights_list_their_ranges_shortest_first_and_open_on_the_same_one(
+        alice, client_for):
+    """Insights opened on all time and listed it first while Stats opened on 90 days (#39):
+    both now open on opening_range's choice, the last 90 days, or all time once the last
+    entry is older than that."""
+    log(alice, "2026-11-20", 4)
+    stats_names, stats_on = ranges_on(alice.get("/stats").text)
+    insight_names, insights_on = ranges_on(alice.get("/insights").text)
+    assert stats_names == ["Last 30 days", "Last 90 days", "Last year", "All time"]
+    assert insight_names == ["Last 90 days", "Last year", "All time"]
+    assert stats_on == insights_on == "Last 90 days"
+    bob = client_for("bob", timezone="Europe/Berlin")
+    log(bob, "2026-09-04", 4)  # 90 days before today, 3 December
+    assert ranges_on(bob.get("/stats").text)[1] == ranges_on(
+        bob.get("/insights").text)[1] == "All time"
+    assert ranges_on(bob.get("/insights?range=nonsense").text)[1] == "All time"
+    assert ranges_on(alice.get("/insights?range=nonsense").text)[1] == "Last 90 days"
+
+
+def test_the_way_from_stats_to_insights_and_back_keeps_the_range(alice):
+    log(alice, "2026-11-20", 4)
+    assert 'href="/insights?range=365"' in alice.get("/stats?range=365").text
+    assert 'href="/insights?range=all"' in alice.get("/stats?range=all").text
+    assert 'href="/insights">' in alice.get("/stats?range=30").text  # Insights has no 30 days
+    assert 'href="/stats?range=365">‹ Stats</a>' in alice.get("/insights?range=365").text

@@ -21,8 +21,10 @@ from kmood_lib.web.rendering import page, plural
 from kmood_lib.web.routing import Routes
 from kmood_lib.web.template_helpers import decimal
 
+# Stats' and Insights' ranges, shortest first in both; opening_range picks where both open.
 RANGES = {"30": ("Last 30 days", 30), "90": ("Last 90 days", 90), "365": ("Last year", 365),
           "all": ("All time", None)}
+INSIGHT_RANGES = {key: RANGES[key] for key in ("90", "365", "all")}
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 routes = Routes()
@@ -50,6 +52,15 @@ def year_grid(year: int, days: dict, today: date) -> list[list[dict]]:
 
 def today_of(services, user) -> date:
     return local_today(services.clock, user.timezone)
+
+
+def opening_range(conn, user_id: int, today: date) -> str:
+    """The range Stats and Insights open on: the last 90 days, or all time when the last
+    entry is older than that (an imported history opens on its entries, not an empty range)."""
+    _, last = stats.logged_span(conn, user_id)
+    if last and (today - date.fromisoformat(last)).days >= RANGES["90"][1]:
+        return "all"
+    return "90"
 
 
 @routes.get("/calendar")
@@ -101,8 +112,7 @@ def stats_page(services, conn, auth: Auth):
     today = today_of(services, user)
     _, last = stats.logged_span(conn, user.id)
     last_day = date.fromisoformat(last) if last else None
-    # Imported history older than the last 90 days: open on all of it, not on an empty range.
-    opening = "all" if last_day and (today - last_day).days >= RANGES["90"][1] else "90"
+    opening = opening_range(conn, user.id, today)
     params = query_params(bottle.request)
     key = params.get("range", opening)
     if key not in RANGES:
@@ -117,6 +127,7 @@ def stats_page(services, conn, auth: Auth):
     impact, impact_pages, impact_page = activity_table(found["activities"],
                                                        params.get("activities_page"))
     return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
+                insight_ranges=INSIGHT_RANGES,
                 range_name=RANGES[key][0], labels=labels, last_day=last_day, impact=impact,
                 impact_logged=bool(found["activities"]), impact_pages=impact_pages,
                 impact_page=impact_page, needed_days=found["needed_days"], **found["charts"])
@@ -249,10 +260,6 @@ def conditions_chart(groups: list[dict]) -> str:
                        max_value=5)
 
 
-INSIGHT_RANGES = {"all": ("All time", None), "365": ("Last year", 365),
-                  "90": ("Last 90 days", 90)}
-
-
 def finding_charts(findings: list[dict]) -> list[str]:
     """Each finding's interval on a scale its measure shares across the page (mood points:
     at least ±1; rank correlation: ±1), so cards compare at a glance."""
@@ -277,9 +284,10 @@ def finding_charts(findings: list[dict]) -> list[str]:
 def insights_page(services, conn, auth: Auth):
     user = auth.user
     today = today_of(services, user)
-    key = query_params(bottle.request).get("range", "all")
+    opening = opening_range(conn, user.id, today)
+    key = query_params(bottle.request).get("range", opening)
     if key not in INSIGHT_RANGES:
-        key = "all"
+        key = opening
     name, days = INSIGHT_RANGES[key]
     date_from, date_to = insights.full_range(
         conn, user.id, (today - timedelta(days=days - 1)).isoformat() if days else None,

@@ -1,6 +1,6 @@
 % rebase('layout.tpl', title='Stats')
 <h1>Stats</h1>
-<p class="lead-link"><a href="/insights">Insights: what goes with your better and worse days ›</a></p>
+<p class="lead-link"><a href="/insights{{'?range=' + current if current in insight_ranges else ''}}">Insights: what goes with your better and worse days ›</a></p>
 <nav class="ranges" aria-label="Time range">
 % for key, (name, days) in ranges.items():
   <a href="/stats?range={{key}}" aria-current="{{'page' if key == current else 'false'}}">{{name}}</a>
