@@ -47,6 +47,13 @@ def average_mood(value: float, labels: dict[int, str], digits: int = 2, named: b
             f'<span class="skip"> ({label})</span></span>')
 
 
+def mood_words(value: float, labels: dict[int, str], digits: int = 2) -> str:
+    """An average mood in plain words, its number and the label of the level nearest it
+    ("2.25 · meh"): for a chart's text, titles and description (escape it where it goes)."""
+    level = mood_level(value)
+    return f"{decimal(value, digits)} · {labels.get(level, str(level))}"
+
+
 _ICONS = {
     "log": '<path d="M24 10v28M10 24h28"/>',
     "history": '<path d="M10 14h28M10 24h28M10 34h28"/>',

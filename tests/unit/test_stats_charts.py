@@ -55,10 +55,11 @@ def test_every_chart_label_goes_through_the_one_number_format():
     assert ">0.00</text>" in charts.bars(items, "t", "d", digits=2)
     assert "-0.00" not in charts.bars(items, "t", "d", digits=2)
     diffs = charts.difference_bars([{"label": "Mon", "value": 2.99, "count": 5},
-                                    {"label": "Tue", "value": 3.5, "count": 5}], 3.0, "t", "d")
+                                    {"label": "Tue", "value": 3.5, "count": 5}], 3.0, "t", "d",
+                                   labels={1: "awful", 2: "bad", 3: "meh", 4: "good", 5: "rad"})
     assert ">0.0</text>" in diffs and ">+0.5</text>" in diffs
     assert not re.search(r"[-+]0\.0+(?!\d)", diffs)
-    assert "Mon: 2.99, -0.01 from your average" in diffs
+    assert "Mon: 2.99 · meh, -0.01 from your average" in diffs
 
 
 def test_an_activity_with_no_difference_reads_zero_without_a_sign_or_an_arrow(alice):
@@ -156,3 +157,38 @@ def test_the_way_from_stats_to_insights_and_back_keeps_the_range(alice):
     assert 'href="/insights?range=all"' in alice.get("/stats?range=all").text
     assert 'href="/insights">' in alice.get("/stats?range=30").text  # Insights has no 30 days
     assert 'href="/stats?range=365">‹ Stats</a>' in alice.get("/insights?range=365").text
+
+
+def test_every_average_mood_in_the_stats_charts_says_its_mood_label(alice, conn):
+    """#39: "2.25" alone says little. In every chart's words (titles and descriptions) an
+    average mood has its nearest label beside it; in the drawings, the weekday line's mean
+    has its label under it, mood bars stand against the labelled mood axis in their level's
+    colour, and places and artists have the label after the value."""
+    alice.request("PATCH", "/api/moods/3", json_body={"label": "so-so"})
+    plant(conn, uid_of(conn, "alice"), seed=5,
+          plan=Plan(days=80, noise=0, places=3, artists=2, entries_per_day=(1, 2)))
+    page = alice.get("/stats?range=90").text
+    said = re.findall(r"<(?:title|desc)[^>]*>([^<]*)</", page)
+    bare = [s for s in said for n in re.findall(r"(?<![\d.+\-−])[1-5]\.\d+(?!\d)(?! · )", s)]
+    assert said and bare == [], bare
+    assert re.search(r"your average of \d\.\d\d · (bad|so-so|good)", page)
+    weekday = page.split("<h2>By weekday</h2>")[1].split("</section>")[0]
+    mean = re.search(r'text-anchor="end">(\d\.\d)</text><text [^>]*text-anchor="end"'
+                     r'(?: textLength="\d+" lengthAdjust="spacingAndGlyphs")?>([^<]+)</text>',
+                     weekday)
+    level_of = {"awful": 1, "bad": 2, "so-so": 3, "good": 4, "rad": 5}
+    assert mean and abs(level_of[mean.group(2)] - float(mean.group(1))) <= 0.55, weekday
+    for section in ("By temperature", "By conditions"):
+        chart = page.split(f"<h3>{section}</h3>")[1].split("</section>")[0]
+        assert ">awful</text>" in chart and ">rad</text>" in chart, section  # the mood axis
+        bars = re.findall(r'<rect class="bar lv(\d)"[^>]*><title>[^:]+: (\d\.\d) · ([^ (]+)',
+                          chart)
+        assert len(bars) >= 3, section
+        for level, value, label in bars:  # the colour and the label: the level nearest it
+            assert abs(int(level) - float(value)) <= 0.55 and level_of[label] == int(level)
+    for section in ("Places", "Music"):
+        chart = page.split(f"<h2>{section}</h2>")[1].split("</section>")[0]
+        rows = re.findall(r'<text class="value"[^>]*>(\d\.\d)</text><text [^>]*>([^<]+)</text>'
+                          r'<text [^>]*>\((\d+)\)</text>', chart)
+        assert rows, section
+        assert all(abs(level_of[label] - float(v)) <= 0.55 for v, label, _ in rows), rows

@@ -19,7 +19,7 @@ from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import query_params
 from kmood_lib.web.rendering import page, plural
 from kmood_lib.web.routing import Routes
-from kmood_lib.web.template_helpers import decimal
+from kmood_lib.web.template_helpers import decimal, mood_words
 
 # Stats' and Insights' ranges, shortest first in both; opening_range picks where both open.
 RANGES = {"30": ("Last 30 days", 30), "90": ("Last 90 days", 90), "365": ("Last year", 365),
@@ -157,14 +157,16 @@ def stats_model(conn, user_id: int, key: str, today: date, labels: dict[int, str
         "summary": summary, "weather": weather, "places": places, "music": music,
         "over_time": over_time, "over_time_note": over_time_note,
         "distribution": distribution_chart(summary, labels),
-        "weekday": weekday_chart(timing["weekdays"], summary["average"] or 3),
-        "hour": hour_chart(timing["hours"], summary["average"] or 3),
-        "by_temperature": temperature_chart(weather["temperature"]) if known_weather else None,
-        "by_conditions": conditions_chart(weather["conditions"]) if known_weather else None,
-        "by_place": ranking_chart(places["places"], "place", "Average mood by place")
+        "weekday": weekday_chart(timing["weekdays"], summary["average"] or 3, labels),
+        "hour": hour_chart(timing["hours"], summary["average"] or 3, labels),
+        "by_temperature": temperature_chart(weather["temperature"], labels)
+        if known_weather else None,
+        "by_conditions": conditions_chart(weather["conditions"], labels)
+        if known_weather else None,
+        "by_place": ranking_chart(places["places"], "place", "Average mood by place", labels)
         if places["places"] else None,
         "by_artist": ranking_chart(music["artists"], "artist",
-                                   "Average mood by artist listened to")
+                                   "Average mood by artist listened to", labels)
         if music["artists"] else None}}
 
 
@@ -211,8 +213,8 @@ def distribution_chart(summary: dict, labels: dict[int, str]) -> str:
 MIN_SLOT_ENTRIES = 3  # fewer entries on a weekday or in an hour say nothing about it
 
 
-def against_mean(items: list[dict], mean: float, title: str, per: str, suffix: str = ""
-                 ) -> str:
+def against_mean(items: list[dict], mean: float, labels: dict[int, str], title: str, per: str,
+                 suffix: str = "") -> str:
     """Averages per weekday or hour drawn as differences from the person's own mean, with
     the same words in the chart's description."""
     words = ", ".join(f"{i['label']}{suffix} {decimal(i['value'] - mean, 2, sign=True)}"
@@ -221,43 +223,47 @@ def against_mean(items: list[dict], mean: float, title: str, per: str, suffix: s
                       and i["count"] >= MIN_SLOT_ENTRIES)
     return charts.difference_bars(
         items, mean, title, f"Average mood per {per} as a difference from your average of"
-        f" {mean:.2f}: {words or 'too few entries'}.", min_count=MIN_SLOT_ENTRIES)
+        f" {mood_words(mean, labels)}: {words or 'too few entries'}.", labels=labels,
+        min_count=MIN_SLOT_ENTRIES)
 
 
-def weekday_chart(weekdays: list[dict], mean: float) -> str:
+def weekday_chart(weekdays: list[dict], mean: float, labels: dict[int, str]) -> str:
     return against_mean([{"label": WEEKDAYS[w["weekday"]], "value": w["average"],
-                          "count": w["count"]} for w in weekdays], mean,
+                          "count": w["count"]} for w in weekdays], mean, labels,
                         "Mood by weekday, against your average", "weekday")
 
 
-def hour_chart(hours: list[dict], mean: float) -> str:
+def hour_chart(hours: list[dict], mean: float, labels: dict[int, str]) -> str:
     return against_mean([{"label": f"{h['hour']:02d}", "value": h["average"],
-                          "count": h["count"]} for h in hours], mean,
+                          "count": h["count"]} for h in hours], mean, labels,
                         "Mood by hour of the day, against your average", "local hour", "h")
 
 
-def temperature_chart(bands: list[dict]) -> str:
+def temperature_chart(bands: list[dict], labels: dict[int, str]) -> str:
     items = [{"label": f"{b['from_c']}°", "value": b["average"],
               "note": f" ({b['count']} entries, {b['from_c']} to {b['to_c']} °C)"} for b in bands]
-    words = ", ".join(f"{b['from_c']} to {b['to_c']} °C: {b['average']}" for b in bands)
+    words = ", ".join(f"{b['from_c']} to {b['to_c']} °C: {mood_words(b['average'], labels)}"
+                      for b in bands)
     return charts.bars(items, "Average mood by temperature (5 °C bands)",
-                       f"Average mood (1-5): {words}.", max_value=5)
+                       f"Average mood (1-5): {words}.", labels=labels)
 
 
-def ranking_chart(rows: list[dict], name: str, title: str) -> str:
+def ranking_chart(rows: list[dict], name: str, title: str, labels: dict[int, str]) -> str:
     """Places or artists, most entries first, with their average mood and entry count."""
     items = [{"label": r[name], "value": r["average"], "short": f"({r['count']})",
               "note": f" ({r['count']} entries)"} for r in rows]
-    words = ", ".join(f"{r[name]} {r['average']:.1f} over {r['count']}" for r in rows)
-    return charts.hbars(items, title, f"Average mood (1-5), most entries first: {words}.")
+    words = ", ".join(f"{r[name]} {mood_words(r['average'], labels, 1)} over {r['count']}"
+                      for r in rows)
+    return charts.hbars(items, title, f"Average mood (1-5), most entries first: {words}.",
+                        labels=labels)
 
 
-def conditions_chart(groups: list[dict]) -> str:
+def conditions_chart(groups: list[dict], labels: dict[int, str]) -> str:
     items = [{"label": g["group"], "value": g["average"], "note": f" ({g['count']} entries)"}
              for g in groups]
-    words = ", ".join(f"{g['group']} {g['average']}" for g in groups)
+    words = ", ".join(f"{g['group']} {mood_words(g['average'], labels)}" for g in groups)
     return charts.bars(items, "Average mood by weather", f"Average mood (1-5): {words}.",
-                       max_value=5)
+                       labels=labels)
 
 
 def finding_charts(findings: list[dict]) -> list[str]:
