@@ -78,6 +78,23 @@ def day_ordinals(conn: sqlite3.Connection, user_id: int, flt: EntryFilter) -> li
     return _ordinals(_over_days(conn, user_id, flt, "group_concat(day)")[0][0])
 
 
+LONG_GAP_DAYS = 90  # logged days further apart than this have a gap in the history between them
+EARLY_SHARE = 0.1  # at most this share of the logged days before a long gap: left off the chart
+
+
+def continuous_from(ordinals: list[int]) -> int:
+    """Where the history becomes continuous, as an index into the sorted day ordinals: just
+    after the last gap of more than LONG_GAP_DAYS days that has at most EARLY_SHARE of the
+    logged days before it (5 days in 2015, then daily from 2023: the first day of 2023); 0 when
+    no gap is like that. The all-time chart starts there, so that a few isolated early entries
+    do not squeeze years of real data into the axis's last few pixels."""
+    start = 0
+    for i in range(1, int(EARLY_SHARE * len(ordinals)) + 1):
+        if ordinals[i] - ordinals[i - 1] > LONG_GAP_DAYS:
+            start = i
+    return start
+
+
 def summary(conn: sqlite3.Connection, user_id: int, today: date, flt: EntryFilter) -> dict:
     found = totals(conn, user_id, flt)
     current, longest = streaks_of(found["ordinals"], today)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import zlib
 from datetime import date
 
-from kmood_lib.web.template_helpers import escape
+from kmood_lib.web.template_helpers import decimal, escape, mood_level, mood_words
 
 WIDTH, HEIGHT = 440, 230
 LEFT, RIGHT, TOP, BOTTOM = 72, 10, 16, 34
@@ -25,23 +25,33 @@ def _svg(title: str, desc: str, body: str, height: int = HEIGHT, width: int = WI
 AXIS_LABEL_CHARS = 5  # longer labels are squeezed into the axis's width, never cut
 
 
+def _label(label: str, x: float, y: float, width: float, anchor: str = "end") -> str:
+    """A mood label as text, squeezed into `width` when it is longer than AXIS_LABEL_CHARS."""
+    label = label[:16]
+    fit = (f' textLength="{width:.0f}" lengthAdjust="spacingAndGlyphs"'
+           if len(label) > AXIS_LABEL_CHARS else "")
+    return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{fit}>'
+            f"{escape(label)}</text>")
+
+
 def _mood_axis(labels: dict[int, str], y_of) -> str:
     out = []
     for level in range(1, 6):
         y = y_of(level)
-        label = labels.get(level, str(level))[:16]
-        fit = (f' textLength="{LEFT - 14}" lengthAdjust="spacingAndGlyphs"'
-               if len(label) > AXIS_LABEL_CHARS else "")
         out.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
-                   f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end"{fit}>'
-                   f"{escape(label)}</text>")
+                   + _label(labels.get(level, str(level)), LEFT - 8, y + 4, LEFT - 14))
     return "".join(out)
 
 
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+
 def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: date,
-                   labels: dict[int, str]) -> str:
+                   labels: dict[int, str], note: str = "") -> str:
     """Weekly averages as a line with dots, monthly averages dashed; a week or month with no
-    entry breaks the line instead of being drawn through."""
+    entry breaks the line instead of being drawn through. `note` (what is not drawn) ends
+    the description."""
     span = max((last - first).days, 1)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
@@ -72,21 +82,24 @@ def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: dat
     body = [_mood_axis(labels, y_of),
             f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{HEIGHT - BOTTOM}" '
             f'y2="{HEIGHT - BOTTOM}"/>']
-    for tick in _ticks(first, last):
+    for k, tick in enumerate(_ticks(first, last)):
         x = x_of(tick.isoformat())
         body.append(f'<text x="{x:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
-                    f"{escape(_tick_label(tick, span))}</text>")
+                    f"{escape(_tick_label(tick, span, k == 0))}</text>")
     body.append(path(months, 31, "month"))
     body.append(path(weeks, 7, "week"))
     for p in weeks:
         body.append(f'<circle class="dot" cx="{x_of(p["start"]):.1f}" cy="{y_of(p["average"]):.1f}"'
-                    f' r="3"><title>week of {escape(p["start"])}: {p["average"]} '
-                    f'({p["count"]} entries)</title></circle>')
+                    f' r="3"><title>week of {escape(p["start"])}: '
+                    f'{escape(mood_words(p["average"], labels))} ({_entries(p["count"])})'
+                    f'</title></circle>')
     best = max(weeks, key=lambda p: p["average"]) if weeks else None
     worst = min(weeks, key=lambda p: p["average"]) if weeks else None
     desc = (f"{len(weeks)} weeks with entries between {first} and {last}. "
-            + (f"Best week starting {best['start']} ({best['average']}); worst week starting "
-               f"{worst['start']} ({worst['average']})." if best else "No entries."))
+            + (f"Best week starting {best['start']} ({mood_words(best['average'], labels)});"
+               f" worst week starting {worst['start']} ({mood_words(worst['average'], labels)})."
+               if best else "No entries.")
+            + (f" {note}" if note else ""))
     return _svg("Mood over time: weekly average (solid) and monthly average (dashed)", desc,
                 "".join(body))
 
@@ -105,28 +118,32 @@ def _ticks(first: date, last: date) -> list[date]:
     return months[::step]
 
 
-def _tick_label(day: date, span_days: int) -> str:
-    """'Mar' (with the year on January and on spans of years), or '5 Mar' on short spans."""
+def _tick_label(day: date, span_days: int, first: bool = False) -> str:
+    """'Mar' (with the year on the first tick, on January and on spans of years), or '5 Mar'
+    on short spans."""
     if span_days <= 62:
         return f"{day.day} {day.strftime('%b')}"
-    if span_days > 730 or day.month == 1:
+    if first or span_days > 730 or day.month == 1:
         return day.strftime("%b %Y")
     return day.strftime("%b")
 
 
 def bars(items: list[dict], title: str, desc: str, *, max_value: float | None = None,
-         value_format=lambda v: f"{v:g}", values: bool = True) -> str:
-    """Vertical bars with their value above (unless `values` is off: the page says them in
-    words) and their label below; an item whose value is None is an empty slot (no data),
-    drawn as a short dashed mark."""
+         digits: int = 1, values: bool = True, labels: dict[int, str] | None = None) -> str:
+    """Vertical bars with their value above (`digits` decimals; unless `values` is off: the
+    page says them in words) and their label below; an item whose value is None is an empty
+    slot (no data), drawn as a short dashed mark. With mood `labels` the values are average
+    moods: drawn up to 5 against the person's labels, each bar in its nearest level's colour."""
     n = max(len(items), 1)
-    plot_w, plot_h = WIDTH - 20 - RIGHT, HEIGHT - TOP - BOTTOM - 14
+    left = LEFT if labels else 20
+    plot_w, plot_h = WIDTH - left - RIGHT, HEIGHT - TOP - BOTTOM - 14
     slot = plot_w / n
-    top = max_value or max([i["value"] or 0 for i in items] + [1])
-    body = [f'<line class="axis" x1="20" x2="{WIDTH - RIGHT}" y1="{HEIGHT - BOTTOM}" '
+    top = 5 if labels else max_value or max([i["value"] or 0 for i in items] + [1])
+    body = [_mood_axis(labels, lambda v: HEIGHT - BOTTOM - plot_h * v / top) if labels else "",
+            f'<line class="axis" x1="{left}" x2="{WIDTH - RIGHT}" y1="{HEIGHT - BOTTOM}" '
             f'y2="{HEIGHT - BOTTOM}"/>']
     for k, item in enumerate(items):
-        x = 20 + k * slot + slot * 0.15
+        x = left + k * slot + slot * 0.15
         w = slot * 0.7
         label_x = x + w / 2
         if item["value"] is None:
@@ -135,13 +152,16 @@ def bars(items: list[dict], title: str, desc: str, *, max_value: float | None = 
         else:
             h = plot_h * item["value"] / top
             y = HEIGHT - BOTTOM - h
-            body.append(f'<rect class="bar {item.get("css", "")}" x="{x:.1f}" y="{y:.1f}" '
+            css = f"lv{mood_level(item['value'])}" if labels else item.get("css", "")
+            said = (mood_words(item["value"], labels, digits) if labels
+                    else decimal(item["value"], digits))
+            body.append(f'<rect class="bar {css}" x="{x:.1f}" y="{y:.1f}" '
                         f'width="{w:.1f}" height="{max(h, 1):.1f}" rx="2"><title>'
-                        f'{escape(item["label"])}: {escape(value_format(item["value"]))}'
+                        f'{escape(item["label"])}: {escape(said)}'
                         f'{escape(item.get("note", ""))}</title></rect>')
             if n <= 12 and values:
                 body.append(f'<text class="value" x="{label_x:.1f}" y="{y - 4:.1f}" '
-                            f'text-anchor="middle">{escape(value_format(item["value"]))}</text>')
+                            f'text-anchor="middle">{decimal(item["value"], digits)}</text>')
         if n <= 12 or k % 3 == 0:
             body.append(f'<text x="{label_x:.1f}" y="{HEIGHT - 14}" text-anchor="middle">'
                         f'{escape(item["label"])}</text>')
@@ -152,10 +172,11 @@ MIN_SCALE = 0.5  # the smallest difference that fills half a difference chart's 
 
 
 def difference_bars(items: list[dict], mean: float, title: str, desc: str, *,
-                    min_count: int = 3) -> str:
-    """Each item's average as a difference from the person's own mean: bars up (better) and
-    down (worse) from a line at the mean, on a scale where 0.3 is plainly visible; an item
-    with fewer than `min_count` entries is an empty slot (too few to say), not a bar."""
+                    labels: dict[int, str], min_count: int = 3) -> str:
+    """Each item's average as a difference from the person's own mean (its number and mood
+    label at the line): bars up (better) and down (worse) from a line at the mean, on a scale
+    where 0.3 is plainly visible; an item with fewer than `min_count` entries is an empty slot
+    (too few to say), not a bar."""
     n = max(len(items), 1)
     left = 50  # room for "+0.5" in the larger text of a narrow phone
     plot_w = WIDTH - left - RIGHT
@@ -166,7 +187,8 @@ def difference_bars(items: list[dict], mean: float, title: str, desc: str, *,
     scale = max([MIN_SCALE] + [abs(i["value"] - mean) for i in shown])
     body = [f'<line class="axis" x1="{left}" x2="{WIDTH - RIGHT}" y1="{zero:.1f}" '
             f'y2="{zero:.1f}"/>',
-            f'<text x="{left - 4}" y="{zero + 4:.1f}" text-anchor="end">{mean:.1f}</text>',
+            f'<text x="{left - 4}" y="{zero + 4:.1f}" text-anchor="end">{decimal(mean)}</text>',
+            _label(labels.get(mood_level(mean), ""), left - 4, zero + 20, left - 6),
             f'<text x="{left - 4}" y="{zero - half + 4:.1f}" text-anchor="end">'
             f'+{scale:.1f}</text>',
             f'<text x="{left - 4}" y="{zero + half + 4:.1f}" text-anchor="end">'
@@ -179,15 +201,16 @@ def difference_bars(items: list[dict], mean: float, title: str, desc: str, *,
             diff = item["value"] - mean
             h = half * abs(diff) / scale
             y = zero - h if diff >= 0 else zero
-            words = (f'{escape(item["label"])}: {item["value"]:.2f}, {diff:+.2f} from your'
-                     f' average ({item["count"]} entries)')
+            words = escape(f'{item["label"]}: {mood_words(item["value"], labels)}, '
+                           f'{decimal(diff, 2, sign=True)} from your average'
+                           f' ({_entries(item["count"])})')
             body.append(f'<rect class="bar {"up" if diff >= 0 else "down"}" x="{x:.1f}" '
                         f'y="{y:.1f}" width="{w:.1f}" height="{max(h, 1):.1f}" rx="2">'
                         f'<title>{words}</title></rect>')
             if n <= 12:
                 text_y = y - 4 if diff >= 0 else y + h + 13
                 body.append(f'<text class="value" x="{label_x:.1f}" y="{text_y:.1f}" '
-                            f'text-anchor="middle">{diff:+.1f}</text>')
+                            f'text-anchor="middle">{decimal(diff, sign=True)}</text>')
         else:
             body.append(f'<line class="grid" x1="{x:.1f}" x2="{x + w:.1f}" y1="{zero:.1f}"'
                         f' y2="{zero:.1f}"><title>{escape(item["label"])}: too few entries'
@@ -201,27 +224,29 @@ def difference_bars(items: list[dict], mean: float, title: str, desc: str, *,
 ROW_H, LABEL_W = 26, 172
 
 
-def hbars(items: list[dict], title: str, desc: str, *, max_value: float = 5,
-          value_format=lambda v: f"{v:.1f}") -> str:
-    """Horizontal bars, one row per item, for long labels (places, artists): the label on the
-    left (shortened, whole in the bar's <title>), the value and the item's note after the bar,
-    the bar coloured by the mood it rounds to."""
+def hbars(items: list[dict], title: str, desc: str, *, labels: dict[int, str]) -> str:
+    """Horizontal bars of average moods, one row per item, for long labels (places, artists):
+    the label on the left (shortened, whole in the bar's <title>), after the bar the value,
+    the mood label nearest it and the item's short note, the bar in that mood's colour."""
     height = TOP + len(items) * ROW_H + 6
-    bar_x, bar_w = LABEL_W + 8, WIDTH - LABEL_W - 8 - 84
+    bar_x, bar_w = LABEL_W + 8, WIDTH - LABEL_W - 8 - 140
     body = []
     for k, item in enumerate(items):
         y = TOP + k * ROW_H
         label = item["label"] if len(item["label"]) <= 24 else item["label"][:23] + "…"
-        w = bar_w * max(item["value"], 0) / max_value
-        level = min(5, max(1, round(item["value"])))
+        w = bar_w * max(item["value"], 0) / 5
+        level = mood_level(item["value"])
         body.append(
             f'<text x="{LABEL_W}" y="{y + 16}" text-anchor="end">{escape(label)}</text>'
             f'<rect class="bar lv{level}" x="{bar_x}" y="{y + 4}" width="{max(w, 1):.1f}" '
             f'height="{ROW_H - 9}" rx="2"><title>{escape(item["label"])}: '
-            f'{escape(value_format(item["value"]))}{escape(item.get("note", ""))}</title></rect>'
+            f'{escape(mood_words(item["value"], labels, 1))}{escape(item.get("note", ""))}'
+            f'</title></rect>'
             f'<text class="value" x="{bar_x + w + 6:.1f}" y="{y + 16}">'
-            f'{escape(value_format(item["value"]))}</text>'
-            f'<text x="{bar_x + w + 34:.1f}" y="{y + 16}">{escape(item.get("short", ""))}</text>')
+            f'{decimal(item["value"])}</text>'
+            + _label(labels.get(level, str(level)), bar_x + w + 42, y + 16, 48, "start")
+            + f'<text x="{bar_x + w + 96:.1f}" y="{y + 16}">{escape(item.get("short", ""))}'
+            f'</text>')
     return _svg(title, desc, "".join(body), height)
 
 

@@ -47,6 +47,13 @@ def average_mood(value: float, labels: dict[int, str], digits: int = 2, named: b
             f'<span class="skip"> ({label})</span></span>')
 
 
+def mood_words(value: float, labels: dict[int, str], digits: int = 2) -> str:
+    """An average mood in plain words, its number and the label of the level nearest it
+    ("2.25 · meh"): for a chart's text, titles and description (escape it where it goes)."""
+    level = mood_level(value)
+    return f"{decimal(value, digits)} · {labels.get(level, str(level))}"
+
+
 _ICONS = {
     "log": '<path d="M24 10v28M10 24h28"/>',
     "history": '<path d="M10 14h28M10 24h28M10 34h28"/>',
@@ -82,6 +89,13 @@ def back_query(back: str | None) -> str:
     """'?back=%2Fentries%3F…' for an Edit or Delete link on a list of entries (the form goes
     back there), '' without one."""
     return "?" + urllib.parse.urlencode({"back": back}) if back else ""
+
+
+def decimal(value: float, digits: int = 1, sign: bool = False) -> str:
+    """A number for a label with `digits` decimals (and a + or - with `sign`): a value that
+    rounds to zero is "0.0", never "-0.0" or "+0.0". Every chart's numbers come through here."""
+    text = f"{value:{'+' if sign else ''}.{digits}f}"
+    return f"{0:.{digits}f}" if float(text) == 0 else text
 
 
 def number(value: float) -> str:

@@ -38,6 +38,9 @@ def cara(app_stack):
         http("POST", app_stack.url + "/api/entries", {
             "mood": [3, 4, 5, 2, 4, 3, 1][i % 7], "activities": [["walk"], ["work"], []][i % 3],
             "occurred_at": f"{start + timedelta(days=i)}T{9 + i % 12:02d}:00:00"}, auth)
+    for days in (7 * 365, 7 * 365 - 30, 7 * 365 - 41):  # isolated entries, years before (#39)
+        http("POST", app_stack.url + "/api/entries", {
+            "mood": 4, "occurred_at": f"{start - timedelta(days=days)}T09:00:00"}, auth)
     return app_stack
 
 
@@ -80,6 +83,15 @@ def test_the_stats_page_shows_its_charts(cara, window):
         assert all(c.size["width"] > 250 for c in charts), variant  # readable on a 390 px phone
         assert driver.find_elements(By.CSS_SELECTOR, "table.data tbody tr"), variant
         screenshot(driver, f"stats-{variant}")
+    look(driver, *LOOKS[0][:2])
+    driver.get(cara.url + "/stats?range=all")  # the chart starts where the history does
+    for size, dark, variant in LOOKS:
+        look(driver, size, dark)
+        note = driver.find_element(By.CSS_SELECTOR, ".chart-note")
+        assert note.text.startswith("3 earlier entries from ") and note.text.endswith(
+            ", before a gap of 7 years, are not drawn."), (variant, note.text)
+        assert overflowing(driver) == [], variant
+        screenshot(driver, f"stats-all-{variant}")
     look(driver, *PHONE_AND_DESKTOP[0][:2])
     driver.get(cara.url + "/calendar")
     for size, dark, variant in PHONE_AND_DESKTOP:
@@ -120,8 +132,8 @@ def test_the_insights_page_shows_each_finding_with_its_interval(ivy, window):
     driver = window(PHONE)
     look(driver, *LOOKS[0][:2])
     login_by_cookie(driver, ivy.url, "ivy")
-    driver.get(ivy.url + "/stats")
-    follow(driver, driver.find_element(By.CSS_SELECTOR, "a[href='/insights']"))
+    driver.get(ivy.url + "/stats?range=all")  # Insights opens on the range Stats is on
+    follow(driver, driver.find_element(By.CSS_SELECTOR, "a[href='/insights?range=all']"))
     method = driver.find_element(By.CSS_SELECTOR, "details.method")
     click(driver, method.find_element(By.TAG_NAME, "summary"))
     for size, dark, variant in LOOKS:

@@ -52,7 +52,7 @@ def test_the_stats_page_draws_accessible_charts(alice):
     page = alice.get("/stats?range=90").text
     assert page.count("<svg class=\"chart\"") == 4
     assert page.count("<title id=") == 4 and page.count("<desc id=") == 4
-    assert "Best week starting 2026-11-16 (5.0)" in page
+    assert "Best week starting 2026-11-16 (5.00 · rad)" in page  # with its label (#39)
     # walk (2 days) is shown, marked as having few days, not left out (#39)
     assert '<th scope="row">walk <span class="tag muted">few days</span></th>' in page
     for key in ("30", "365", "all"):

@@ -293,7 +293,7 @@ def test_an_import_raises_the_version_once(alice, conn, uid):
 def test_the_page_shows_findings_with_their_interval_and_the_method_without_script(
         alice, conn, uid):
     plant(conn, uid, seed=7, plan=Plan(days=400, noise=5))
-    page = alice.get("/insights").text
+    page = alice.get("/insights?range=all").text
     assert "<h2>What goes with your better and worse days</h2>" in page
     assert re.search(r"Checked <strong>16</strong> comparisons together; <strong>\d+</strong>",
                      page)
@@ -308,7 +308,7 @@ def test_the_page_shows_findings_with_their_interval_and_the_method_without_scri
     assert "<summary>How is this computed?</summary>" in page
     assert "Benjamini–Hochberg" in page and "<h2>Best and worst stretches</h2>" in page
     assert not re.search(r"certain|caus|because", page, re.I)
-    assert 'href="/insights"' in alice.get("/stats").text
+    assert 'href="/insights?range=90"' in alice.get("/stats").text  # the range it is on
 
 
 def test_the_page_says_how_many_days_are_missing_before_anything_is_compared(alice, conn, uid):
@@ -520,7 +520,7 @@ def test_the_five_clearest_findings_are_open_and_the_rest_folded_under_a_count(
     assert strengths == sorted(strengths, reverse=True)
     assert all(f["strength"] == round(min(abs(f["ci"][0]), abs(f["ci"][1])), 2)
                for f in findings)
-    page = alice.get("/insights").text
+    page = alice.get("/insights?range=all").text
     opened, folded = page.split('<details class="card more-findings">')
     assert opened.count('<li class="card finding">') == 5
     assert f"<summary>{len(findings) - 5} more findings, weaker</summary>" in folded

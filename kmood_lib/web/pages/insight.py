@@ -13,16 +13,19 @@ from kmood_lib.core.gate import ServerBusy, StillComputing
 from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
 from kmood_lib.enrich.insights import standard_insights
-from kmood_lib.journal import insights, queries, stats, versions, vocab
+from kmood_lib.journal import insight_store, insights, queries, stats, versions, vocab
 from kmood_lib.journal.evidence import Evidence, evidence_from
 from kmood_lib.web import charts
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import query_params
 from kmood_lib.web.rendering import page, plural
 from kmood_lib.web.routing import Routes
+from kmood_lib.web.template_helpers import decimal, mood_words
 
+# Stats' and Insights' ranges, shortest first in both; opening_range picks where both open.
 RANGES = {"30": ("Last 30 days", 30), "90": ("Last 90 days", 90), "365": ("Last year", 365),
           "all": ("All time", None)}
+INSIGHT_RANGES = {key: RANGES[key] for key in insight_store.STANDARD}  # what the worker stores
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 routes = Routes()
@@ -50,6 +53,15 @@ def year_grid(year: int, days: dict, today: date) -> list[list[dict]]:
 
 def today_of(services, user) -> date:
     return local_today(services.clock, user.timezone)
+
+
+def opening_range(conn, user_id: int, today: date) -> str:
+    """The range Stats and Insights open on: the last 90 days, or all time when the last
+    entry is older than that (an imported history opens on its entries, not an empty range)."""
+    _, last = stats.logged_span(conn, user_id)
+    if last and (today - date.fromisoformat(last)).days >= RANGES["90"][1]:
+        return "all"
+    return "90"
 
 
 @routes.get("/calendar")
@@ -101,8 +113,7 @@ def stats_page(services, conn, auth: Auth):
     today = today_of(services, user)
     _, last = stats.logged_span(conn, user.id)
     last_day = date.fromisoformat(last) if last else None
-    # Imported history older than the last 90 days: open on all of it, not on an empty range.
-    opening = "all" if last_day and (today - last_day).days >= RANGES["90"][1] else "90"
+    opening = opening_range(conn, user.id, today)
     params = query_params(bottle.request)
     key = params.get("range", opening)
     if key not in RANGES:
@@ -117,6 +128,7 @@ def stats_page(services, conn, auth: Auth):
     impact, impact_pages, impact_page = activity_table(found["activities"],
                                                        params.get("activities_page"))
     return page("stats.tpl", auth, active="stats", wide=True, ranges=RANGES, current=key,
+                insight_ranges=INSIGHT_RANGES,
                 range_name=RANGES[key][0], labels=labels, last_day=last_day, impact=impact,
                 impact_logged=bool(found["activities"]), impact_pages=impact_pages,
                 impact_page=impact_page, needed_days=found["needed_days"], **found["charts"])
@@ -134,8 +146,8 @@ def stats_model(conn, user_id: int, key: str, today: date, labels: dict[int, str
         date.fromisoformat(summary["first_day"]) if summary["first_day"] else today)
     end = today if days or not summary["last_day"] else max(
         date.fromisoformat(summary["last_day"]), first)  # all time ends where the entries do
-    weeks = stats.mood_series(conn, user_id, flt, "week")
-    months = stats.mood_series(conn, user_id, flt, "month")
+    over_time, over_time_note = over_time_chart(conn, user_id, flt, first, end, labels,
+                                                whole=not days)
     timing = stats.by_weekday_and_hour(conn, user_id, flt)
     weather = stats.weather_impact(conn, user_id, flt)
     places = stats.place_impact(conn, user_id, flt)
@@ -144,18 +156,51 @@ def stats_model(conn, user_id: int, key: str, today: date, labels: dict[int, str
     impact = stats.activity_impact(conn, user_id, flt, evidence)
     return {"activities": impact["activities"], "needed_days": impact["needed_days"], "charts": {
         "summary": summary, "weather": weather, "places": places, "music": music,
-        "over_time": charts.mood_over_time(weeks, months, first, end, labels)
-        if weeks else None,
+        "over_time": over_time, "over_time_note": over_time_note,
         "distribution": distribution_chart(summary, labels),
-        "weekday": weekday_chart(timing["weekdays"], summary["average"] or 3),
-        "hour": hour_chart(timing["hours"], summary["average"] or 3),
-        "by_temperature": temperature_chart(weather["temperature"]) if known_weather else None,
-        "by_conditions": conditions_chart(weather["conditions"]) if known_weather else None,
-        "by_place": ranking_chart(places["places"], "place", "Average mood by place")
+        "weekday": weekday_chart(timing["weekdays"], summary["average"] or 3, labels),
+        "hour": hour_chart(timing["hours"], summary["average"] or 3, labels),
+        "by_temperature": temperature_chart(weather["temperature"], labels)
+        if known_weather else None,
+        "by_conditions": conditions_chart(weather["conditions"], labels)
+        if known_weather else None,
+        "by_place": ranking_chart(places["places"], "place", "Average mood by place", labels)
         if places["places"] else None,
         "by_artist": ranking_chart(music["artists"], "artist",
-                                   "Average mood by artist listened to")
+                                   "Average mood by artist listened to", labels)
         if music["artists"] else None}}
+
+
+def over_time_chart(conn, user_id: int, flt: queries.EntryFilter, first: date, end: date,
+                    labels: dict[int, str], whole: bool) -> tuple[str | None, str | None]:
+    """The mood-over-time chart (None without entries) and the note under it: the whole
+    history is drawn from where it becomes continuous (stats.continuous_from), and the note,
+    also in the chart's description, says what was left off."""
+    weeks = stats.mood_series(conn, user_id, flt, "week")
+    months = stats.mood_series(conn, user_id, flt, "month")
+    if not weeks:
+        return None, None
+    note = None
+    ordinals = stats.day_ordinals(conn, user_id, flt) if whole else []
+    start = stats.continuous_from(ordinals)
+    if start:
+        until, first = date.fromordinal(ordinals[start - 1]), date.fromordinal(ordinals[start])
+        left_off = sum(w["count"] for w in weeks if w["start"] <= until.isoformat())
+        note = left_off_note(left_off, date.fromordinal(ordinals[0]), until, first)
+        weeks = [w for w in weeks if w["start"] > until.isoformat()]  # past the gap: theirs
+        months = [m for m in months if m["start"] > until.isoformat()]
+    return charts.mood_over_time(weeks, months, first, end, labels, note or ""), note
+
+
+def left_off_note(entries: int, since: date, until: date, resumed: date) -> str:
+    """'5 earlier entries from March 2015, before a gap of 7 years, are not drawn.'"""
+    when = f"{since:%B %Y}" + ("" if (since.year, since.month) == (until.year, until.month)
+                               else f" to {until:%B %Y}")
+    gap_days = (resumed - until).days
+    gap = (plural(round(gap_days / 365.25), "year", "years") if gap_days >= 730
+           else plural(round(gap_days / 30.44), "month", "months"))
+    return (f"{plural(entries, 'earlier entry', 'earlier entries')} from {when}, before a gap"
+            f" of {gap}, {'is' if entries == 1 else 'are'} not drawn.")
 
 
 def distribution_chart(summary: dict, labels: dict[int, str]) -> str:
@@ -163,63 +208,63 @@ def distribution_chart(summary: dict, labels: dict[int, str]) -> str:
               "css": f"lv{level}"} for level in range(1, 6)]
     words = ", ".join(f"{labels[i]} {summary['distribution'][str(i)]}" for i in range(5, 0, -1))
     return charts.bars(items, "How often each mood was logged", f"Entries per mood: {words}.",
-                       value_format=lambda v: str(int(v)))
+                       digits=0)
 
 
 MIN_SLOT_ENTRIES = 3  # fewer entries on a weekday or in an hour say nothing about it
 
 
-def against_mean(items: list[dict], mean: float, title: str, per: str, suffix: str = ""
-                 ) -> str:
+def against_mean(items: list[dict], mean: float, labels: dict[int, str], title: str, per: str,
+                 suffix: str = "") -> str:
     """Averages per weekday or hour drawn as differences from the person's own mean, with
     the same words in the chart's description."""
-    words = ", ".join(f"{i['label']}{suffix} {i['value'] - mean:+.2f} ({i['count']} entries)"
+    words = ", ".join(f"{i['label']}{suffix} {decimal(i['value'] - mean, 2, sign=True)}"
+                      f" ({i['count']} entries)"
                       for i in items if i["value"] is not None
                       and i["count"] >= MIN_SLOT_ENTRIES)
     return charts.difference_bars(
         items, mean, title, f"Average mood per {per} as a difference from your average of"
-        f" {mean:.2f}: {words or 'too few entries'}.", min_count=MIN_SLOT_ENTRIES)
+        f" {mood_words(mean, labels)}: {words or 'too few entries'}.", labels=labels,
+        min_count=MIN_SLOT_ENTRIES)
 
 
-def weekday_chart(weekdays: list[dict], mean: float) -> str:
+def weekday_chart(weekdays: list[dict], mean: float, labels: dict[int, str]) -> str:
     return against_mean([{"label": WEEKDAYS[w["weekday"]], "value": w["average"],
-                          "count": w["count"]} for w in weekdays], mean,
+                          "count": w["count"]} for w in weekdays], mean, labels,
                         "Mood by weekday, against your average", "weekday")
 
 
-def hour_chart(hours: list[dict], mean: float) -> str:
+def hour_chart(hours: list[dict], mean: float, labels: dict[int, str]) -> str:
     return against_mean([{"label": f"{h['hour']:02d}", "value": h["average"],
-                          "count": h["count"]} for h in hours], mean,
+                          "count": h["count"]} for h in hours], mean, labels,
                         "Mood by hour of the day, against your average", "local hour", "h")
 
 
-def temperature_chart(bands: list[dict]) -> str:
+def temperature_chart(bands: list[dict], labels: dict[int, str]) -> str:
     items = [{"label": f"{b['from_c']}°", "value": b["average"],
               "note": f" ({b['count']} entries, {b['from_c']} to {b['to_c']} °C)"} for b in bands]
-    words = ", ".join(f"{b['from_c']} to {b['to_c']} °C: {b['average']}" for b in bands)
+    words = ", ".join(f"{b['from_c']} to {b['to_c']} °C: {mood_words(b['average'], labels)}"
+                      for b in bands)
     return charts.bars(items, "Average mood by temperature (5 °C bands)",
-                       f"Average mood (1-5): {words}.", max_value=5,
-                       value_format=lambda v: f"{v:.1f}")
+                       f"Average mood (1-5): {words}.", labels=labels)
 
 
-def ranking_chart(rows: list[dict], name: str, title: str) -> str:
+def ranking_chart(rows: list[dict], name: str, title: str, labels: dict[int, str]) -> str:
     """Places or artists, most entries first, with their average mood and entry count."""
     items = [{"label": r[name], "value": r["average"], "short": f"({r['count']})",
               "note": f" ({r['count']} entries)"} for r in rows]
-    words = ", ".join(f"{r[name]} {r['average']:.1f} over {r['count']}" for r in rows)
-    return charts.hbars(items, title, f"Average mood (1-5), most entries first: {words}.")
+    words = ", ".join(f"{r[name]} {mood_words(r['average'], labels, 1)} over {r['count']}"
+                      for r in rows)
+    return charts.hbars(items, title, f"Average mood (1-5), most entries first: {words}.",
+                        labels=labels)
 
 
-def conditions_chart(groups: list[dict]) -> str:
+def conditions_chart(groups: list[dict], labels: dict[int, str]) -> str:
     items = [{"label": g["group"], "value": g["average"], "note": f" ({g['count']} entries)"}
              for g in groups]
-    words = ", ".join(f"{g['group']} {g['average']}" for g in groups)
+    words = ", ".join(f"{g['group']} {mood_words(g['average'], labels)}" for g in groups)
     return charts.bars(items, "Average mood by weather", f"Average mood (1-5): {words}.",
-                       max_value=5, value_format=lambda v: f"{v:.1f}")
-
-
-INSIGHT_RANGES = {"all": ("All time", None), "365": ("Last year", 365),
-                  "90": ("Last 90 days", 90)}
+                       labels=labels)
 
 
 def finding_charts(findings: list[dict]) -> list[str]:
@@ -236,7 +281,8 @@ def finding_charts(findings: list[dict]) -> list[str]:
         out.append(charts.interval(
             f["effect"], low, high, scale,
             f"{'Around ' + f['started'] if f['kind'] == 'change' else f['name']}: {what}",
-            f"Estimate {f['effect']:+.2f}, likely between {low:+.2f} and {high:+.2f};"
+            f"Estimate {decimal(f['effect'], 2, sign=True)}, likely between"
+            f" {decimal(low, 2, sign=True)} and {decimal(high, 2, sign=True)};"
             f" the middle line is no difference."))
     return out
 
@@ -245,9 +291,10 @@ def finding_charts(findings: list[dict]) -> list[str]:
 def insights_page(services, conn, auth: Auth):
     user = auth.user
     today = today_of(services, user)
-    key = query_params(bottle.request).get("range", "all")
+    opening = opening_range(conn, user.id, today)
+    key = query_params(bottle.request).get("range", opening)
     if key not in INSIGHT_RANGES:
-        key = "all"
+        key = opening
     name, _ = INSIGHT_RANGES[key]
     limits = insights.thresholds_from(services.config)
     try:
@@ -293,7 +340,7 @@ def stability_chart(months: list[dict]) -> str | None:
         "Day-to-day change in mood, by month",
         "The mean size of the change in mood from one logged day to the next, by month: "
         + ", ".join(f"{_month_name(m['month'])} {m['change']:.2f}" for m in months) + ".",
-        value_format=lambda v: f"{v:.2f}", values=False)
+        digits=2, values=False)
 
 
 def steadiness(months: list[dict]) -> str | None:

@@ -8,7 +8,7 @@
 %   return date.fromisoformat(iso[:7] + '-01').strftime('%B %Y')
 % end
 <h1>Insights</h1>
-<p class="muted"><a href="/stats">‹ Stats</a></p>
+<p class="muted"><a href="/stats?range={{current}}">‹ Stats</a></p>
 <nav class="ranges" aria-label="Time range">
 % for key, (name, _) in ranges.items():
   <a href="/insights?range={{key}}" aria-current="{{'page' if key == current else 'false'}}">{{name}}</a>

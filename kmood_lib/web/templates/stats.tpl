@@ -1,6 +1,6 @@
 % rebase('layout.tpl', title='Stats')
 <h1>Stats</h1>
-<p class="lead-link"><a href="/insights">Insights: what goes with your better and worse days ›</a></p>
+<p class="lead-link"><a href="/insights{{'?range=' + current if current in insight_ranges else ''}}">Insights: what goes with your better and worse days ›</a></p>
 <nav class="ranges" aria-label="Time range">
 % for key, (name, days) in ranges.items():
   <a href="/stats?range={{key}}" aria-current="{{'page' if key == current else 'false'}}">{{name}}</a>
@@ -15,7 +15,11 @@
 <h2>Mood over time</h2>
 % if over_time:
 <div class="card">{{!over_time}}
-<p class="chart-key"><span class="key-item"><span class="key week" aria-hidden="true"></span> weekly average</span> <span class="key-item"><span class="key month" aria-hidden="true"></span> monthly average</span></p></div>
+<p class="chart-key"><span class="key-item"><span class="key week" aria-hidden="true"></span> weekly average</span> <span class="key-item"><span class="key month" aria-hidden="true"></span> monthly average</span></p>
+  % if over_time_note:
+<p class="chart-note">{{over_time_note}}</p>
+  % end
+</div>
 % end
 <div class="chart-grid">
   <section><h2>Mood distribution</h2><div class="card">{{!distribution}}</div></section>
@@ -60,8 +64,9 @@
     <th scope="row">{{row['activity']}}{{!'' if row['enough'] else ' <span class="tag muted">few days</span>'}}</th>
     <td class="num">{{!helpers.average_mood(row['average_with'], labels, named=False)}} <span class="muted">({{row['days_with']}} d)</span></td>
     <td class="num">{{!helpers.average_mood(row['average_without'], labels, named=False) if row['average_without'] is not None else '–'}} <span class="muted">({{row['days_without']}} d)</span></td>
-    % diff = row['difference']
-    <td class="num {{'up' if diff and diff > 0 else 'down' if diff and diff < 0 else ''}}">{{('%+.2f' % diff) + (' ▲' if diff > 0 else ' ▼' if diff < 0 else '') if diff is not None else '–'}}</td>
+    % diff = helpers.decimal(row['difference'], 2, sign=True) if row['difference'] is not None else '–'
+    % way = {'+': ('up', ' ▲'), '-': ('down', ' ▼')}.get(diff[0], ('', ''))
+    <td class="num {{way[0]}}">{{diff + way[1]}}</td>
   </tr>
   % end
   </tbody>
