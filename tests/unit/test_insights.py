@@ -3,7 +3,9 @@ thin data are not, the words never overclaim, and the answer is cached per journ
 
 from __future__ import annotations
 
+import html
 import re
+import statistics
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
@@ -309,6 +311,140 @@ def test_the_page_shows_findings_with_their_interval_and_the_method_without_scri
     assert "Benjamini–Hochberg" in page and "<h2>Best and worst stretches</h2>" in page
     assert not re.search(r"certain|caus|because", page, re.I)
     assert 'href="/insights?range=90"' in alice.get("/stats").text  # the range it is on
+
+
+def _several_findings(conn, uid: int) -> None:
+    """500 days, a few unlogged: running lifts its day (a difference alone), retreat its day and the next
+    (a difference with the day after in `also`), party lowers the next day (the day after
+    alone), sleep moves with mood (a correlation); on day 400 the mood rises a point as yoga
+    and tea begin (a change), and tea, a point down on its days, is compared only after it."""
+    plant(conn, uid, seed=21, plan=Plan(days=500, noise=0, weather=False, sleep=True,
+                                        skip_share=0.05))
+    days = [d for d, in conn.execute("SELECT local_date FROM entry_days WHERE user_id = ?"
+                                     " ORDER BY local_date", (uid,))]
+    ids = {name: conn.execute("INSERT INTO activities (user_id, name, name_key, created_at)"
+                              " VALUES (?, ?, ?, 0) RETURNING id", (uid, name, name)
+                              ).fetchone()[0] for name in ("retreat", "party", "yoga", "tea")}
+    tagged, moved = [], {}
+    for i, day in enumerate(days[:-1]):
+        if i % 6 == 0:
+            tagged.append((ids["retreat"], day))
+            moved[day], moved[days[i + 1]] = moved.get(day, 0) + 1, 1
+        if i % 10 == 3:
+            tagged.append((ids["party"], day))
+            moved[days[i + 1]] = moved.get(days[i + 1], 0) - 1
+        if i >= 400:
+            moved[day] = moved.get(day, 0) + 1
+            tagged += [(ids["yoga"], day)] if i == 400 or i % 2 else []
+            if i % 3 == 0:
+                tagged.append((ids["tea"], day))
+                moved[day] -= 1
+    conn.executemany("INSERT INTO entry_activities (entry_id, activity_id) SELECT id, ?"
+                     " FROM entries WHERE user_id = ? AND local_date = ?",
+                     [(aid, uid, day) for aid, day in tagged])
+    conn.executemany("UPDATE entries SET mood = max(1, min(5, mood + ?)) WHERE user_id = ?"
+                     " AND local_date = ?", [(by, uid, day) for day, by in moved.items() if by])
+    conn.commit()
+
+
+NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
+
+
+def _interval(f: dict) -> list[str]:
+    """The interval's ends as printed: in the effect's own direction, one decimal."""
+    low, high = f["ci"]
+    return [f"{low:.1f}", f"{high:.1f}"] if f["effect"] >= 0 else [f"{-high:.1f}",
+                                                                    f"{-low:.1f}"]
+
+
+def _printed(f: dict) -> list[str]:
+    """Every number a finding's sentence should print, in order, from the values it names."""
+    def day(iso: str) -> list[str]:
+        return [str(int(iso[8:])), iso[:4]]
+
+    if f["measure"] == "rho":
+        return [f"{f['effect']:.2f}", f"{f['ci'][0]:.2f}", f"{f['ci'][1]:.2f}",
+                f"{f['slope']:+.2f}", str(f["n_with"])]
+    figures = [f"{abs(f['effect']):.1f}", f"{f['mean_with']:.1f}", f"{f['mean_without']:.1f}",
+               *_interval(f)]
+    if f["kind"] == "change":
+        return [*day(f["started"]), *figures, str(f["n_with"]), str(f["n_without"])]
+    out = [*figures, str(f["n_with"]), str(f["n_without"])]
+    for after in f["also"]:
+        out += [f"{abs(after['effect']):.1f}", f"{after['mean_with']:.1f}",
+                f"{after['mean_without']:.1f}", *_interval(after), str(after["n_with"])]
+    return out + (day(f["within"]["date"]) if f.get("within") else [])
+
+
+def _recomputed(conn, uid: int, f: dict, figures: dict, lag: int) -> tuple:
+    """(mean with, mean without, n with, n without) straight from the tables: a day's mood
+    is the mean of its entries; the day after is the next calendar day, when logged."""
+    moods = {date.fromisoformat(d): m for d, m in conn.execute(
+        "SELECT local_date, CAST(mood_sum AS REAL) / n FROM entry_days WHERE user_id = ?",
+        (uid,))}
+    if f["kind"] == "change":
+        logged, n = sorted(moods), figures["n_with"]
+        cut = logged.index(date.fromisoformat(f["started"]))
+        after, before = logged[cut:cut + n], logged[cut - n:cut]
+        return (statistics.fmean(moods[d] for d in after),
+                statistics.fmean(moods[d] for d in before), len(after), len(before))
+    had = {date.fromisoformat(d) for d, in conn.execute(
+        "SELECT ad.local_date FROM activity_days ad JOIN activities a ON a.id = ad.activity_id"
+        " WHERE a.user_id = ? AND a.name = ?", (uid, f["name"]))}
+    side = f.get("within")
+    days = [d for d in moods if d + timedelta(days=lag) in moods and (
+        not side or (d >= date.fromisoformat(side["date"])) == (side["side"] == "after"))]
+    with_, without = ([moods[d + timedelta(days=lag)] for d in days if (d in had) == flag]
+                      for flag in (True, False))
+    return statistics.fmean(with_), statistics.fmean(without), len(with_), len(without)
+
+
+def _spearman(pairs: list[tuple[float, float]]) -> float:
+    def ranks(values: list[float]) -> list[float]:
+        order = sorted(values)
+        return [order.index(v) + (order.count(v) + 1) / 2 for v in values]
+
+    xs, ys = ranks([x for x, _ in pairs]), ranks([y for _, y in pairs])
+    return statistics.correlation(xs, ys)
+
+
+def test_every_number_in_a_finding_s_sentence_is_the_value_it_names_on_the_api_and_the_page(
+        alice, conn, uid):
+    """The effect, both means, the interval's ends and the days, as printed (rounded to what
+    the sentence shows), are the finding's own figures, and those are what the tables give;
+    the page prints the same sentences and the same means beside them."""
+    _several_findings(conn, uid)
+    found = alice.get("/api/insights").json
+    kinds = {(f["kind"] if f["measure"] == "points" else "correlation", bool(f["also"]))
+             for f in found["findings"]}
+    assert kinds >= {("activity", True), ("activity", False), ("change", False),
+                     ("correlation", False)}, [f["sentence"] for f in found["findings"]]
+    assert any(f["lag"] == 1 for f in found["findings"]) and any(
+        f.get("within") for f in found["findings"])
+    for f in found["findings"]:
+        assert NUMBER.findall(f["sentence"]) == _printed(f), f["sentence"]
+        if f["measure"] == "rho":
+            pairs = [(v, m) for v, m in conn.execute(
+                "SELECT avg(em.value), CAST(ed.mood_sum AS REAL) / ed.n FROM entry_metrics em"
+                " JOIN entries e ON e.id = em.entry_id JOIN entry_days ed"
+                " ON ed.user_id = e.user_id AND ed.local_date = e.local_date"
+                " WHERE e.user_id = ? GROUP BY e.local_date", (uid,))]
+            assert (f["n_with"], f["effect"]) == (len(pairs), round(_spearman(pairs), 2))
+            continue
+        for figures, lag in [(f, f["lag"])] + [(a, a["lag"]) for a in f["also"]]:
+            with_, without, n_with, n_without = _recomputed(conn, uid, f, figures, lag)
+            assert (figures["n_with"], figures["n_without"]) == (n_with, n_without), f["name"]
+            assert (figures["mean_with"], figures["mean_without"]) == (
+                round(with_, 2), round(without, 2)), f["name"]
+            assert abs(figures["effect"] - (with_ - without)) <= 0.005 + 1e-9, f["name"]
+    page = alice.get("/insights").text
+    cards = re.findall(r'<li class="card finding">(.*?)</li>', page, re.S)
+    assert [html.unescape(re.search(r'<p dir="auto">(.*?)</p>', card, re.S).group(1))
+            for card in cards] == [f["sentence"] for f in found["findings"]]
+    for card, f in zip(cards, found["findings"], strict=True):
+        shown = re.findall(r'<span class="average">(\d\.\d) ', card)
+        assert shown == [f"{x[key]:.1f}" for x in ([f] + f["also"] if "mean_with" in f else [])
+                         for key in ("mean_with", "mean_without")], f["name"]
 
 
 def test_the_page_says_how_many_days_are_missing_before_anything_is_compared(alice, conn, uid):
