@@ -116,7 +116,7 @@ def test_a_kije_shaped_history_shows_five_findings_at_most_and_never_contradicts
     contradictions = ({(f["kind"], f["name"]) for f in found["findings"]}
                       & {(r["kind"], r["name"]) for r in found["not_enough"]})
     assert contradictions == set()
-    page = alice.get("/insights").text
+    page = alice.get("/insights?range=all").text
     opened, _, folded = page.partition('<details class="card more-findings">')
     shown = opened.count('<li class="card finding">')
     assert shown == min(5, len(found["findings"])) and shown <= 5
