@@ -1,6 +1,6 @@
 % rebase('layout.tpl', title='Jobs')
 % include('_settings_nav.tpl')
-<p class="muted">Background work (weather, places, songs, reminders) runs in <code>kmood_worker.py</code>. Every job can be found again from your data, so a lost one only costs time.</p>
+<p class="muted">Background work (weather, places, songs, reminders, insights) runs in <code>kmood_worker.py</code>. Every job can be found again from your data, so a lost one only costs time.</p>
 % workers = summary['workers']
 <h2>Workers</h2>
 % if not workers['workers']:
@@ -18,9 +18,9 @@
 % age = summary['oldest_waiting_age_s']
 <p>Oldest waiting job: <strong>{{'none' if age is None else '%.0f s old' % age}}</strong>.</p>
 % if summary['counts']:
-<div class="table-wrap card">
+<div class="table-wrap card" role="region" aria-labelledby="jobs-caption" tabindex="0">
 <table class="data">
-  <caption class="skip">Jobs by kind and status</caption>
+  <caption class="skip" id="jobs-caption">Jobs by kind and status</caption>
   <thead><tr><th scope="col">Kind</th>
   % for status in statuses:
     <th scope="col" class="num">{{status}}</th>
