@@ -11,6 +11,7 @@ COPY kmood_lib ./kmood_lib
 # it, so without this every start compiles every module again (a worker: 0.66 CPU-s, not 0.38).
 RUN python -m compileall -q kmood.py kmood_worker.py kmood_lib
 COPY migrations ./migrations
+COPY locale ./locale
 RUN useradd --system --uid 10001 kmood && mkdir /data && chown kmood /data
 USER kmood
 VOLUME /data

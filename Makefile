@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test test-fast fuzz lint bench soak migrate clean test-tools audit
+.PHONY: run test test-fast fuzz lint bench soak migrate clean test-tools audit i18n
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-nats.txt requirements-replica.txt
 	$(PYTHON) -c 'import sys; sys.exit("k-mood needs Python 3.11+") if sys.version_info < (3, 11) else None'
@@ -83,6 +83,19 @@ fuzz: $(STAMP)
 # The quick loop while working: everything not marked slow (no processes, browsers or NATS).
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -n auto -m "not slow" $(PYTEST_ARGS)
+
+# Languages (SPEC §13): extract every marked string of the Python sources and the templates
+# (babel.cfg) into locale/messages.pot, then bring each locale/<lang>/LC_MESSAGES/messages.po up
+# to it (new strings empty, never guessed: tests/unit/test_i18n.py fails until they are
+# translated). Catalogues are compiled in memory when the server starts; no .mo is kept.
+BABEL := $(PY) -m babel.messages.frontend
+I18N_KEYWORDS := --no-default-keywords -k _ -k N_ -k _html -k n_:1,2
+
+i18n: $(STAMP)
+	$(BABEL) extract -F babel.cfg $(I18N_KEYWORDS) --sort-by-file --project k-mood \
+		--msgid-bugs-address https://github.com/k-mood/k-mood/issues \
+		--copyright-holder "k-mood contributors" -o locale/messages.pot .
+	$(BABEL) update -i locale/messages.pot -d locale -D messages --no-fuzzy-matching --ignore-obsolete
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

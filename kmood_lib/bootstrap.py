@@ -14,6 +14,7 @@ from kmood_lib.core.budget import MemoryBudget
 from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.config import Config
 from kmood_lib.core.gate import ComputeGate
+from kmood_lib.core.i18n import Languages
 from kmood_lib.core.migrate import load_migrations
 from kmood_lib.core.migrate import run as run_all
 from kmood_lib.enrich.insights import insights_kind
@@ -62,6 +63,7 @@ class Services:
     entries_cache: VersionedCache  # GET /api/entries pages by user, query and journal version
     insight_gate: ComputeGate  # who may compute insights now (KMOOD_INSIGHTS_CONCURRENCY)
     outbox: OutboxBatches  # the devices' offline outbox batches being synced, counted for the log
+    languages: Languages  # the catalogues in locale/, each compiled on first use
     # Run inside an entry's save transaction, behind one SAVEPOINT (journal.saving.prompt):
     # (conn, user_id, entry_id, now_ms) -> the job kinds that have work for the entry.
     prompt_hooks: list[Callable] = field(default_factory=list)
@@ -143,6 +145,7 @@ def bootstrap(
         entries_cache=kept["entries"],
         insight_gate=insight_gate(config),
         outbox=OutboxBatches(),
+        languages=Languages(),
     )
     if any(kind.prompt for kind in services.job_kinds):
         services.prompt_hooks.append(sweeps.prompt_enqueue(services))

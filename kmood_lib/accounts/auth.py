@@ -47,7 +47,7 @@ def create_session(conn: sqlite3.Connection, user_id: int, now_ms: int, ttl_s: i
     return NewSession(token, csrf, expires)
 
 
-_USER_COLUMNS = "u.id, u.username, u.timezone, u.is_admin"
+_USER_COLUMNS = "u.id, u.username, u.timezone, u.is_admin, u.language"
 
 
 def session_for_token(conn: sqlite3.Connection, token: str, now_ms: int, ttl_s: int

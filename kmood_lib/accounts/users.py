@@ -34,10 +34,12 @@ class User:
     username: str
     timezone: str
     is_admin: bool
+    language: str | None = None  # the pages' language they chose; None: their browser's
 
     @classmethod
     def from_row(cls, row) -> User:
-        return cls(row["id"], row["username"], row["timezone"], bool(row["is_admin"]))
+        return cls(row["id"], row["username"], row["timezone"], bool(row["is_admin"]),
+                   row["language"])
 
 
 def validate_username(username: object) -> str:
@@ -97,7 +99,7 @@ def create_user(
             row = conn.execute(
                 "INSERT INTO users (username, username_key, password_hash, timezone, is_admin,"
                 " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                " RETURNING id, username, timezone, is_admin",
+                " RETURNING id, username, timezone, is_admin, language",
                 (username, name_key(username), password_hash, timezone,
                  int(admin or not has_users), now_ms, now_ms),
             ).fetchall()[0]
@@ -112,7 +114,7 @@ def count_users(conn: sqlite3.Connection) -> int:
 
 def get_user(conn: sqlite3.Connection, user_id: int) -> User | None:
     row = conn.execute(
-        "SELECT id, username, timezone, is_admin FROM users WHERE id = ?", (user_id,)
+        "SELECT id, username, timezone, is_admin, language FROM users WHERE id = ?", (user_id,)
     ).fetchone()
     return User.from_row(row) if row else None
 
@@ -122,7 +124,7 @@ def authenticate(conn: sqlite3.Connection, username: str, password: str,
     """The user if the password matches; an unknown user costs the same time as a wrong password.
     HasherBusy escapes when every hashing slot is taken."""
     row = conn.execute(
-        "SELECT id, username, timezone, is_admin, password_hash FROM users"
+        "SELECT id, username, timezone, is_admin, language, password_hash FROM users"
         " WHERE username_key = ?", (name_key(username),),
     ).fetchone()
     if row is None:
@@ -138,22 +140,24 @@ def authenticate(conn: sqlite3.Connection, username: str, password: str,
 
 def profile(conn: sqlite3.Connection, user_id: int) -> dict:
     row = conn.execute(
-        "SELECT id, username, timezone, is_admin, listenbrainz_user, lastfm_user, created_at"
+        "SELECT id, username, timezone, is_admin, listenbrainz_user, lastfm_user, language,"
+        " created_at"
         " FROM users WHERE id = ?", (user_id,),
     ).fetchone()
     return {
         "id": row["id"], "username": row["username"], "timezone": row["timezone"],
         "is_admin": bool(row["is_admin"]), "listenbrainz_user": row["listenbrainz_user"],
-        "lastfm_user": row["lastfm_user"],
+        "lastfm_user": row["lastfm_user"], "language": row["language"],
     }
 
 
 _INTEGRATION_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-SETTINGS_FIELDS = ("timezone", "listenbrainz_user", "lastfm_user")
+SETTINGS_FIELDS = ("timezone", "listenbrainz_user", "lastfm_user", "language")
 
 
-def validate_settings(changes: dict) -> dict:
-    """Check a PATCH /api/me body; raise AccountError with every bad field named."""
+def validate_settings(changes: dict, languages: tuple[str, ...] = ()) -> dict:
+    """Check a PATCH /api/me body (`language` one of `languages`, or null for the browser's);
+    raise AccountError with every bad field named."""
     errors = {}
     unknown = sorted(set(changes) - set(SETTINGS_FIELDS))
     for name in unknown:
@@ -173,6 +177,14 @@ def validate_settings(changes: dict) -> dict:
                 clean[name] = value
             else:
                 errors[name] = "must be a username of 1-64 letters, digits, '.', '_', '-' or null"
+    if "language" in changes:
+        value = changes["language"]
+        if value is None or value == "":
+            clean["language"] = None
+        elif isinstance(value, str) and value in languages:
+            clean["language"] = value
+        else:
+            errors["language"] = f"must be one of {', '.join(languages)} or null"
     if errors:
         exc = AccountError("invalid settings")
         exc.fields = errors
@@ -205,7 +217,7 @@ def list_users(conn: sqlite3.Connection) -> list[dict]:
 
 
 def find_user(conn: sqlite3.Connection, username: str) -> User | None:
-    row = conn.execute("SELECT id, username, timezone, is_admin FROM users"
+    row = conn.execute("SELECT id, username, timezone, is_admin, language FROM users"
                        " WHERE username_key = ?", (name_key(username),)).fetchone()
     return User.from_row(row) if row else None
 

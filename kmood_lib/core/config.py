@@ -6,12 +6,24 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from kmood_lib import __version__
 from kmood_lib.core.text import has_surrogate
 
 PROJECT_URL = "https://github.com/k-mood/k-mood"
 DEFAULT_USER_AGENT = f"k-mood/{__version__} (+{PROJECT_URL})"
+
+
+# The translation catalogues (SPEC §13): English is the source and needs none.
+LOCALE_DIR = Path(__file__).resolve().parents[2] / "locale"
+SOURCE_LANGUAGE = "en"
+
+
+def available_languages(locale_dir: Path = LOCALE_DIR) -> tuple[str, ...]:
+    """English and every language with a catalogue in locale/<lang>/LC_MESSAGES/messages.po."""
+    found = {path.parent.parent.name for path in locale_dir.glob("*/LC_MESSAGES/messages.po")}
+    return tuple(sorted(found | {SOURCE_LANGUAGE}))
 
 
 class ConfigError(ValueError):
@@ -132,6 +144,14 @@ def _log_level(raw: str) -> str:
     return value
 
 
+def _language(raw: str) -> str:
+    value = raw.strip()
+    known = available_languages()
+    if value not in known:
+        raise ValueError(f"expected one of {', '.join(known)}, got {raw!r}")
+    return value
+
+
 def _setting(env: str, default: str, parse: Callable[[str], object], doc: str):
     return field(metadata={"env": env, "default": default, "parse": parse, "doc": doc})
 
@@ -161,6 +181,11 @@ class Config:
         "KMOOD_SYNCHRONOUS", "full", _synchronous,
         "full: a commit is on disk before it is answered (a power cut loses nothing saved);"
         " normal: faster commits that a power cut or OS crash can roll back"
+    )
+    default_language: str = _setting(
+        "KMOOD_DEFAULT_LANGUAGE", "en", _language,
+        "the pages' language when neither the person's setting nor the browser's"
+        " Accept-Language names one k-mood has"
     )
     log_level: str = _setting("KMOOD_LOG_LEVEL", "INFO", _log_level, "logging level")
     cookie_secure: bool = _setting(

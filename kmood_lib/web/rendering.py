@@ -10,9 +10,10 @@ from pathlib import Path
 import bottle
 
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.i18n import N_, Translator
 from kmood_lib.queue import heartbeat
 from kmood_lib.web import template_helpers
-from kmood_lib.web.http import Params, form_params, query_params
+from kmood_lib.web.http import Params, cookie, form_params, query_params
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = [str(HERE / "templates")]
@@ -67,14 +68,19 @@ def notice(params: Params) -> str | None:
     return text.format(n=plural(int(raw), one, many))
 
 
-SECTIONS = [("profile", "/settings", "Profile"), ("moods", "/settings/moods", "Mood labels"),
-            ("activities", "/settings/activities", "Activities"),
-            ("metrics", "/settings/metrics", "Metrics"),
-            ("templates", "/settings/templates", "Note templates"),
-            ("tokens", "/settings/tokens", "API tokens"),
-            ("reminders", "/settings/reminders", "Reminders"),
-            ("import", "/settings/import", "Import & export")]
-ADMIN_SECTIONS = [("users", "/settings/users", "Household"), ("jobs", "/admin/jobs", "Jobs")]
+SECTIONS = [("profile", "/settings", N_("Profile")),
+            ("moods", "/settings/moods", N_("Mood labels")),
+            ("activities", "/settings/activities", N_("Activities")),
+            ("metrics", "/settings/metrics", N_("Metrics")),
+            ("templates", "/settings/templates", N_("Note templates")),
+            ("tokens", "/settings/tokens", N_("API tokens")),
+            ("reminders", "/settings/reminders", N_("Reminders")),
+            ("import", "/settings/import", N_("Import & export"))]
+ADMIN_SECTIONS = [("users", "/settings/users", N_("Household")),
+                  ("jobs", "/admin/jobs", N_("Jobs"))]
+
+# This browser's language when no one is logged in: set by the login page's language switch.
+LANGUAGE_COOKIE = "kmood_language"
 
 
 class FormError(ValidationError):
@@ -87,11 +93,26 @@ class FormError(ValidationError):
         super().__init__(errors, "; ".join(f"{name}: {message}" for name, message in errors.items()))
 
 
+def translator(request: bottle.BaseRequest, user) -> Translator:
+    """The request's language (SPEC §13): the person's setting, else the one this browser
+    chose on the login page, else the browser's Accept-Language, else KMOOD_DEFAULT_LANGUAGE."""
+    services = request.app.config["kmood.services"]
+    chosen = (user.language if user is not None else None) or cookie(request, LANGUAGE_COOKIE)
+    return services.languages.choose(chosen, request.environ.get("HTTP_ACCEPT_LANGUAGE"),
+                                     services.config.default_language)
+
+
 def render(name: str, status: int = 200, headers: dict | None = None, **values
            ) -> bottle.HTTPResponse:
-    """A template inside layout.tpl; never cached (pages carry CSRF tokens and private data)."""
+    """A template inside layout.tpl; never cached (pages carry CSRF tokens and private data).
+    Every template has the request's Translator as `i18n`, with `_` (its gettext), `n_` (its
+    ngettext) and `_html` (a message with markup of its own) for the words."""
     values.setdefault("user", None)
     values.setdefault("helpers", template_helpers)
+    words = values.setdefault("i18n", translator(bottle.request, values["user"]))
+    values.setdefault("_", words.gettext)
+    values.setdefault("n_", words.ngettext)
+    values.setdefault("_html", words.html)
     body = bottle.template(name, template_lookup=TEMPLATES, **values)
     response = bottle.HTTPResponse(body, status, headers)
     response.content_type = "text/html; charset=utf-8"

@@ -48,7 +48,8 @@ def get_me(conn, auth: Auth):
 
 @routes.patch("/api/me")
 def patch_me(services, conn, auth: Auth):
-    clean = users.validate_settings(json_body(bottle.request, services.config))
+    clean = users.validate_settings(json_body(bottle.request, services.config),
+                                    services.languages.codes)
     users.update_settings(conn, auth.user.id, clean, services.clock.now_ms())
     return json_response({**users.profile(conn, auth.user.id), "csrf_token": auth.csrf_token})
 

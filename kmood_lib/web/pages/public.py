@@ -16,11 +16,12 @@ import bottle
 
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
+from kmood_lib.core.i18n import N_
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.web import template_helpers
 from kmood_lib.web.authentication import Auth, end_browser_session, log_in, set_session_cookie
 from kmood_lib.web.http import Params, cookie, query_params
-from kmood_lib.web.rendering import form_fields, redirect, render
+from kmood_lib.web.rendering import LANGUAGE_COOKIE, form_fields, redirect, render
 from kmood_lib.web.routing import Routes
 
 STATIC = template_helpers.STATIC
@@ -139,21 +140,31 @@ def static(path):
 
 # --- log in (a form with its own token: there is no session yet) ---------------------------
 
-LOGIN_REFUSALS = {401: "Wrong username or password.", 422: "Enter your username and password.",
-                  429: "Too many failed logins; wait a while and try again.",
-                  503: "The server is busy; try again in a moment."}
+LOGIN_REFUSALS = {401: N_("Wrong username or password."),
+                  422: N_("Enter your username and password."),
+                  429: N_("Too many failed logins; wait a while and try again."),
+                  503: N_("The server is busy; try again in a moment.")}
+FORM_EXPIRED = N_("The form expired; please try again.")
 
 
 def login_page(services, fields=None, errors=None, status=200, message: str = ""):
-    """The login form; after a refusal, `status` says which words to show."""
+    """The login form, with the languages to switch to; after a refusal, `status` says which
+    words to show. `?lang=de` shows it in German and keeps that for this browser (a cookie)
+    until someone logs in who has chosen a language of their own."""
     request = bottle.request
     fields = fields or {}
     token = form_token(request)
     if errors and not message:
-        message = LOGIN_REFUSALS.get(status, "Enter your username and password.")
+        message = LOGIN_REFUSALS.get(status, LOGIN_REFUSALS[422])
     target = fields.get("next") if fields else query_params(request).get("next")
+    asked = query_params(request).get("lang")
+    chosen = {"i18n": services.languages.get(asked)} if asked in services.languages.codes else {}
     page = render("login.tpl", status, error=message, form_token=token, next=safe_next(target),
-                  username=(fields.get("username") or "")[:64])
+                  username=(fields.get("username") or "")[:64],
+                  languages=services.languages.names(), **chosen)
+    if chosen:
+        page.set_cookie(LANGUAGE_COOKIE, asked, path="/", httponly=True, samesite="Lax",
+                        secure=services.config.cookie_secure, max_age=365 * 86400)
     return with_form_cookie(page, token, services.config)
 
 
@@ -172,7 +183,7 @@ def login_submit(services, conn):
     fields = form_fields(request, services.config)
     if not form_token_ok(request, fields):
         return login_page(services, fields, status=403,
-                          message="The form expired; please try again.")
+                          message=FORM_EXPIRED)
     user, session = log_in(conn, services, request, fields.get("username") or "",
                            fields.get("password") or "")
     response = redirect(safe_next(fields.get("next")))
@@ -212,7 +223,7 @@ def setup_submit(services, conn):
     fields = form_fields(request, services.config)
     if not form_token_ok(request, fields):
         return setup_page(services, fields, status=403,
-                          message="The form expired; please try again.")
+                          message=FORM_EXPIRED)
     try:
         user = users.create_user(conn, fields.get("username") or "", fields.get("password") or "",
                                  now_ms=services.clock.now_ms(), hasher=services.hasher,

@@ -25,7 +25,7 @@ def profile_page(services, conn, auth: Auth, fields=None, errors=None, status=20
     return settings_page("profile", auth, status, me=me, zones=canonical_zones(),
                          storage=storage.summary(conn, auth.user.id,
                                                  services.config.storage_quota_bytes),
-                         megabytes=storage.megabytes, fields=fields or {},
+                         languages=services.languages.names(), fields=fields or {},
                          errors=errors or {}, scripts=("settings.js",))
 
 
@@ -39,8 +39,10 @@ def save_profile(services, conn, auth: Auth):
     fields = form_fields(bottle.request, services.config)
     changes = {"timezone": fields.get("timezone", ""),
                "listenbrainz_user": fields.get("listenbrainz_user", "").strip(),
-               "lastfm_user": fields.get("lastfm_user", "").strip()}
-    users.update_settings(conn, auth.user.id, users.validate_settings(changes),
+               "lastfm_user": fields.get("lastfm_user", "").strip(),
+               "language": fields.get("language", "")}
+    users.update_settings(conn, auth.user.id,
+                          users.validate_settings(changes, services.languages.codes),
                           services.clock.now_ms())
     return redirect("/settings", "saved")
 

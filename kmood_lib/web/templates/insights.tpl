@@ -10,7 +10,7 @@
 <h1>Insights</h1>
 <p class="muted"><a href="/stats?range={{current}}">‹ Stats</a></p>
 <nav class="ranges" aria-label="Time range">
-% for key, (name, _) in ranges.items():
+% for key, (name, _days) in ranges.items():
   <a href="/insights?range={{key}}" aria-current="{{'page' if key == current else 'false'}}">{{name}}</a>
 % end
 </nav>

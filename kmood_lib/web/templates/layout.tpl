@@ -1,5 +1,5 @@
 <!doctype html>
-<html lang="en">
+<html lang="{{i18n.html_lang}}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -24,12 +24,12 @@
 % else:
 <body>
 % end
-<a class="skip" href="#main">Skip to content</a>
+<a class="skip" href="#main">{{_('Skip to content')}}</a>
 <header class="top">
   <a class="brand" href="/">k-mood</a>
   % if get('user'):
-  <nav class="tabs" aria-label="Main">
-    % for href, label, key in (('/', 'Log', 'log'), ('/entries', 'History', 'history'), ('/calendar', 'Year', 'calendar'), ('/stats', 'Stats', 'stats'), ('/settings', 'Settings', 'settings')):
+  <nav class="tabs" aria-label="{{_('Main')}}">
+    % for href, label, key in (('/', _('Log'), 'log'), ('/entries', _('History'), 'history'), ('/calendar', _('Year'), 'calendar'), ('/stats', _('Stats'), 'stats'), ('/settings', _('Settings'), 'settings')):
     <a href="{{href}}" aria-current="{{'page' if get('active') == key else 'false'}}">{{!helpers.icon(key)}}<span>{{label}}</span></a>
     % end
   </nav>
@@ -42,7 +42,7 @@
 <main id="main">
 % end
 % if get('worker_missing'):
-<p class="alert" role="alert"><strong>No background worker is running.</strong> Weather, places, songs and reminders wait until <code>kmood_worker.py</code> runs beside the server. <a href="/admin/jobs">Jobs and workers</a></p>
+<p class="alert" role="alert">{{!_html('<strong>No background worker is running.</strong> Weather, places, songs and reminders wait until <code>{program}</code> runs beside the server.', program='kmood_worker.py')}} <a href="/admin/jobs">{{_('Jobs and workers')}}</a></p>
 % end
 % if get('notice'):
 <p class="notice" role="status">{{notice}}</p>

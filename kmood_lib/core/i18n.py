@@ -1,0 +1,180 @@
+"""Languages (SPEC §13): one catalogue per language in locale/<lang>/LC_MESSAGES/messages.po,
+compiled in memory the first time a language is asked for (compiled catalogues are never
+committed), a Translator per language (gettext, ngettext with the catalogue's CLDR plural rule,
+Babel's numbers and dates), and the choice of language for a request.
+
+Message ids are English with `{name}` placeholders filled by str.format after translation; a
+catalogue's translation keeps the same placeholders (tests/unit/test_i18n.py holds them)."""
+
+from __future__ import annotations
+
+import gettext
+import html
+import io
+import re
+import threading
+from pathlib import Path
+
+from babel import Locale, dates, numbers
+from babel.core import negotiate_locale
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
+
+from kmood_lib.core.config import LOCALE_DIR, SOURCE_LANGUAGE, available_languages
+
+# An Accept-Language header is read up to this many characters and this many ranges: a longer
+# or stranger one costs no more than this, and what cannot be read is skipped, never an error.
+MAX_HEADER_CHARS = 512
+MAX_RANGES = 16
+_RANGE = re.compile(r"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*")
+_QUALITY = re.compile(r"q=(0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)", re.IGNORECASE)
+
+
+def N_(message: str) -> str:
+    """Marks a message for extraction where it is defined; it is translated where shown."""
+    return message
+
+
+class Translator:
+    """One language's words, plural rule, numbers and dates; the `_`/`n_` of the templates."""
+
+    def __init__(self, code: str, translations: gettext.NullTranslations):
+        self.code = code
+        self.locale = Locale.parse(code)
+        self._translations = translations
+
+    @property
+    def html_lang(self) -> str:
+        """The BCP 47 tag for `<html lang>`: pt_BR -> pt-BR."""
+        return self.code.replace("_", "-")
+
+    @property
+    def name(self) -> str:
+        """The language in its own words, as a list of languages shows it: "Deutsch"."""
+        name = self.locale.get_display_name(self.locale) or self.code
+        return name[:1].upper() + name[1:]
+
+    def gettext(self, message: str, **values) -> str:
+        text = self._translations.gettext(message)
+        return text.format(**values) if values else text
+
+    def html(self, message: str, **values) -> str:
+        """A message that holds markup of its own (<strong>, from the catalogue, which is this
+        project's text), its values escaped: `{{!_html(...)}}` in a template."""
+        text = self._translations.gettext(message)
+        return text.format(**{name: html.escape(str(value)) for name, value in values.items()})
+
+    def ngettext(self, singular: str, plural: str, n: int, **values) -> str:
+        """The form the language's plural rule picks for `n` ({n} is shown as a number of the
+        language: 1 234 in Polish, 1.234 in German)."""
+        text = self._translations.ngettext(singular, plural, n)
+        return text.format(n=self.number(n), **values)
+
+    def number(self, value: int | float) -> str:
+        return numbers.format_decimal(value, locale=self.locale)
+
+    def decimal(self, value: float, places: int = 1) -> str:
+        """`value` with exactly `places` decimals and the language's separator: 3,2 in German."""
+        pattern = "#,##0" + ("." + "0" * places if places else "")
+        return numbers.format_decimal(value, format=pattern, locale=self.locale,
+                                      decimal_quantization=True)
+
+    def file_size(self, n: int) -> str:
+        """A size as people read it: 640 kB, 3.2 MB (3,2 MB in German), 52 MB."""
+        if n < 1_000_000:
+            return self.gettext(N_("{size} kB"), size=self.decimal(n / 1000, 0))
+        places = 1 if n < 10_000_000 else 0
+        return self.gettext(N_("{size} MB"), size=self.decimal(n / 1_000_000, places))
+
+    def month_name(self, month: int, width: str = "wide") -> str:
+        """A month standing alone (a heading, a column): "März", "marzec"."""
+        return dates.get_month_names(width, "stand-alone", locale=self.locale)[month]
+
+    def weekday_name(self, weekday: int, width: str = "wide") -> str:
+        """Monday is 0, as date.weekday() counts."""
+        return dates.get_day_names(width, "stand-alone", locale=self.locale)[weekday]
+
+    def date(self, day, form: str = "medium") -> str:
+        """A date in the language's own order and words: 6 Dec 2026, 6. Dez. 2026."""
+        return dates.format_date(day, format=form, locale=self.locale)
+
+
+def compile_catalogue(path: Path) -> Translations:
+    """A .po file compiled in memory (fuzzy entries left out, as msgfmt does)."""
+    with path.open("rb") as po:
+        catalogue = read_po(po)
+    compiled = io.BytesIO()
+    write_mo(compiled, catalogue)
+    compiled.seek(0)
+    return Translations(compiled)
+
+
+def parse_accept_language(header: str | None) -> list[str]:
+    """The language ranges of an Accept-Language header, most wanted first; ranges that are
+    malformed or have q=0 are skipped, and only the first MAX_HEADER_CHARS are read."""
+    ranked = []
+    for position, item in enumerate((header or "")[:MAX_HEADER_CHARS].split(",")[:MAX_RANGES]):
+        tag, _, params = item.strip().partition(";")
+        tag = tag.strip()
+        if not _RANGE.fullmatch(tag):
+            continue
+        quality = 1.0
+        if params.strip():
+            found = _QUALITY.fullmatch(params.strip().replace(" ", ""))
+            if found is None:
+                continue
+            quality = float(found.group(1))
+        if quality > 0:
+            ranked.append((-quality, position, tag))
+    return [tag for _, _, tag in sorted(ranked)]
+
+
+class Languages:
+    """The languages this build has, each catalogue compiled once per process on first use."""
+
+    def __init__(self, locale_dir: Path = LOCALE_DIR):
+        self.locale_dir = locale_dir
+        self.codes = available_languages(locale_dir)
+        self._loaded: dict[str, Translator] = {}
+        self._lock = threading.Lock()
+
+    def get(self, code: str) -> Translator:
+        """The Translator for one of `codes` (English, the source, needs no catalogue)."""
+        if code not in self.codes:
+            raise KeyError(code)
+        with self._lock:
+            if code not in self._loaded:
+                words = (gettext.NullTranslations() if code == SOURCE_LANGUAGE else
+                         compile_catalogue(self.locale_dir / code / "LC_MESSAGES" / "messages.po"))
+                self._loaded[code] = Translator(code, words)
+            return self._loaded[code]
+
+    def names(self) -> list[tuple[str, str]]:
+        """(code, the language in its own words), in the order of those words."""
+        return sorted(((code, self.get(code).name) for code in self.codes),
+                      key=lambda pair: pair[1].casefold())
+
+    def from_header(self, header: str | None) -> str | None:
+        """The language the browser prefers among ours (Babel's negotiation: de-AT finds de),
+        a bare language finding its only regional variant (pt finds pt_BR); else None."""
+        wanted = parse_accept_language(header)
+        tags = {code.replace("_", "-").lower(): code for code in self.codes}
+        for tag in wanted:
+            if tag == "*":
+                return None
+            found = negotiate_locale([tag.lower()], list(tags), sep="-")
+            if found is not None:
+                return tags[found.lower()]
+            regional = [code for key, code in tags.items()
+                        if key.split("-")[0] == tag.lower().split("-")[0]]
+            if len(regional) == 1:
+                return regional[0]
+        return None
+
+    def choose(self, setting: str | None, header: str | None, default: str) -> Translator:
+        """The person's setting, else the browser's Accept-Language, else the default."""
+        for code in (setting, self.from_header(header), default):
+            if code in self.codes:
+                return self.get(code)
+        return self.get(SOURCE_LANGUAGE)
