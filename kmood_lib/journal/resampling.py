@@ -11,6 +11,11 @@ A population is the days a question is asked over, each with the mood that count
 its own mood for "the same day", the next day's for "the day after" (only days whose next
 day is logged belong to that one).
 
+An answer's interval and p-value come from the resampled effects' standard deviation with
+Student's t, not from their percentiles (`calibrated`): at a few hundred days the
+percentiles are a little narrow and, more, take an uncertain spread for a known one, so pure
+noise came out "p <= 0.01" for 1.7 % of comparisons instead of 1 % (issue #39).
+
 How it stays fast in pure Python: every day is one integer holding, in fixed-width fields,
 for each population it belongs to its mood there (in whole sixtieths) and a 1, and the
 same for each question it answers "with" to. Prefix sums of those integers
@@ -31,6 +36,8 @@ from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from kmood_lib.journal import student_t
+
 SCALE = 60  # moods as whole sixtieths inside the packed sums
 MAX_DAYS = 65_535
 
@@ -47,9 +54,9 @@ class Question:
 
 @dataclass(frozen=True)
 class Answer:
-    """One question's difference in mean mood (with minus without), its 95 % percentile
-    interval, and its two-sided bootstrap p-value; None where the data cannot say (no days
-    with, or none without)."""
+    """One question's difference in mean mood (with minus without), its 95 % interval and its
+    two-sided p-value (`calibrated`); None where the data cannot say (no days with, or none
+    without)."""
 
     effect: float | None
     low: float | None
@@ -90,10 +97,11 @@ def bootstrap(days: int, populations: Sequence[Mapping[int, float]],
     spread_means = _columns(rows_means, len(questions))
     spread_ranks = _columns(rows_ranks, len(pairs))
     counts = means.counts(means.prefix[days])
-    mean_answers = [_answer(observed_means[q], spread_means[q], resamples, *counts[q])
-                    for q in range(len(questions))]
-    rank_answers = [_answer(observed_ranks[c], spread_ranks[c], resamples, len(pairs[c]), 0)
-                    for c in range(len(pairs))]
+    design = (days, mean_block, resamples)
+    mean_answers = [_answer(observed_means[q], spread_means[q], design, *counts[q],
+                            groups_df(*counts[q])) for q in range(len(questions))]
+    rank_answers = [_answer(observed_ranks[c], spread_ranks[c], design, len(pairs[c]), 0,
+                            len(pairs[c]) - 2, bounds=(-1.0, 1.0)) for c in range(len(pairs))]
     return mean_answers, rank_answers
 
 
@@ -104,15 +112,82 @@ def _columns(rows: list[list[float | None]], width: int) -> list[list[float]]:
     return [[v for v in column if v is not None] for column in zip(*rows, strict=True)]
 
 
-def _answer(effect: float | None, spread: list[float], resamples: int, n_with: int,
-            n_without: int) -> Answer:
+def _answer(effect: float | None, spread: list[float], design: tuple[int, float, int],
+            n_with: int, n_without: int, iid_df: float,
+            bounds: tuple[float, float] = (-math.inf, math.inf)) -> Answer:
     """An answer from the observed effect and its resampled values (none where fewer than
-    half the resamples could compute it)."""
+    half the resamples could compute it); `design` is (days, mean_block, resamples), the
+    interval kept within `bounds` (a correlation's -1..1)."""
+    days, mean_block, resamples = design
     if effect is None or len(spread) < resamples / 2:
         return Answer(effect, None, None, None, n_with, n_without)
-    values = sorted(spread)
-    return Answer(effect, percentile(values, 0.025), percentile(values, 0.975),
-                  p_value(values, effect), n_with, n_without)
+    low, high, p = calibrated(effect, _deviation(spread), n_with + n_without, iid_df, days,
+                              mean_block)
+    return Answer(effect, max(low, bounds[0]), min(high, bounds[1]), p, n_with, n_without)
+
+
+def calibrated(effect: float, spread: float, n: int, iid_df: float, days: int,
+               mean_block: float) -> tuple[float, float, float]:
+    """(low, high, p): the 95 % interval and two-sided p-value of an effect over `n` of `days`
+    resampled days whose resampled values have standard deviation `spread`; `iid_df` the
+    degrees of freedom its standard error would have from single days (`groups_df`, n - 2
+    for a correlation).
+
+    1. The stationary bootstrap's variance is a lag-window estimate (Politis and Romano 1994)
+       and, as such estimates around the sample's own mean do, comes out short
+       (`variance_kept`): divided back, the standard error is unbiased.
+    2. That standard error is itself uncertain, the more so the fewer the days on one side
+       and the longer the runs: degrees of freedom 1 / (1/iid_df + 1/`window_df`), as
+       Satterthwaite adds uncertain variances, make the effect over its standard error
+       Student's t, as in Welch's test.
+    3. The interval is the effect +- t(0.975) standard errors; p is the chance of a |t| at
+       least as large with no difference at all.
+    On 500 pure-noise journals of the real shape (issue #39) p <= 0.01 came out for 0.94 % of
+    18 576 comparisons (1.67 % from the resamples' percentiles), p <= 0.05 for 4.7 % (6.7 %)."""
+    df = 1 / (1 / max(iid_df, 1.0) + 1 / window_df(days, mean_block))
+    error = spread / math.sqrt(variance_kept(n, days, mean_block))
+    if error == 0:
+        return effect, effect, 1.0 if effect == 0 else 0.0
+    reach = student_t.quantile(0.975, df) * error
+    return effect - reach, effect + reach, student_t.two_sided(effect / error, df)
+
+
+def _deviation(values: list[float]) -> float:
+    """The population standard deviation, in floats (statistics.pstdev is exact and slow)."""
+    mean = math.fsum(values) / len(values)
+    return math.sqrt(math.fsum([(v - mean) * (v - mean) for v in values]) / len(values))
+
+
+def variance_kept(n: int, days: int, mean_block: float) -> float:
+    """The share of an effect's variance the stationary bootstrap finds for `n` of `days`
+    days in runs of `mean_block` (b) on average: 1 - 1/n - 2(b - 1)/days. Around the sample's
+    own mean each day's square loses 1/n, and so does each product of two days that a run can
+    join, about 2(b - 1) n/days per day (the weights (1 - 1/b)^|k| summed over lags k != 0).
+    On white noise, 14 days against 220 over 269, it measured 1.001, 0.984, 0.956 and 0.906
+    for runs of 1, 3, 7 and 15 (this gives 0.996, 0.981, 0.951, 0.892). Never below one half:
+    no journal that short is compared."""
+    return max(0.5, 1 - 1 / max(n, 1) - 2 * max(mean_block - 1, 0.0) / max(days, 1))
+
+
+def window_df(days: int, mean_block: float) -> float:
+    """The degrees of freedom the runs leave the standard error: after Priestley's (1981)
+    equivalent degrees of freedom of a lag-window estimate, `days` over the sum of the squared
+    weights (1 - 1/b)^2|k| beyond lag 0 (lag 0 is `groups_df`'s). 49 for runs of a week over
+    269 days, unlimited for single days; with 14 days against 220 the two give 11 (measured
+    on white noise: 12), with 117 against 117, 40 (measured: 38)."""
+    weight = 1 - 1 / mean_block if mean_block > 1 else 0.0
+    return math.inf if weight == 0 else days * (1 - weight * weight) / (2 * weight * weight)
+
+
+def groups_df(n_with: int, n_without: int) -> float:
+    """Welch and Satterthwaite's degrees of freedom for a difference of two means of `n_with`
+    and `n_without` days with equal spreads: close to the smaller side's days when it is much
+    the smaller (1 when a side has fewer than two days)."""
+    if min(n_with, n_without) < 2:
+        return 1.0
+    total = 1 / n_with + 1 / n_without
+    return total * total / (1 / (n_with ** 2 * (n_with - 1))
+                            + 1 / (n_without ** 2 * (n_without - 1)))
 
 
 @functools.lru_cache(maxsize=4)
@@ -299,31 +374,6 @@ def percentile(ordered: Sequence[float], q: float) -> float:
     low = math.floor(position)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-def p_value(ordered: Sequence[float], effect: float) -> float:
-    """Two-sided: how often the resampled effects (sorted), moved to centre on no difference,
-    are at least as far from it as the observed one (never 0: one resample's worth at the
-    least). Distance from the effect grows away from it on either side, so the far ones are
-    the two ends of the sorted values, found by bisection on the same test, |value - effect|
-    >= |effect|, that counting them one by one would make."""
-    far = abs(effect)
-    centre = bisect.bisect_left(ordered, effect)
-    above = _first(ordered, centre, len(ordered), lambda value: value - effect >= far)
-    below = _first(ordered, 0, centre, lambda value: effect - value < far)
-    return (below + len(ordered) - above + 1) / (len(ordered) + 1)
-
-
-def _first(ordered: Sequence[float], low: int, high: int, test) -> int:
-    """The first position in ordered[low:high] whose value passes `test` (high if none),
-    for a test that, once passed, passes for every later value."""
-    while low < high:
-        middle = (low + high) // 2
-        if test(ordered[middle]):
-            high = middle
-        else:
-            low = middle + 1
-    return low
 
 
 def bh_adjusted(p_values: Sequence[float | None]) -> list[float | None]:
