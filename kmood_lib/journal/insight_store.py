@@ -49,9 +49,10 @@ class Stored:
 
 
 def settings_of(limits: Thresholds) -> str:
-    """The thresholds a stored row cleared, as it keeps them: results under other settings are
-    not this configuration's answer."""
-    return json.dumps(dataclasses.asdict(limits), sort_keys=True, separators=(",", ":"))
+    """The method and thresholds a stored row was computed with, as it keeps them: results of
+    another method or under other settings are not this build's answer."""
+    return json.dumps({"method": insights.METHOD, **dataclasses.asdict(limits)},
+                      sort_keys=True, separators=(",", ":"))
 
 
 def standard_range(conn: sqlite3.Connection, user_id: int, key: str, today: date

@@ -42,6 +42,9 @@ from kmood_lib.journal.resampling import (
 )
 from kmood_lib.journal.versions import VersionedCache, cached
 
+# Raised whenever a change to the method changes what it answers for the same journal: the
+# worker's stored results of an older method are then computed again (insight_store).
+METHOD = 2  # 2: intervals from the corrected bootstrap SE with Student's t (#39)
 MAX_GAP = 8  # positions between two logged days at most (1: the next day; more: a gap)
 SINCE_WINDOW = 91  # logged days on each side of a start, at most
 PLACEBO_CUTS = 20  # other cuts "since you started" needs to know how windows differ

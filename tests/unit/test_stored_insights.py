@@ -175,11 +175,15 @@ def test_the_api_refuses_an_unknown_range_or_a_range_with_dates(alice, query, fi
     assert refused.status == 422 and field in refused.json["error"]["fields"]
 
 
-def test_results_stored_under_other_thresholds_are_not_shown_as_this_server_s(
-        alice, conn, uid, services):
+@pytest.mark.parametrize("was,now", [('"min_each":14', '"min_each":10'),
+                                     (f'"method":{insights.METHOD}', '"method":1')],
+                         ids=["other thresholds", "an older method"])
+def test_results_stored_under_other_thresholds_or_method_are_not_this_server_s(
+        alice, conn, uid, services, was, now):
     plant(conn, uid, seed=3, plan=SMALL)
     one_worker_iteration(services)
-    conn.execute("UPDATE stored_insights SET settings = replace(settings, '\"min_each\":14',"
-                 " '\"min_each\":10')")
+    assert conn.execute("UPDATE stored_insights SET settings = replace(settings, ?, ?)"
+                        " WHERE instr(settings, ?)", (was, now, was)).rowcount == 3
+    assert len(sweep_keys(conn, services.config, NOON)) == 1
     answer = alice.get("/api/insights?range=90").json
     assert answer["computed_at"] is None and services.insight_cache.computed == 1
