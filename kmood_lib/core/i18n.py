@@ -14,17 +14,17 @@ import io
 import re
 import threading
 from pathlib import Path
-
-from babel import Locale, dates, numbers
-from babel.core import negotiate_locale
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import Translations
+from typing import TYPE_CHECKING
 
 from kmood_lib.core.config import LOCALE_DIR, SOURCE_LANGUAGE, available_languages
 
 # An Accept-Language header is read up to this many characters and this many ranges: a longer
 # or stranger one costs no more than this, and what cannot be read is skipped, never an error.
+# Babel is imported where it is first used, by the server's pages: the worker and the command
+# line build Languages too (one composition root) and never pay ~0.1 s a start for it.
+if TYPE_CHECKING:
+    from babel.support import Translations
+
 MAX_HEADER_CHARS = 512
 MAX_RANGES = 16
 _RANGE = re.compile(r"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*")
@@ -40,6 +40,8 @@ class Translator:
     """One language's words, plural rule, numbers and dates; the `_`/`n_` of the templates."""
 
     def __init__(self, code: str, translations: gettext.NullTranslations):
+        from babel import Locale
+
         self.code = code
         self.locale = Locale.parse(code)
         self._translations = translations
@@ -72,10 +74,14 @@ class Translator:
         return text.format(n=self.number(n), **values)
 
     def number(self, value: int | float) -> str:
+        from babel import numbers
+
         return numbers.format_decimal(value, locale=self.locale)
 
     def decimal(self, value: float, places: int = 1) -> str:
         """`value` with exactly `places` decimals and the language's separator: 3,2 in German."""
+        from babel import numbers
+
         pattern = "#,##0" + ("." + "0" * places if places else "")
         return numbers.format_decimal(value, format=pattern, locale=self.locale,
                                       decimal_quantization=True)
@@ -89,19 +95,29 @@ class Translator:
 
     def month_name(self, month: int, width: str = "wide") -> str:
         """A month standing alone (a heading, a column): "März", "marzec"."""
+        from babel import dates
+
         return dates.get_month_names(width, "stand-alone", locale=self.locale)[month]
 
     def weekday_name(self, weekday: int, width: str = "wide") -> str:
         """Monday is 0, as date.weekday() counts."""
+        from babel import dates
+
         return dates.get_day_names(width, "stand-alone", locale=self.locale)[weekday]
 
     def date(self, day, form: str = "medium") -> str:
         """A date in the language's own order and words: 6 Dec 2026, 6. Dez. 2026."""
+        from babel import dates
+
         return dates.format_date(day, format=form, locale=self.locale)
 
 
 def compile_catalogue(path: Path) -> Translations:
     """A .po file compiled in memory (fuzzy entries left out, as msgfmt does)."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+    from babel.support import Translations
+
     with path.open("rb") as po:
         catalogue = read_po(po)
     compiled = io.BytesIO()
@@ -158,6 +174,8 @@ class Languages:
     def from_header(self, header: str | None) -> str | None:
         """The language the browser prefers among ours (Babel's negotiation: de-AT finds de),
         a bare language finding its only regional variant (pt finds pt_BR); else None."""
+        from babel.core import negotiate_locale
+
         wanted = parse_accept_language(header)
         tags = {code.replace("_", "-").lower(): code for code in self.codes}
         for tag in wanted:

@@ -47,10 +47,8 @@ def handle_insights(ctx) -> None:
         with ctx.completing():  # gone, or already computed by an earlier job
             return
     today = local_today(services.clock, user["timezone"])
-    computed = []
-    for key in insight_store.STANDARD:
-        computed.append(insight_store.compute(conn, user_id, key, today, limits))
-        ctx.extend_lease()  # if it was reclaimed meanwhile, completing() below says so
+    # the claim is kept between ranges; if it was reclaimed meanwhile, completing() says so
+    computed = insight_store.compute_standard(conn, user_id, today, limits, ctx.extend_lease)
     with ctx.completing() as conn:
         insight_store.save(conn, user_id, computed, limits,
                            insight_store.end_of_day_ms(today, user["timezone"]),

@@ -13,6 +13,7 @@ import dataclasses
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -104,6 +105,17 @@ def compute(conn: sqlite3.Connection, user_id: int, key: str, today: date, limit
         body = insights.analysis(conn, user_id, date_from, date_to, limits)
     return {"range": key, "date_from": date_from, "date_to": date_to, "version": version,
             "took_ms": int((time.monotonic() - started) * 1000), "body": body}
+
+
+def compute_standard(conn: sqlite3.Connection, user_id: int, today: date, limits: Thresholds,
+                     between: Callable[[], object] = lambda: None) -> list[dict]:
+    """Every standard range, each in its own snapshot (none is held across ranges), calling
+    `between()` after each (the worker keeps its claim there)."""
+    computed = []
+    for key in STANDARD:
+        computed.append(compute(conn, user_id, key, today, limits))
+        between()
+    return computed
 
 
 def save(conn: sqlite3.Connection, user_id: int, computed: list[dict], limits: Thresholds,

@@ -367,6 +367,32 @@ PAGES = ["/", "/entries", "/entries?q=walk", "/days/2025-03-14", "/calendar", "/
          "/admin/jobs"]
 
 
+def store_insights(env: dict, username: str) -> None:
+    """What the worker's `insights` job stores for a person after an import, done once for a
+    database every module copies: each module's worker then finds them current instead of
+    computing three years again, and its pages show them at once."""
+    from kmood_lib.bootstrap import bootstrap
+    from kmood_lib.core.config import Config
+    from kmood_lib.core.db import transaction
+    from kmood_lib.core.timezones import local_today
+    from kmood_lib.journal import insight_store
+    from kmood_lib.journal.insights import thresholds_from
+
+    services = bootstrap(Config.from_env(env), migrate=False)
+    conn = services.connect()
+    try:
+        uid, zone = conn.execute("SELECT id, timezone FROM users WHERE username = ?",
+                                 (username,)).fetchone()
+        limits, today = thresholds_from(services.config), local_today(services.clock, zone)
+        computed = insight_store.compute_standard(conn, uid, today, limits)
+        with transaction(conn):
+            insight_store.save(conn, uid, computed, limits,
+                               insight_store.end_of_day_ms(today, zone), services.clock.now_ms())
+    finally:
+        conn.close()
+        services.hasher.close()
+
+
 @pytest.fixture(scope="session")
 def pia_history(tmp_path_factory) -> Path:
     """A database holding pia (an admin) with three years imported from Daylio, made once per
@@ -379,6 +405,7 @@ def pia_history(tmp_path_factory) -> Path:
     csv.write_bytes(three_years_of_daylio(date(2026, 11, 28)))
     done = run(["kmood.py", "import-daylio", str(csv), "--user", "pia"], env, timeout=300)
     assert done.returncode == 0, done.stderr
+    store_insights(env, "pia")
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
