@@ -3,7 +3,8 @@
 1. The sweeper finds people with a journal whose stored insights (journal.insight_store) are
    missing, older than their journal version, computed under other settings, or from an
    earlier day; one job each, keyed `insights:<user id>`. Saving an entry queues the same job
-   at once (the prompt path), and so does a visit that finds the stored ones out of date.
+   (the prompt path), due SETTLE_MS later so that a burst of saves is one job; a visit that
+   finds the stored ones out of date queues it due at once.
 2. The handler computes each standard range in its own read snapshot (so each row carries
    the version it was computed from, and no snapshot is held across ranges), extending the
    lease between them, and stores all of them in the transaction that completes the job.
@@ -24,6 +25,9 @@ from kmood_lib.queue import jobs, sweeps
 log = logging.getLogger(__name__)
 
 KIND = "insights"
+# A save queues the job this long after it: the saves of a burst (an outbox catching up, a
+# person fixing three entries) share one computation instead of one each.
+SETTLE_MS = 10_000
 
 
 def key_of(user_id: int) -> str:
@@ -34,6 +38,7 @@ def insights_kind(config) -> sweeps.JobKind:
     settings = insight_store.settings_of(thresholds_from(config))
     return sweeps.JobKind(KIND, insight_store.STALE_SQL, handle_insights,
                           sweep_params=lambda now_ms: (settings, now_ms),
+                          prompt_delay_ms=SETTLE_MS,
                           prompt=lambda conn, user_id, entry_id, now_ms: [
                               (key_of(user_id), {"user_id": user_id})])
 

@@ -38,6 +38,9 @@ class JobKind:
     prompt: Callable | None = None
     # True when `sweep_sql` also selects `run_after` (work due at a set time, not at once).
     timed: bool = False
+    # The prompt path queues the work this much later, so that a burst of saves (an outbox
+    # sending fifty entries) is one job, not one after each save.
+    prompt_delay_ms: int = 0
 
     def params(self, now_ms: int) -> tuple:
         return self.sweep_params(now_ms) if callable(self.sweep_params) else self.sweep_params
@@ -146,7 +149,8 @@ def prompt_enqueue(services):
         kinds = []
         for kind in prompt_kinds:
             for key, payload in kind.prompt(conn, user_id, entry_id, now_ms):
-                enqueue(conn, services.job_kinds, kind.name, key, payload, now_ms, policy)
+                enqueue(conn, services.job_kinds, kind.name, key, payload, now_ms, policy,
+                        run_after_ms=now_ms + kind.prompt_delay_ms)
                 if kind.name not in kinds:
                     kinds.append(kind.name)
         return kinds

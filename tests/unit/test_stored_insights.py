@@ -75,15 +75,24 @@ def test_a_saved_entry_queues_the_job_and_the_page_shows_the_old_result_as_updat
     assert live_jobs(conn) == []
     assert alice.post("/api/entries", {"mood": 5, "occurred_at": "2026-12-04T09:00:00Z"}
                       ).status == 201
-    assert live_jobs(conn) == [f"insights:{uid}"]  # queued by the save itself
+    assert alice.post("/api/entries", {"mood": 4, "occurred_at": "2026-12-03T09:00:00Z"}
+                      ).status == 201
+    # queued by the saves themselves, one job for both, due a little later
+    assert live_jobs(conn) == [f"insights:{uid}"]
+    assert conn.execute("SELECT run_after FROM jobs WHERE kind = 'insights' AND status ="
+                        " 'queued'").fetchone()[0] == (
+        NOON.timestamp() * 1000 + 10_000)
     page = alice.get("/insights?range=all")
     assert page.status == 200 and 'id="insights-updating"' in page.text
     assert "45</strong> logged days" in page.text  # the stored result, at once
     assert alice.get("/api/insights").json["updating"] is True
     assert services.insight_cache.computed == 0
     one_worker_iteration(services)
+    assert live_jobs(conn) == [f"insights:{uid}"]  # not yet due
+    services.clock.advance(10)
+    one_worker_iteration(services)
     page = alice.get("/insights?range=all")
-    assert "46</strong> logged days" in page.text and "insights-updating" not in page.text
+    assert "47</strong> logged days" in page.text and "insights-updating" not in page.text
     assert live_jobs(conn) == [] and services.insight_cache.computed == 0
 
 
