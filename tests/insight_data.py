@@ -9,6 +9,8 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from kmood_lib.journal.day_counts import count_new_entries, insert_triggers_off
+
 RUNNING_LIFT = 0.6
 COLD_DROP = 0.4
 COLD_BELOW_C = 5.0
@@ -36,8 +38,9 @@ def _activity(conn, user_id: int, name: str) -> int:
 
 def plant(conn, user_id: int, seed: int, plan: Plan = Plan(), last: date = date(2026, 11, 30)
           ) -> dict:
-    """Write `plan.days` days of entries straight into the tables (the triggers keep the
-    per-day counts); returns the truths: activity names and ids."""
+    """Write `plan.days` days of entries straight into the tables, their per-day counts and
+    journal version raised once, as an import does; returns the truths: activity names and
+    ids."""
     rng = random.Random(seed)
     running = _activity(conn, user_id, "running")
     noise = [(_activity(conn, user_id, f"noise {i:02d}"), 0.03 + 0.57 * i / max(1, plan.noise))
@@ -52,10 +55,23 @@ def plant(conn, user_id: int, seed: int, plan: Plan = Plan(), last: date = date(
                      " fetched_at) VALUES (?, ?, ?, 'DE', 0)",
                      [(cell, f"Place {i}", f"Town {i}") for i, cell in enumerate(cells)])
     first = last - timedelta(days=plan.days - 1)
-    wander = 0.0
     conn.commit()
     conn.execute("BEGIN")
     known = conn.execute("SELECT coalesce(max(id), 0) FROM entries").fetchone()[0]
+    with insert_triggers_off(conn):  # counted once at the end, as an import counts its rows
+        written = _plant_days(conn, user_id, rng, plan, first, running, noise, sleep_id, cells)
+        count_new_entries(conn, written)
+    index_notes(conn, known)
+    conn.commit()
+    return {"first": first, "last": last, "running": running,
+            "noise": [f"noise {i:02d}" for i in range(plan.noise)]}
+
+
+def _plant_days(conn, user_id: int, rng: random.Random, plan: Plan, first: date, running: int,
+                noise: list, sleep_id: int | None, cells: list[str]) -> list[int]:
+    """plant()'s days, written straight into the tables; returns the new entries' ids."""
+    written = []
+    wander = 0.0
     for offset in range(plan.days):
         day = first + timedelta(days=offset)
         wander = plan.rho * wander + math.sqrt(1 - plan.rho ** 2) * rng.gauss(0, plan.sd)
@@ -83,6 +99,7 @@ def plant(conn, user_id: int, seed: int, plan: Plan = Plan(), last: date = date(
                 " VALUES (?, ?, 0, ?, ?, ?, 'test', 0, 0, ?, ?) RETURNING id",
                 (user_id, at_ms, day.isoformat(), minute, mood,
                  52.5 if plan.weather else None, 13.4 if plan.weather else None)).fetchone()[0]
+            written.append(entry)
             links = ([running] if ran else []) + noisy
             conn.executemany("INSERT INTO entry_activities (entry_id, activity_id) VALUES (?, ?)",
                              [(entry, aid) for aid in links])
@@ -101,10 +118,7 @@ def plant(conn, user_id: int, seed: int, plan: Plan = Plan(), last: date = date(
             if sleep_id:
                 conn.execute("INSERT INTO entry_metrics (entry_id, metric_id, value)"
                              " VALUES (?, ?, ?)", (entry, sleep_id, round(sleep, 1)))
-    index_notes(conn, known)
-    conn.commit()
-    return {"first": first, "last": last, "running": running,
-            "noise": [f"noise {i:02d}" for i in range(plan.noise)]}
+    return written
 
 
 def index_notes(conn, after_id: int) -> None:
