@@ -31,11 +31,13 @@ _CURRENT_ROWS = (
     " AND s.version >= coalesce((SELECT j.version FROM journal_versions j"
     "  WHERE j.user_id = {user}), 0) AND s.settings = ? AND s.fresh_until > ?")
 
-# People with a journal whose stored insights are not all current: the sweep's candidates.
-# Parameters: the settings (JSON) and now (ms).
+# People with a journal, or with stored insights (a journal emptied since), whose stored
+# insights are not all current: the sweep's candidates. Parameters: the settings (JSON) and
+# now (ms).
 STALE_SQL = (
     "SELECT 'insights:' || u.id AS key, json_object('user_id', u.id) AS payload FROM users u"
-    " WHERE EXISTS (SELECT 1 FROM entry_days d WHERE d.user_id = u.id)"
+    " WHERE (EXISTS (SELECT 1 FROM entry_days d WHERE d.user_id = u.id)"
+    "  OR EXISTS (SELECT 1 FROM stored_insights s WHERE s.user_id = u.id))"
     f" AND ({_CURRENT_ROWS.format(user='u.id')}) < {len(STANDARD)}")
 
 
@@ -77,19 +79,26 @@ def read(conn: sqlite3.Connection, user_id: int, key: str, limits: Thresholds, t
     """The stored insights of a standard range, or None when there are none for these
     settings (or none that can be read: they are computed again, never shown half-read)."""
     with db.transaction(conn, immediate=False):
-        row = conn.execute("SELECT version, settings, date_to, fresh_until, computed_at,"
-                           " CAST(body AS BLOB) AS body FROM stored_insights WHERE user_id = ? AND range = ?",
-                           (user_id, key)).fetchone()
-        if row is None or row["settings"] != settings_of(limits):
+        # Read as bytes and integers or nothing: a row that is not what the worker writes is
+        # computed again, never a 500 (sqlite3 raises on text that is not UTF-8).
+        row = conn.execute(
+            "SELECT CASE typeof(version) WHEN 'integer' THEN version END AS version,"
+            " CAST(settings AS BLOB) AS settings, CAST(date_to AS BLOB) AS date_to,"
+            " CASE typeof(fresh_until) WHEN 'integer' THEN fresh_until END AS fresh_until,"
+            " CASE typeof(computed_at) WHEN 'integer' THEN computed_at END AS computed_at,"
+            " CAST(body AS BLOB) AS body FROM stored_insights WHERE user_id = ? AND range = ?",
+            (user_id, key)).fetchone()
+        if row is None or row["settings"] != settings_of(limits).encode() or None in (
+                row["version"], row["fresh_until"]):
             return None
         version = journal_version(conn, user_id)
-    try:  # bytes: text that is not UTF-8 is refused here, not by sqlite3 as a 500
+    try:
         body = json.loads(row["body"])
     except ValueError:
         return None
     if not isinstance(body, dict):
         return None
-    current = (row["version"] >= version and row["date_to"] == today.isoformat()
+    current = (row["version"] >= version and row["date_to"] == today.isoformat().encode()
                and row["fresh_until"] > now_ms)
     return Stored(body, row["computed_at"], current)
 
@@ -114,7 +123,8 @@ def compute_standard(conn: sqlite3.Connection, user_id: int, today: date, limits
     computed = []
     for key in STANDARD:
         computed.append(compute(conn, user_id, key, today, limits))
-        between()
+        if between() is False:  # the claim was lost: the rest would be computed for nothing
+            break
     return computed
 
 
@@ -136,9 +146,10 @@ def save(conn: sqlite3.Connection, user_id: int, computed: list[dict], limits: T
          for c in computed])
 
 
-def is_current(conn: sqlite3.Connection, user_id: int, limits: Thresholds, now_ms: int
-               ) -> bool:
-    """Whether every standard range is stored, current for these settings and this moment."""
-    return conn.execute(_CURRENT_ROWS.format(user="?"),
-                        (user_id, user_id, settings_of(limits), now_ms)).fetchone()[0] \
-        >= len(STANDARD)
+def is_current(conn: sqlite3.Connection, user_id: int, limits: Thresholds, today: date,
+               now_ms: int) -> bool:
+    """Whether every standard range is stored and current for these settings, this moment
+    and the person's day (as read() tells one: a changed time zone moves the day)."""
+    return conn.execute(_CURRENT_ROWS.format(user="?") + " AND s.date_to = ?",
+                        (user_id, user_id, settings_of(limits), now_ms, today.isoformat())
+                        ).fetchone()[0] >= len(STANDARD)

@@ -273,6 +273,9 @@ SCHEMAS = {
                                                 "not_enough", "updating"], "properties": {
         "updating": {**BOOL, "description": "a stored result from before the journal's latest"
                      " change (or an earlier day): a newer one is being computed"},
+        "outdated": {**BOOL, "description": "a stored result from before the journal's latest"
+                     " change whose newer computation failed (the admin's job list says why);"
+                     " it is tried again after the queue's cool-down"},
         "computed_at": {"type": ["integer", "null"], "description": "when the worker computed"
                         " this stored result (Unix ms); null when computed for this request"},
         "range": {"type": "object", "properties": {"from": STR, "to": STR}},

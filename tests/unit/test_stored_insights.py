@@ -129,8 +129,8 @@ def test_the_sweep_finds_exactly_the_people_whose_stored_insights_are_not_curren
     clock.set(NOON)
     ids = {name: make_user(name, timezone=zone).id for name, zone in (
         ("current", "UTC"), ("changed", "UTC"), ("empty", "UTC"), ("never", "UTC"),
-        ("tokyo", "Asia/Tokyo"), ("partial", "UTC"))}
-    for name in ("current", "changed", "never", "tokyo", "partial"):
+        ("tokyo", "Asia/Tokyo"), ("partial", "UTC"), ("emptied", "UTC"))}
+    for name in ("current", "changed", "never", "tokyo", "partial", "emptied"):
         plant(conn, ids[name], seed=ids[name], plan=Plan(days=5, noise=1, weather=False))
     conn.commit()
     one_worker_iteration(services)
@@ -140,16 +140,18 @@ def test_the_sweep_finds_exactly_the_people_whose_stored_insights_are_not_curren
                  (ids["partial"],))
     conn.execute("UPDATE entries SET mood = 6 - mood WHERE id = (SELECT min(id) FROM entries"
                  " WHERE user_id = ?)", (ids["changed"],))
-    stale = {f"insights:{ids[n]}" for n in ("changed", "never", "partial")}
+    conn.execute("DELETE FROM entries WHERE user_id = ?", (ids["emptied"],))
+    stale = {f"insights:{ids[n]}" for n in ("changed", "never", "partial", "emptied")}
     assert set(sweep_keys(conn, config, NOON)) == stale
     # Tokyo's day ends at 15:00 UTC: its ranges move then, UTC's at midnight.
     assert set(sweep_keys(conn, config, NOON + timedelta(hours=3))) == stale | {
         f"insights:{ids['tokyo']}"}
     assert set(sweep_keys(conn, config, NOON + timedelta(hours=12))) == {
-        f"insights:{ids[n]}" for n in ("changed", "never", "partial", "tokyo", "current")}
+        f"insights:{ids[n]}" for n in ("changed", "never", "partial", "tokyo", "current",
+                                        "emptied")}
     # other thresholds: every stored result is someone else's answer
     other = Config.from_env(base_env(db_path) | {"KMOOD_INSIGHTS_MIN_EACH": "10"})
-    assert len(sweep_keys(conn, other, NOON)) == 5
+    assert len(sweep_keys(conn, other, NOON)) == 6
 
 
 def test_the_worker_never_stores_a_result_over_one_from_a_newer_journal(conn, uid, alice):
@@ -165,16 +167,21 @@ def test_the_worker_never_stores_a_result_over_one_from_a_newer_journal(conn, ui
     assert conn.execute("SELECT computed_at FROM stored_insights").fetchone()[0] == 1
 
 
-@pytest.mark.parametrize("body", ['{"days": ', "[]", "\"x\"", "\udcff"])
+@pytest.mark.parametrize("column,value", [
+    ("body", '{"days": '), ("body", "[]"), ("body", '"x"'), ("body", "\udcff"),
+    ("settings", "\udcff"), ("date_to", "\udcff"), ("version", "x"), ("fresh_until", "x")])
 def test_a_stored_result_that_cannot_be_read_is_computed_again_not_a_500(
-        alice, conn, uid, services, body):
+        alice, conn, uid, services, column, value):
     plant(conn, uid, seed=3, plan=SMALL)
     one_worker_iteration(services)
-    conn.execute("UPDATE stored_insights SET body = CAST(? AS TEXT) WHERE range = 'all'",
-                 (body.encode("utf-8", "surrogateescape"),))
+    conn.execute(f"UPDATE stored_insights SET {column} = CAST(? AS TEXT) WHERE range = 'all'",
+                 (value.encode("utf-8", "surrogateescape"),))
     answer = alice.get("/api/insights")
     assert answer.status == 200 and answer.json["days"] == 45
-    assert answer.json["computed_at"] is None and services.insight_cache.computed == 1
+    if column == "date_to":  # the result reads, its day does not: shown, and computed anew
+        assert answer.json["updating"] is True and live_jobs(conn) == [f"insights:{uid}"]
+    else:
+        assert answer.json["computed_at"] is None and services.insight_cache.computed == 1
 
 
 @pytest.mark.parametrize("query,field", [("range=30", "range"), ("range=", "range"),
@@ -196,3 +203,60 @@ def test_results_stored_under_other_thresholds_or_method_are_not_this_server_s(
     assert len(sweep_keys(conn, services.config, NOON)) == 1
     answer = alice.get("/api/insights?range=90").json
     assert answer["computed_at"] is None and services.insight_cache.computed == 1
+
+
+def test_a_new_time_zone_moves_the_day_and_the_worker_computes_the_ranges_for_it(
+        alice, conn, uid, services):
+    plant(conn, uid, seed=3, plan=SMALL)
+    one_worker_iteration(services)
+    # noon in UTC is the next morning on Kiritimati (UTC+14): the ranges end a day later
+    assert alice.patch("/api/me", {"timezone": "Pacific/Kiritimati"}).status == 200
+    assert alice.get("/api/insights").json["updating"] is True
+    one_worker_iteration(services)
+    answer = alice.get("/api/insights").json
+    assert answer["updating"] is False and answer["range"]["to"] == "2026-12-05"
+
+
+def test_while_the_last_computation_failed_a_visit_says_so_and_queues_none(
+        alice, conn, uid, services, clock):
+    plant(conn, uid, seed=3, plan=SMALL)
+    one_worker_iteration(services)
+    conn.execute("INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts,"
+                 " run_after, last_error, created_at, updated_at, finished_at) VALUES"
+                 " ('insights', ?, '{}', 'exhausted', 5, 5, 0, 'MemoryError', 0, ?, ?)",
+                 (f"insights:{uid}", clock.now_ms(), clock.now_ms()))
+    conn.execute("DELETE FROM entries WHERE id = (SELECT max(id) FROM entries)")
+    answer = alice.get("/api/insights").json
+    assert answer["updating"] is False and answer["outdated"] is True
+    assert 'id="insights-outdated"' in alice.get("/insights?range=all").text
+    assert live_jobs(conn) == []  # the cool-down holds, as for the sweep
+    clock.advance(services.config.job_cooldown_s + 1)
+    assert alice.get("/api/insights").json["updating"] is True
+    assert live_jobs(conn) == [f"insights:{uid}"]
+
+
+def test_a_save_while_the_job_runs_queues_the_next_one(alice, conn, uid, services):
+    """The save's own enqueue finds the running job live and adds nothing: the job, seeing
+    the journal newer than what it computed, queues the next."""
+    from contextlib import contextmanager
+    from types import SimpleNamespace
+
+    from kmood_lib.core.db import transaction
+    from kmood_lib.enrich.insights import handle_insights
+
+    plant(conn, uid, seed=3, plan=SMALL)
+
+    def a_save_meanwhile():
+        conn.execute("UPDATE entries SET mood = 6 - mood WHERE id = (SELECT min(id) FROM"
+                     " entries)")
+        return True
+
+    @contextmanager
+    def completing():
+        with transaction(conn):
+            yield conn
+
+    handle_insights(SimpleNamespace(services=services, conn=conn, payload={"user_id": uid},
+                                    job=SimpleNamespace(id=0), extend_lease=a_save_meanwhile,
+                                    completing=completing))
+    assert live_jobs(conn) == [f"insights:{uid}"]

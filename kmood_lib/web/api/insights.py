@@ -37,4 +37,4 @@ def insights_json(services, conn, auth: Auth):
     return json_response({**insights.cached_insights(
         conn, services.insight_cache, auth.user.id, date_from, date_to, today,
         insights.thresholds_from(services.config), services.insight_gate),
-        "updating": False, "computed_at": None})
+        "updating": False, "outdated": False, "computed_at": None})

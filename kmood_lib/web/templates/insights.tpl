@@ -21,6 +21,8 @@
 % days, findings = found['days'], found['findings']
 % if found.get('updating'):
 <p class="notice" role="status" id="insights-updating">Updating: these were worked out before your latest changes. The new ones are on their way; <a href="/insights?range={{current}}">reload</a> in a moment to see them.</p>
+% elif found.get('outdated'):
+<p class="alert" role="status" id="insights-outdated">These were worked out before your latest changes, and working out new ones failed just now; k-mood tries again later.</p>
 % end
 % if not days:
 <p class="muted">No entries in this range yet. Log a few days and come back.</p>
