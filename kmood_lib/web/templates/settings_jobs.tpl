@@ -19,7 +19,7 @@
 <p>Oldest waiting job: <strong>{{'none' if age is None else '%.0f s old' % age}}</strong>.</p>
 % if summary['counts']:
 <div class="table-wrap card" role="region" aria-labelledby="jobs-caption" tabindex="0">
-<table class="data">
+<table class="data jobs">
   <caption class="skip" id="jobs-caption">Jobs by kind and status</caption>
   <thead><tr><th scope="col">Kind</th>
   % for status in statuses:
