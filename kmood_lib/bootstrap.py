@@ -145,7 +145,7 @@ def bootstrap(
         entries_cache=kept["entries"],
         insight_gate=insight_gate(config),
         outbox=OutboxBatches(),
-        languages=Languages(),
+        languages=Languages(pseudo=config.pseudo_languages),
     )
     if any(kind.prompt for kind in services.job_kinds):
         services.prompt_hooks.append(sweeps.prompt_enqueue(services))

@@ -187,6 +187,11 @@ class Config:
         "the pages' language when neither the person's setting nor the browser's"
         " Accept-Language names one k-mood has"
     )
+    pseudo_languages: bool = _setting(
+        "KMOOD_PSEUDO_LANGUAGES", "0", _bool,
+        "also offer en-XA (every word accented and longer) and ar-XB (the same, right to left):"
+        " a word still plain on a page is one no catalogue can translate (for translators)"
+    )
     log_level: str = _setting("KMOOD_LOG_LEVEL", "INFO", _log_level, "logging level")
     cookie_secure: bool = _setting(
         "KMOOD_COOKIE_SECURE", "0", _bool, "mark the session cookie Secure (behind HTTPS)"

@@ -36,6 +36,38 @@ def N_(message: str) -> str:
     return message
 
 
+# The pseudo-languages (KMOOD_PSEUDO_LANGUAGES): every message the code passes through a
+# Translator comes out with each ASCII letter accented, a third longer and in brackets, so a word
+# that is still plain ASCII on a page never went through a catalogue (tests/browser's walk looks
+# for them). ar_XB is the same, right to left. Their numbers and dates are CLDR's English ones,
+# accented the same way.
+PSEUDO_LANGUAGES = {"en_XA": ("en", "ltr"), "ar_XB": ("en", "rtl")}
+_ACCENTED = str.maketrans(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "àƀçđéƒĝĥîĵķĺɱñöþǫŕšţûṽŵẋýžÀƁÇĐÉƑĜĤÎĴĶĹṀÑÖÞǪŔŠŢÛṼŴẊÝŽ")
+# What is not words: {placeholders}, <tags> and &entities; are kept as they are.
+_NOT_WORDS = re.compile(r"(\{[^{}]*\}|<[^<>]*>|&[#A-Za-z0-9]+;)")
+
+
+def pseudo(text: str) -> str:
+    """"Save" -> "⟦Šàṽé·⟧": accented, a third longer (padding), in brackets."""
+    if not text.strip():
+        return text
+    parts = _NOT_WORDS.split(text)
+    words = "".join(part if index % 2 else part.translate(_ACCENTED)
+                    for index, part in enumerate(parts))
+    padding = "·" * max(1, sum(len(part) for part in parts[::2]) // 3)
+    return f"⟦{words}{padding}⟧"
+
+
+class PseudoTranslations(gettext.NullTranslations):
+    def gettext(self, message):
+        return pseudo(message)
+
+    def ngettext(self, singular, plural, n):
+        return pseudo(singular if n == 1 else plural)
+
+
 class Translator:
     """One language's words, plural rule, numbers and dates; the `_`/`n_` of the templates."""
 
@@ -43,8 +75,12 @@ class Translator:
         from babel import Locale
 
         self.code = code
-        self.locale = Locale.parse(code)
+        cldr, self.direction = PSEUDO_LANGUAGES.get(code, (code, None))
+        self.locale = Locale.parse(cldr)
+        self.direction = self.direction or (
+            "rtl" if self.locale.character_order == "right-to-left" else "ltr")
         self._translations = translations
+        self._cldr_words = pseudo if code in PSEUDO_LANGUAGES else str
 
     @property
     def html_lang(self) -> str:
@@ -54,6 +90,8 @@ class Translator:
     @property
     def name(self) -> str:
         """The language in its own words, as a list of languages shows it: "Deutsch"."""
+        if self.code in PSEUDO_LANGUAGES:
+            return pseudo(self.code.replace("_", "-"))
         name = self.locale.get_display_name(self.locale) or self.code
         return name[:1].upper() + name[1:]
 
@@ -97,19 +135,21 @@ class Translator:
         """A month standing alone (a heading, a column): "März", "marzec"."""
         from babel import dates
 
-        return dates.get_month_names(width, "stand-alone", locale=self.locale)[month]
+        return self._cldr_words(
+            dates.get_month_names(width, "stand-alone", locale=self.locale)[month])
 
     def weekday_name(self, weekday: int, width: str = "wide") -> str:
         """Monday is 0, as date.weekday() counts."""
         from babel import dates
 
-        return dates.get_day_names(width, "stand-alone", locale=self.locale)[weekday]
+        return self._cldr_words(
+            dates.get_day_names(width, "stand-alone", locale=self.locale)[weekday])
 
     def date(self, day, form: str = "medium") -> str:
         """A date in the language's own order and words: 6 Dec 2026, 6. Dez. 2026."""
         from babel import dates
 
-        return dates.format_date(day, format=form, locale=self.locale)
+        return self._cldr_words(dates.format_date(day, format=form, locale=self.locale))
 
 
 def compile_catalogue(path: Path) -> Translations:
@@ -149,9 +189,9 @@ def parse_accept_language(header: str | None) -> list[str]:
 class Languages:
     """The languages this build has, each catalogue compiled once per process on first use."""
 
-    def __init__(self, locale_dir: Path = LOCALE_DIR):
+    def __init__(self, locale_dir: Path = LOCALE_DIR, pseudo: bool = False):
         self.locale_dir = locale_dir
-        self.codes = available_languages(locale_dir)
+        self.codes = available_languages(locale_dir) + (tuple(PSEUDO_LANGUAGES) if pseudo else ())
         self._loaded: dict[str, Translator] = {}
         self._lock = threading.Lock()
 
@@ -162,6 +202,7 @@ class Languages:
         with self._lock:
             if code not in self._loaded:
                 words = (gettext.NullTranslations() if code == SOURCE_LANGUAGE else
+                         PseudoTranslations() if code in PSEUDO_LANGUAGES else
                          compile_catalogue(self.locale_dir / code / "LC_MESSAGES" / "messages.po"))
                 self._loaded[code] = Translator(code, words)
             return self._loaded[code]

@@ -29,7 +29,7 @@ def languages():
 
 
 def lang_of(page: str) -> str:
-    return re.search(r'<html lang="([^"]+)">', page).group(1)
+    return re.search(r'<html lang="([^"]+)"', page).group(1)
 
 
 @pytest.fixture
@@ -214,3 +214,17 @@ def test_no_template_takes_the_names_of_the_translation_helpers():
             if found:
                 names = set(re.findall(r"\w+", found.group("targets") or found.group("name")))
                 assert not names & helpers, f"{template.name}:{number}: {line.strip()}"
+
+
+def test_the_pseudo_language_accents_every_word_and_keeps_what_is_not_words():
+    from kmood_lib.core.i18n import pseudo
+
+    assert pseudo("Save") == "⟦Šàṽé·⟧"
+    said = pseudo("{n} entries on <strong>{day}</strong> &amp; more")
+    assert said.startswith("⟦{n} éñţŕîéš öñ <strong>{day}</strong> &amp; ɱöŕé") and said[-1] == "⟧"
+    pseudo_languages = Languages(pseudo=True)
+    xa, xb = pseudo_languages.get("en_XA"), pseudo_languages.get("ar_XB")
+    assert xa.gettext("Hello {name}", name="Ann") == "⟦Ĥéĺĺö Ann··⟧"  # the value is not
+    assert (xa.direction, xb.direction, xa.html_lang) == ("ltr", "rtl", "en-XA")
+    assert xa.month_name(3) == "⟦Ṁàŕçĥ·⟧" and xa.number(1234) == "1,234"
+    assert "en_XA" not in Languages().codes  # only where KMOOD_PSEUDO_LANGUAGES asks

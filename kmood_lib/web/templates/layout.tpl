@@ -1,5 +1,5 @@
 <!doctype html>
-<html lang="{{i18n.html_lang}}">
+<html lang="{{i18n.html_lang}}" dir="{{i18n.direction}}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
