@@ -92,7 +92,7 @@ test-fast: $(STAMP)
 # to it (new strings empty, never guessed: tests/unit/test_i18n.py fails until they are
 # translated). Catalogues are compiled in memory when the server starts; no .mo is kept.
 BABEL := $(PY) -m babel.messages.frontend
-I18N_KEYWORDS := --no-default-keywords -k _ -k N_ -k _html -k n_:1,2
+I18N_KEYWORDS := --no-default-keywords -k _ -k N_ -k _html -k n_:1,2 -k Phrase
 
 i18n: $(STAMP)
 	$(BABEL) extract -F babel.cfg $(I18N_KEYWORDS) --sort-by-file --project k-mood \

@@ -36,6 +36,29 @@ def N_(message: str) -> str:
     return message
 
 
+class Phrase(str):
+    """An English text made where no language is known (a domain error, a report), that a page
+    says in the person's: it is the English with its values filled in (what the JSON API and
+    the logs show), and it carries its message id and values for a Translator's gettext.
+
+        raise ValidationError({"note": Phrase("at most {n} characters", n=2000)})
+    """
+
+    __slots__ = ("message", "values")
+
+    def __new__(cls, message: str, **values):
+        phrase = super().__new__(cls, message.format(**values) if values else message)
+        phrase.message, phrase.values = message, values
+        return phrase
+
+    def __reduce__(self):
+        return (_phrase, (self.message, self.values))
+
+
+def _phrase(message: str, values: dict) -> Phrase:
+    return Phrase(message, **values)
+
+
 # The pseudo-languages (KMOOD_PSEUDO_LANGUAGES): every message the code passes through a
 # Translator comes out with each ASCII letter accented, a third longer and in brackets, so a word
 # that is still plain ASCII on a page never went through a catalogue (tests/browser's walk looks
@@ -96,6 +119,9 @@ class Translator:
         return name[:1].upper() + name[1:]
 
     def gettext(self, message: str, **values) -> str:
+        """`message` in this language, its {values} filled in; a Phrase brings its own."""
+        if isinstance(message, Phrase):
+            message, values = message.message, {**message.values, **values}
         text = self._translations.gettext(message)
         return text.format(**values) if values else text
 

@@ -20,7 +20,7 @@ from tests.wsgi import Client
 
 LOCALE = ROOT / "locale"
 LANGUAGES = ("de", "es", "fr", "pl", "pt_BR")
-KEYWORDS = {"_": None, "N_": None, "_html": None, "n_": (1, 2)}
+KEYWORDS = {"_": None, "N_": None, "_html": None, "n_": (1, 2), "Phrase": None}
 
 
 @pytest.fixture(scope="module")
@@ -228,3 +228,16 @@ def test_the_pseudo_language_accents_every_word_and_keeps_what_is_not_words():
     assert (xa.direction, xb.direction, xa.html_lang) == ("ltr", "rtl", "en-XA")
     assert xa.month_name(3) == "⟦Ṁàŕçĥ·⟧" and xa.number(1234) == "1,234"
     assert "en_XA" not in Languages().codes  # only where KMOOD_PSEUDO_LANGUAGES asks
+
+
+def test_a_phrase_is_its_english_and_says_itself_in_another_language(languages):
+    from kmood_lib.core.i18n import Phrase, pseudo
+
+    said = Phrase("at most {n} characters", n=12)
+    assert said == "at most 12 characters" and isinstance(said, str)
+    assert Languages(pseudo=True).get("en_XA").gettext(said) == pseudo("at most {n} characters"
+                                                                       ).format(n=12)
+    assert languages.get("en").gettext(said) == "at most 12 characters"
+    import pickle
+
+    assert pickle.loads(pickle.dumps(said)).values == {"n": 12}
