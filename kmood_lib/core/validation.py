@@ -1,4 +1,5 @@
-"""Checking client input field by field, so one 422 can name every bad field at once."""
+"""Checking client input field by field, so one 422 can name every bad field at once. Each
+message is a Phrase: its English for the JSON API, the person's language on a page."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import problem as text_problem
 
 MAX_EXACT_INT = 2**53
@@ -29,9 +31,9 @@ class Fields:
         """Name every field that is read-only or unknown (`prefix` for nested objects)."""
         for name in body:
             if name in read_only:
-                self.fail(prefix + name, "read-only field")
+                self.fail(prefix + name, Phrase("read-only field"))
             elif name not in allowed:
-                self.fail(prefix + name, "unknown field")
+                self.fail(prefix + name, Phrase("unknown field"))
 
     def raise_if_any(self) -> None:
         if self.errors:
@@ -44,10 +46,10 @@ class Fields:
         value = body.get(name)
         if value is None:
             if required or (name in body and not nullable):
-                self.fail(name, "required" if required else "must be a string")
+                self.fail(name, Phrase("required") if required else Phrase("must be a string"))
             return None
         if not isinstance(value, str):
-            self.fail(name, "must be a string")
+            self.fail(name, Phrase("must be a string"))
             return None
         wrong = text_problem(value, name=is_name)  # before stripping: U+0085 is whitespace
         if wrong:
@@ -55,7 +57,7 @@ class Fields:
             return None
         value = value.strip() if min_len else value
         if len(value) < min_len or len(value) > max_len:
-            self.fail(name, f"must be {min_len}-{max_len} characters")
+            self.fail(name, Phrase("must be {min}-{max} characters", min=min_len, max=max_len))
             return None
         return value
 
@@ -65,21 +67,23 @@ class Fields:
         exactly."""
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (
                 isinstance(value, float) and not math.isfinite(value)):
-            self.fail(name, "must be a number")
+            self.fail(name, Phrase("must be a number"))
             return None
         if isinstance(value, int) and abs(value) > MAX_EXACT_INT:
-            self.fail(name, f"must be a number between -{MAX_EXACT_INT} and {MAX_EXACT_INT}")
+            self.fail(name, Phrase("must be a number between -{most} and {most}",
+                                   most=MAX_EXACT_INT))
             return None
         if (lo is not None and value < lo) or (hi is not None and value > hi):
-            bounds = f"between {lo:g} and {hi:g}" if lo is not None and hi is not None else (
-                f">= {lo:g}" if lo is not None else f"<= {hi:g}")
-            self.fail(name, f"must be {bounds}")
+            self.fail(name, Phrase("must be between {lo} and {hi}", lo=f"{lo:g}", hi=f"{hi:g}")
+                      if lo is not None and hi is not None else
+                      Phrase("must be >= {lo}", lo=f"{lo:g}") if lo is not None else
+                      Phrase("must be <= {hi}", hi=f"{hi:g}"))
             return None
         return value
 
     def integer(self, value, name: str, lo: int, hi: int) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            self.fail(name, f"must be an integer from {lo} to {hi}")
+            self.fail(name, Phrase("must be an integer from {lo} to {hi}", lo=lo, hi=hi))
             return None
         return value
 
@@ -91,7 +95,7 @@ def parse_int_param(raw: str | None, name: str, lo: int, hi: int, default: int |
     if raw is None or raw == "":
         return default
     if not re.fullmatch(r"[0-9]{1,19}", raw) or not lo <= int(raw) <= hi:
-        raise ValidationError({name: f"must be an integer from {lo} to {hi}"})
+        raise ValidationError({name: Phrase("must be an integer from {lo} to {hi}", lo=lo, hi=hi)})
     return int(raw)
 
 
@@ -105,11 +109,11 @@ def is_uuid(value: object) -> bool:
 def parse_local_date(value: str, name: str) -> str:
     """A YYYY-MM-DD string, checked to be a real date."""
     if not isinstance(value, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
-        raise ValidationError({name: "must be a date YYYY-MM-DD"})
+        raise ValidationError({name: Phrase("must be a date YYYY-MM-DD")})
     try:
         date.fromisoformat(value)
     except ValueError:
-        raise ValidationError({name: "must be a real date YYYY-MM-DD"}) from None
+        raise ValidationError({name: Phrase("must be a real date YYYY-MM-DD")}) from None
     return value
 
 
@@ -124,7 +128,8 @@ def parse_occurred_at(value: object, tz: ZoneInfo) -> datetime:
     """ISO-8601 with an offset, or naive meaning the user's timezone; returns an aware datetime
     carrying the offset the moment was lived in, truncated to whole seconds (the precision
     entries are stored and shown with)."""
-    message = "must be an ISO-8601 date-time such as 2026-11-30T21:15:00+01:00"
+    message = Phrase("must be an ISO-8601 date-time such as {example}",
+                     example="2026-11-30T21:15:00+01:00")
     if not isinstance(value, str) or not (10 <= len(value) <= 40) or not value.isascii():
         raise ValueError(message)
     try:
@@ -133,12 +138,14 @@ def parse_occurred_at(value: object, tz: ZoneInfo) -> datetime:
         raise ValueError(message) from None
     # Checked on the wall clock first: converting year 1 or 9999 across an offset overflows.
     if not MIN_YEAR <= parsed.year <= MAX_YEAR:
-        raise ValueError(f"must be between the years {MIN_YEAR} and {MAX_YEAR}")
+        raise ValueError(Phrase("must be between the years {first} and {last}", first=MIN_YEAR,
+                                last=MAX_YEAR))
     if parsed.tzinfo is None:
         parsed = resolve_local_time(parsed, tz)
     offset = parsed.utcoffset()
     if offset is None or abs(offset) > timedelta(hours=18):
-        raise ValueError("has an impossible UTC offset")
+        raise ValueError(Phrase("has an impossible UTC offset"))
     if not MIN_YEAR <= parsed.astimezone(timezone.utc).year <= MAX_YEAR:
-        raise ValueError(f"must be between the years {MIN_YEAR} and {MAX_YEAR}")
+        raise ValueError(Phrase("must be between the years {first} and {last}", first=MIN_YEAR,
+                                last=MAX_YEAR))
     return parsed.replace(microsecond=0)

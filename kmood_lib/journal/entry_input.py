@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.core.text import problem as text_problem
 from kmood_lib.core.validation import Fields, is_uuid, parse_occurred_at
@@ -82,21 +83,21 @@ def parse_entry(body: dict, *, tz: ZoneInfo, now: datetime, metric_defs: dict, p
     out = EntryInput(present=set(body) & WRITABLE)
     if not patch:
         if "mood" not in body:
-            f.fail("mood", "required")
+            f.fail("mood", Phrase("required"))
         out.moment = Moment.of(now.astimezone(tz))
         if body.get("client_id") is not None:
             if is_uuid(body["client_id"]):
                 out.client_id = body["client_id"].lower()
             else:
-                f.fail("client_id", "must be a UUID")
+                f.fail("client_id", Phrase("must be a UUID"))
     if "occurred_at" in body:
         try:
             when = parse_occurred_at(body["occurred_at"], tz)
         except ValueError as exc:
-            f.fail("occurred_at", str(exc))
+            f.fail("occurred_at", exc.args[0])  # a Phrase
         else:
             if when - now > MAX_FUTURE:
-                f.fail("occurred_at", "must not be more than a day in the future")
+                f.fail("occurred_at", Phrase("must not be more than a day in the future"))
             out.moment = Moment.of(when)
     if "mood" in body:
         out.mood = f.integer(body["mood"], "mood", 1, 5)
@@ -120,18 +121,22 @@ def parse_entry(body: dict, *, tz: ZoneInfo, now: datetime, metric_defs: dict, p
 
 def _activities(f: Fields, value) -> list[str]:
     if not isinstance(value, list):
-        f.fail("activities", "must be a list of activity names")
+        f.fail("activities", Phrase("must be a list of activity names"))
         return []
     if len(value) > MAX_ACTIVITIES:
-        f.fail("activities", f"at most {MAX_ACTIVITIES} activities")
+        f.fail("activities", Phrase("at most {n} activities", n=MAX_ACTIVITIES))
         return []
     names: dict[str, str] = {}
     for i, item in enumerate(value):
         if not isinstance(item, str) or not 1 <= len(item.strip()) <= MAX_ACTIVITY_NAME:
-            shown = f" ({item.strip()[:30]!r}{'…' if len(item.strip()) > 30 else ''} is"\
-                    f" {len(item.strip())})" if isinstance(item, str) else ""
-            f.fail("activities", f"each activity must be a name of 1-{MAX_ACTIVITY_NAME}"
-                                 f" characters{shown}")
+            if isinstance(item, str):
+                shown = f"{item.strip()[:30]!r}{'…' if len(item.strip()) > 30 else ''}"
+                f.fail("activities", Phrase("each activity must be a name of 1-{most} characters"
+                                            " ({name} is {length})", most=MAX_ACTIVITY_NAME,
+                                            name=shown, length=len(item.strip())))
+            else:
+                f.fail("activities", Phrase("each activity must be a name of 1-{most}"
+                                            " characters", most=MAX_ACTIVITY_NAME))
             return []
         wrong = text_problem(item, name=True)
         if wrong:
@@ -145,11 +150,11 @@ def _location(f: Fields, value) -> tuple[float, float] | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        f.fail("location", "must be {\"lat\": ..., \"lon\": ...} or null")
+        f.fail("location", Phrase("must be {shape} or null", shape='{"lat": ..., "lon": ...}'))
         return None
     f.reject_fields(value, {"lat", "lon"}, {"place"}, prefix="location.")
     if "lat" not in value or "lon" not in value:
-        f.fail("location", "needs both lat and lon")
+        f.fail("location", Phrase("needs both lat and lon"))
         return None
     lat = f.number(value["lat"], "location.lat", -90, 90)
     lon = f.number(value["lon"], "location.lon", -180, 180)
@@ -160,11 +165,12 @@ def _song(f: Fields, value, patch: bool) -> Song | None:
     if value is None:
         return None
     if patch:
-        f.fail("song", "an entry's song is set only when the entry is created; "
-                       "a PATCH may remove it (\"song\": null) but not add or change it")
+        f.fail("song", Phrase("an entry's song is set only when the entry is created; a PATCH"
+                              " may remove it ({removal}) but not add or change it",
+                              removal='"song": null'))
         return None
     if not isinstance(value, dict):
-        f.fail("song", "must be an object with artist and title, or null")
+        f.fail("song", Phrase("must be an object with artist and title, or null"))
         return None
     f.reject_fields(value, {"artist", "title", "album", "source"}, {"metadata"}, prefix="song.")
     artist = f.text(value, "artist", MAX_SONG_FIELD, required=True, min_len=1, is_name=True)
@@ -172,7 +178,7 @@ def _song(f: Fields, value, patch: bool) -> Song | None:
     album = f.text(value, "album", MAX_SONG_FIELD, nullable=True, is_name=True)
     source = value.get("source", "manual")
     if source not in SONG_SOURCES:
-        f.fail("song.source", f"must be one of {', '.join(SONG_SOURCES)}")
+        f.fail("song.source", Phrase("must be one of {choices}", choices=", ".join(SONG_SOURCES)))
     for name in ("artist", "title", "album"):
         if name in f.errors:
             f.errors[f"song.{name}"] = f.errors.pop(name)
@@ -183,14 +189,15 @@ def _song(f: Fields, value, patch: bool) -> Song | None:
 
 def _metrics(f: Fields, value, metric_defs: dict) -> dict[int, float]:
     if not isinstance(value, dict):
-        f.fail("metrics", "must be an object mapping metric names to numbers")
+        f.fail("metrics", Phrase("must be an object mapping metric names to numbers"))
         return {}
     out = {}
     for name, raw in value.items():
         definition = metric_defs.get(name_key(name))
         key = f"metrics.{name}"
         if definition is None:
-            f.fail(key, "no such metric; create it with POST /api/metrics first")
+            f.fail(key, Phrase("no such metric; create it with {request} first",
+                               request="POST /api/metrics"))
             continue
         metric_id, _, lo, hi = definition
         number = f.number(raw, key, lo, hi)

@@ -11,6 +11,7 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, Fields, parse_local_date
 from kmood_lib.journal.vocab import MAX_NAME, activity_ids
@@ -47,12 +48,12 @@ def _check(conn: sqlite3.Connection, user_id: int, body: dict, current: dict | N
                 row = conn.execute("SELECT id FROM activities WHERE user_id = ? AND name_key = ?",
                                    (user_id, name_key(name))).fetchone()
                 if row is None:
-                    f.fail("activity", "no activity of yours has this name")
+                    f.fail("activity", Phrase("no activity of yours has this name"))
                 else:
                     out["activity_id"] = row[0]
     if current is None or "period" in body:
         if body.get("period", "week" if current is None else None) not in PERIODS:
-            f.fail("period", "must be week or month")
+            f.fail("period", Phrase("must be week or month"))
         else:
             out["period"] = body.get("period", "week")
     period = out.get("period") or (current or {}).get("period") or "week"
@@ -60,23 +61,26 @@ def _check(conn: sqlite3.Connection, user_id: int, body: dict, current: dict | N
         target = body.get("target", 1 if current is None else None)
         most = 7 if period == "week" else 31
         if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= most:
-            f.fail("target", f"must be a whole number of days from 1 to {most} a {period}")
+            f.fail("target", Phrase("must be a whole number of days from 1 to {most} a week",
+                                    most=most) if period == "week" else
+                   Phrase("must be a whole number of days from 1 to {most} a month", most=most))
         else:
             out["target"] = target
     elif current is not None and "period" in body and current["target"] > (
             7 if period == "week" else 31):
-        f.fail("target", "must fit the new period")
+        f.fail("target", Phrase("must fit the new period"))
     if "start_date" in body:
         try:
             start = parse_local_date(body["start_date"], "start_date")
             if not MIN_YEAR <= int(start[:4]) <= MAX_YEAR:
-                raise ValidationError({"start_date": f"must be in {MIN_YEAR}-{MAX_YEAR}"})
+                raise ValidationError({"start_date": Phrase("must be in {first}-{last}",
+                                                            first=MIN_YEAR, last=MAX_YEAR)})
             out["start_date"] = start
         except ValidationError as exc:
             f.fail("start_date", exc.fields["start_date"])
     if "archived" in body:
         if not isinstance(body["archived"], bool):
-            f.fail("archived", "must be true or false")
+            f.fail("archived", Phrase("must be true or false"))
         else:
             out["archived"] = body["archived"]
     f.raise_if_any()
@@ -113,7 +117,7 @@ def create_goal(conn: sqlite3.Connection, user_id: int, body: dict, today: date,
     values = _check(conn, user_id, body, None)
     if conn.execute("SELECT count(*) FROM goals WHERE user_id = ?",
                     (user_id,)).fetchone()[0] >= MAX_GOALS:
-        raise ValidationError({"name": f"at most {MAX_GOALS} goals"})
+        raise ValidationError({"name": Phrase("at most {n} goals", n=MAX_GOALS)})
     try:
         goal_id = conn.execute(
             "INSERT INTO goals (user_id, name, name_key, activity_id, period, target,"
@@ -123,7 +127,7 @@ def create_goal(conn: sqlite3.Connection, user_id: int, body: dict, today: date,
              values["period"], values["target"], values.get("start_date", today.isoformat()),
              now_ms if values.get("archived") else None, now_ms)).fetchone()[0]
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "a goal with this name exists"}) from None
+        raise ValidationError({"name": Phrase("a goal with this name exists")}) from None
     return get_goal(conn, user_id, goal_id, today)
 
 
@@ -144,7 +148,7 @@ def update_goal(conn: sqlite3.Connection, user_id: int, goal_id: int, body: dict
              values.get("start_date", current["start_date"]), archived, now_ms, goal_id,
              user_id))
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "a goal with this name exists"}) from None
+        raise ValidationError({"name": Phrase("a goal with this name exists")}) from None
     return get_goal(conn, user_id, goal_id, today)
 
 
@@ -160,13 +164,14 @@ def check_in(conn: sqlite3.Connection, user_id: int, goal_id: int, day: str, tod
     A goal counted from an activity is checked off by logging the activity."""
     goal = get_goal(conn, user_id, goal_id, today)
     if goal["activity"] is not None:
-        raise ValidationError({"goal": f"this goal counts the days with {goal['activity']}:"
-                               " log it to check it off"})
+        raise ValidationError({"goal": Phrase("this goal counts the days with {activity}: log it"
+                                              " to check it off", activity=goal["activity"])})
     parse_local_date(day, "date")
     if day > today.isoformat():
-        raise ValidationError({"date": "must not be in the future"})
+        raise ValidationError({"date": Phrase("must not be in the future")})
     if day < goal["start_date"]:
-        raise ValidationError({"date": f"must not be before the goal's start ({goal['start_date']})"})
+        raise ValidationError({"date": Phrase("must not be before the goal's start ({start})",
+                                              start=goal["start_date"])})
     if done:
         conn.execute("INSERT OR IGNORE INTO goal_checkins (goal_id, local_date, created_at)"
                      " VALUES (?, ?, ?)", (goal_id, day, now_ms))

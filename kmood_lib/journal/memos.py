@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from kmood_lib.core.blobs import BlobReader, open_blob
 from kmood_lib.core.errors import NotFound, TooLarge, UnsupportedMedia
+from kmood_lib.core.i18n import Phrase
 
 MAX_BYTES = 32 * 1024 * 1024  # one memo (a long one: AAC at 64 kbit/s for an hour is 29 MB)
 EXTENSIONS = {"audio/mp4": "m4a", "audio/mpeg": "mp3", "audio/ogg": "ogg", "audio/wav": "wav",
@@ -43,12 +44,14 @@ def kind_of(data: bytes) -> str | None:
 
 def prepare(data: bytes, name: str = "memo") -> Memo:
     if len(data) > MAX_BYTES:
-        raise TooLarge(f"{name} is {len(data)} bytes; a memo may be {MAX_BYTES}",
-                       {"memo": "too large"})
+        raise TooLarge(Phrase("{name} is {size} bytes; a memo may be {limit}", name=name,
+                              size=len(data), limit=MAX_BYTES),
+                       {"memo": Phrase("too large")})
     kind = kind_of(data)
     if kind is None:
-        raise UnsupportedMedia(f"{name} is not audio this server knows (M4A, MP3, Ogg, WAV,"
-                               " 3GP, AMR or WebM)", {"memo": "not audio"})
+        raise UnsupportedMedia(Phrase("{name} is not audio this server knows (M4A, MP3, Ogg,"
+                                      " WAV, 3GP, AMR or WebM)", name=name),
+                               {"memo": Phrase("not audio")})
     return Memo(hashlib.sha256(data).hexdigest(), kind, data)
 
 

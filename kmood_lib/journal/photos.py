@@ -33,6 +33,7 @@ from PIL import Image, PngImagePlugin
 from kmood_lib.core.blobs import BlobReader, open_blob
 from kmood_lib.core.budget import MemoryBudget
 from kmood_lib.core.errors import NotFound, TooLarge, UnsupportedMedia, ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.journal import image_files, photo_pixels, storage
 from kmood_lib.journal.photo_pixels import FORMATS, decode_cost, fitted, keepable
 
@@ -83,8 +84,10 @@ def prepare(source: BinaryIO | bytes, limits: Limits, name: str = "photo") -> Pr
     upload = io.BytesIO(source) if isinstance(source, bytes | bytearray) else source
     size = upload.seek(0, io.SEEK_END)
     if size > limits.max_bytes:
-        raise TooLarge(f"{name} is {size} bytes; the limit is {limits.max_bytes}",
-                       {"photo": f"larger than {limits.max_bytes // (1024 * 1024)} MB"})
+        raise TooLarge(Phrase("{name} is {size} bytes; the limit is {limit}", name=name,
+                              size=size, limit=limits.max_bytes),
+                       {"photo": Phrase("larger than {n} MB",
+                                        n=limits.max_bytes // (1024 * 1024))})
     digest = _sha256(upload)
     with _reserved(limits, 2 * size + PngImagePlugin.MAX_TEXT_MEMORY, name) as held:
         image, kind = _opened(upload, limits, name)
@@ -130,8 +133,10 @@ def _opened(upload: BinaryIO, limits: Limits, name: str) -> tuple[Image.Image, s
         raise _unreadable(name, exc) from None
     if width * height > limits.max_pixels:
         image.close()
-        raise TooLarge(f"{name} has {width} x {height} pixels; the limit is {limits.max_pixels}",
-                       {"photo": f"more than {limits.max_pixels / 1e6:g} million pixels"})
+        raise TooLarge(Phrase("{name} has {width} x {height} pixels; the limit is {limit}",
+                              name=name, width=width, height=height, limit=limits.max_pixels),
+                       {"photo": Phrase("more than {n} million pixels",
+                                        n=f"{limits.max_pixels / 1e6:g}")})
     if kind not in FORMATS:
         image.close()
         raise _unreadable(name, ValueError(kind))
@@ -140,8 +145,9 @@ def _opened(upload: BinaryIO, limits: Limits, name: str) -> tuple[Image.Image, s
 
 def _unreadable(name: str, exc: Exception) -> UnsupportedMedia:
     return UnsupportedMedia(
-        f"{name} is not a JPEG, PNG or WebP image this server can read"
-        f" ({exc.__class__.__name__})", {"photo": "not a JPEG, PNG or WebP image"})
+        Phrase("{name} is not a JPEG, PNG or WebP image this server can read ({error})",
+               name=name, error=exc.__class__.__name__),
+        {"photo": Phrase("not a JPEG, PNG or WebP image")})
 
 
 class Unbounded:
@@ -192,8 +198,8 @@ def add(conn: sqlite3.Connection, user_id: int, entry_id: int, prepared: list[Pr
     have = dict(conn.execute("SELECT sha256, id FROM photos WHERE entry_id = ?", (entry_id,)))
     new = [p for p in {p.sha256: p for p in prepared}.values() if p.sha256 not in have]
     if len(have) + len(new) > limits.per_entry:
-        raise TooLarge(f"an entry holds at most {limits.per_entry} photos",
-                       {"photo": f"at most {limits.per_entry} photos on an entry"})
+        raise TooLarge(Phrase("an entry holds at most {n} photos", n=limits.per_entry),
+                       {"photo": Phrase("at most {n} photos on an entry", n=limits.per_entry)})
     stored = storage.photo_hashes(conn, user_id, [p.sha256 for p in new])
     storage.check_quota(conn, user_id, limits.quota_bytes,
                         sum(p.stored_bytes for p in new if p.sha256 not in stored))
@@ -234,7 +240,7 @@ def reorder(conn: sqlite3.Connection, user_id: int, entry_id: int, order: list[i
     check_entry(conn, user_id, entry_id)
     have = {r[0] for r in conn.execute("SELECT id FROM photos WHERE entry_id = ?", (entry_id,))}
     if len(order) != len(set(order)) or set(order) != have:
-        raise ValidationError({"order": "must list each of the entry's photos once"})
+        raise ValidationError({"order": Phrase("must list each of the entry's photos once")})
     conn.executemany("UPDATE photos SET position = ? WHERE id = ?",
                      [(i + 1, photo_id) for i, photo_id in enumerate(order)])
 

@@ -11,6 +11,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from kmood_lib.core.errors import MalformedInput, NotFound, ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.core.validation import parse_int_param, parse_local_date
 from kmood_lib.journal import entry_json as entry_json_sql
@@ -141,20 +142,21 @@ def parse_filter(params) -> EntryFilter:
     if params.get("to"):
         out.date_to = parse_local_date(params["to"], "to")
     if out.date_from and out.date_to and out.date_from > out.date_to:
-        raise ValidationError({"from": "must not be after to"})
+        raise ValidationError({"from": Phrase("must not be after to")})
     if params.get("mood"):
         parts = params["mood"].split(",")
         if not all(re.fullmatch(r"[1-5]", p.strip()) for p in parts):
-            raise ValidationError({"mood": "must be levels 1-5 separated by commas, e.g. 4,5"})
+            raise ValidationError({"mood": Phrase(
+                "must be levels 1-5 separated by commas, e.g. 4,5")})
         out.moods = sorted({int(p) for p in parts})
     if params.get("activity"):
         names = [n.strip() for n in params["activity"].split(",") if n.strip()]
         if len(names) > 20:
-            raise ValidationError({"activity": "at most 20 activities"})
+            raise ValidationError({"activity": Phrase("at most {n} activities", n=20)})
         out.activities = names
     if params.get("q"):
         if len(params["q"]) > 500:
-            raise ValidationError({"q": "at most 500 characters"})
+            raise ValidationError({"q": Phrase("at most {n} characters", n=500)})
         out.query = fts_query(params["q"])
         out.query_text = params["q"] if out.query else None
     return out
@@ -180,7 +182,7 @@ def decode_cursor(cursor: str) -> tuple[int, int]:
         raw = ""
     match = _CURSOR.fullmatch(raw)
     if not match or len(cursor) > 64:
-        raise MalformedInput({"cursor": "not a cursor this server handed out"})
+        raise MalformedInput({"cursor": Phrase("not a cursor this server handed out")})
     return int(match.group(1)) + _CURSOR_EPOCH_MS, int(match.group(2))
 
 

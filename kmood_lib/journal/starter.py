@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.journal import vocab
 
@@ -41,10 +42,11 @@ def answer(conn: sqlite3.Connection, user_id: int, names: list, now_ms: int) -> 
     person already has is left as it is."""
     if not isinstance(names, list) or len(names) > MAX_NAMES \
             or not all(isinstance(n, str) for n in names):
-        raise ValidationError({"names": "must be a list of names from the starter set"})
+        raise ValidationError({"names": Phrase("must be a list of names from the starter set")})
     unknown = [n for n in names if n not in STARTER_NAMES]
     if unknown:
-        raise ValidationError({"names": f"not in the starter set: {', '.join(unknown)[:120]}"})
+        raise ValidationError({"names": Phrase("not in the starter set: {names}",
+                                               names=", ".join(unknown)[:120])})
     have = {name_key(a["name"]) for a in vocab.list_activities(conn, user_id)}
     made = 0
     for name in dict.fromkeys(names):

@@ -8,6 +8,7 @@ import json
 import sqlite3
 
 from kmood_lib.core.errors import TooLarge
+from kmood_lib.core.i18n import Phrase
 
 
 class QuotaExceeded(TooLarge):
@@ -42,11 +43,12 @@ def check_quota(conn: sqlite3.Connection, user_id: int, quota_bytes: int, adding
     if used + adding > quota_bytes:
         left = max(0, quota_bytes - used)
         raise QuotaExceeded(
-            f"this would take your photos and voice memos past your storage quota of"
-            f" {megabytes(quota_bytes)} ({megabytes(used)} used, {megabytes(left)} left;"
-            f" this needs {megabytes(adding)}): remove some photos, or ask the admin to raise"
-            " KMOOD_STORAGE_QUOTA_BYTES", {"photo": f"over the storage quota of"
-                                               f" {megabytes(quota_bytes)}"})
+            Phrase("this would take your photos and voice memos past your storage quota of"
+                   " {quota} ({used} used, {left} left; this needs {needed}): remove some"
+                   " photos, or ask the admin to raise {setting}", quota=megabytes(quota_bytes),
+                   used=megabytes(used), left=megabytes(left), needed=megabytes(adding),
+                   setting="KMOOD_STORAGE_QUOTA_BYTES"),
+            {"photo": Phrase("over the storage quota of {quota}", quota=megabytes(quota_bytes))})
 
 
 def summary(conn: sqlite3.Connection, user_id: int, quota_bytes: int) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.core.validation import Fields
 from kmood_lib.journal.entry_input import MAX_NOTE, MAX_NOTE_TITLE
@@ -42,7 +43,7 @@ def _check(body: dict, create: bool) -> dict:
         if field in body:
             out[field] = f.text(body, field, longest) or ""
     if create and not (out.get("note_title") or out.get("note")):
-        f.fail("note", "a template needs a title or a note")
+        f.fail("note", Phrase("a template needs a title or a note"))
     f.raise_if_any()
     return out
 
@@ -51,7 +52,7 @@ def create_template(conn: sqlite3.Connection, user_id: int, body: dict, now_ms: 
     values = _check(body, create=True)
     if conn.execute("SELECT count(*) FROM note_templates WHERE user_id = ?",
                     (user_id,)).fetchone()[0] >= MAX_TEMPLATES:
-        raise ValidationError({"name": f"at most {MAX_TEMPLATES} templates"})
+        raise ValidationError({"name": Phrase("at most {n} templates", n=MAX_TEMPLATES)})
     try:
         row = conn.execute(
             "INSERT INTO note_templates (user_id, name, name_key, note_title, note, created_at)"
@@ -59,7 +60,7 @@ def create_template(conn: sqlite3.Connection, user_id: int, body: dict, now_ms: 
             (user_id, values["name"], name_key(values["name"]), values.get("note_title", ""),
              values.get("note", ""), now_ms)).fetchone()
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "a template with this name exists"}) from None
+        raise ValidationError({"name": Phrase("a template with this name exists")}) from None
     return template_json(row)
 
 
@@ -69,14 +70,14 @@ def update_template(conn: sqlite3.Connection, user_id: int, template_id: int, bo
     current = get_template(conn, user_id, template_id)
     merged = {**current, **values}
     if not (merged["note_title"] or merged["note"]):
-        raise ValidationError({"note": "a template needs a title or a note"})
+        raise ValidationError({"note": Phrase("a template needs a title or a note")})
     try:
         conn.execute("UPDATE note_templates SET name = ?, name_key = ?, note_title = ?, note = ?"
                      " WHERE id = ? AND user_id = ?",
                      (merged["name"], name_key(merged["name"]), merged["note_title"],
                       merged["note"], template_id, user_id))
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "a template with this name exists"}) from None
+        raise ValidationError({"name": Phrase("a template with this name exists")}) from None
     return get_template(conn, user_id, template_id)
 
 

@@ -7,6 +7,7 @@ import sqlite3
 
 from kmood_lib.core.emoji import icon_problem
 from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.core.validation import Fields
 
@@ -109,7 +110,7 @@ def check_icon(f: Fields, body: dict) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        f.fail("icon", "must be a string or null")
+        f.fail("icon", Phrase("must be a string or null"))
         return None
     wrong = icon_problem(value.strip()) if value.strip() else None
     if wrong:
@@ -126,7 +127,7 @@ def _check_activity(body: dict, create: bool) -> tuple[str | None, str | None, s
         "group") is not None else None
     icon = check_icon(f, body)
     if "archived" in body and not isinstance(body["archived"], bool):
-        f.fail("archived", "must be true or false")
+        f.fail("archived", Phrase("must be true or false"))
     f.raise_if_any()
     return name, group, icon
 
@@ -140,7 +141,7 @@ def create_activity(conn, user_id: int, body: dict, now_ms: int) -> dict:
             (user_id, name, name_key(name), ensure_group(conn, user_id, group), icon,
              now_ms)).fetchall()
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "an activity with this name exists"}) from None
+        raise ValidationError({"name": Phrase("an activity with this name exists")}) from None
     return get_activity(conn, user_id, row[0]["id"])
 
 
@@ -164,7 +165,7 @@ def update_activity(conn, user_id: int, activity_id: int, body: dict, now_ms: in
             conn.execute("UPDATE activities SET group_id = ? WHERE id = ? AND user_id = ?",
                          (ensure_group(conn, user_id, group), activity_id, user_id))
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "an activity with this name exists"}) from None
+        raise ValidationError({"name": Phrase("an activity with this name exists")}) from None
     return get_activity(conn, user_id, activity_id)
 
 
@@ -184,19 +185,19 @@ def check_bulk(body: dict) -> tuple[list[int], str, str | None]:
     f.reject_fields(body, {"ids", "action", "group"}, set())
     ids = body.get("ids")
     if not isinstance(ids, list) or not ids:
-        f.fail("ids", "select at least one activity")
+        f.fail("ids", Phrase("select at least one activity"))
     elif len(ids) > MAX_BULK:
-        f.fail("ids", f"at most {MAX_BULK} at once")
+        f.fail("ids", Phrase("at most {n} at once", n=MAX_BULK))
     elif not all(type(i) is int and 0 < i < 2 ** 63 for i in ids):
-        f.fail("ids", "must be activity ids")
+        f.fail("ids", Phrase("must be activity ids"))
     action = body.get("action")
     if action not in BULK_ACTIONS:
-        f.fail("action", "must be one of " + ", ".join(BULK_ACTIONS))
+        f.fail("action", Phrase("must be one of {choices}", choices=", ".join(BULK_ACTIONS)))
     group = None
     if action == "group" and body.get("group") is not None:
         group = f.text(body, "group", MAX_NAME, min_len=1, is_name=True)
     elif action != "group" and "group" in body and body["group"] is not None:
-        f.fail("group", "only with the action group")
+        f.fail("group", Phrase("only with the action group"))
     f.raise_if_any()
     return sorted(set(ids)), action, group
 
@@ -257,7 +258,7 @@ def rename_group(conn, user_id: int, group_id: int, body: dict) -> None:
                              " WHERE id = ? AND user_id = ?",
                              (name, name_key(name), group_id, user_id)).rowcount
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "a group with this name exists"}) from None
+        raise ValidationError({"name": Phrase("a group with this name exists")}) from None
     if not found:
         raise NotFound("group")
 
@@ -310,7 +311,7 @@ def _check_metric(body: dict, current: dict | None) -> dict:
     lo = out.get("min", current and current["min"])
     hi = out.get("max", current and current["max"])
     if lo is not None and hi is not None and lo > hi:
-        f.fail("min", "must not exceed max")
+        f.fail("min", Phrase("must not exceed max"))
     f.raise_if_any()
     return out
 
@@ -324,7 +325,7 @@ def create_metric(conn, user_id: int, body: dict, now_ms: int) -> dict:
             (user_id, values["name"], name_key(values["name"]), values.get("unit", ""),
              values.get("min"), values.get("max"), now_ms)).fetchall()
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "a metric with this name exists"}) from None
+        raise ValidationError({"name": Phrase("a metric with this name exists")}) from None
     return get_metric(conn, user_id, row[0]["id"])
 
 
@@ -341,7 +342,7 @@ def update_metric(conn, user_id: int, metric_id: int, body: dict, now_ms: int) -
             conn.execute(f"UPDATE metrics SET {_METRIC_COLUMNS[key]} = ?"  # column from a fixed map
                          " WHERE id = ? AND user_id = ?", (value, metric_id, user_id))
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "a metric with this name exists"}) from None
+        raise ValidationError({"name": Phrase("a metric with this name exists")}) from None
     return get_metric(conn, user_id, metric_id)
 
 
