@@ -5,7 +5,8 @@
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="theme-color" content="#3553d9">
-<title>{{title}} · k-mood</title>
+% # own_title: the title is what the person wrote (a goal's name), not words to translate.
+<title{{!' dir="auto"' if get('own_title') else ''}}>{{title}} · k-mood</title>
 <link rel="stylesheet" href="{{helpers.static('style.css')}}">
 <link rel="icon" href="{{helpers.static('icons/icon.svg')}}" type="image/svg+xml">
 <link rel="apple-touch-icon" href="{{helpers.static('icons/icon-192.png')}}">
@@ -33,7 +34,7 @@
     <a href="{{href}}" aria-current="{{'page' if get('active') == key else 'false'}}">{{!helpers.icon(key)}}<span>{{label}}</span></a>
     % end
   </nav>
-  <span class="who">{{user.username}}</span>
+  <span class="who" dir="auto">{{user.username}}</span>
   % end
 </header>
 % if get('wide'):
@@ -42,7 +43,7 @@
 <main id="main">
 % end
 % if get('worker_missing'):
-<p class="alert" role="alert">{{!_html('<strong>No background worker is running.</strong> Weather, places, songs and reminders wait until <code>{program}</code> runs beside the server.', program='kmood_worker.py')}} <a href="/admin/jobs">{{_('Jobs and workers')}}</a></p>
+<p class="alert" role="alert">{{!_html('<strong>No background worker is running.</strong> Weather, places, songs and reminders wait until <code translate="no">{program}</code> runs beside the server.', program='kmood_worker.py')}} <a href="/admin/jobs">{{_('Jobs and workers')}}</a></p>
 % end
 % if get('notice'):
 <p class="notice" role="status">{{notice}}</p>
