@@ -8,16 +8,17 @@ import uuid
 from datetime import date, datetime
 
 from kmood_lib.core.errors import DomainError
+from kmood_lib.core.i18n import N_
 from kmood_lib.web.http import Params
 from kmood_lib.web.template_helpers import day_title
 
 FIELD_LABELS = {
-    "mood": "Mood", "occurred_at": "Date and time", "activities": "Activities",
-    "note_title": "Title", "note": "Note", "mood_label": "Mood label", "location": "Location",
-    "location.lat": "Latitude", "location.lon": "Longitude", "song": "Song",
-    "song.artist": "Song artist", "song.title": "Song title", "song.album": "Song album",
-    "client_id": "Form", "metrics": "Metrics",
-    "photo": "Photos (choose them again)",
+    "mood": N_("Mood"), "occurred_at": N_("Date and time"), "activities": N_("Activities"),
+    "note_title": N_("Title"), "note": N_("Note"), "mood_label": N_("Mood label"),
+    "location": N_("Location"), "location.lat": N_("Latitude"),
+    "location.lon": N_("Longitude"), "song": N_("Song"), "song.artist": N_("Song artist"),
+    "song.title": N_("Song title"), "song.album": N_("Song album"), "client_id": N_("Form"),
+    "metrics": N_("Metrics"), "photo": N_("Photos (choose them again)"),
 }
 
 
@@ -88,13 +89,15 @@ def keeping_date_only(body: dict, fields: Params, entry: dict) -> dict:
 
 
 def form_errors(exc: DomainError) -> dict[str, str]:
-    """A refused entry's fields, named as the page shows them (metrics by their own name)."""
+    """A refused entry's fields, named as the page shows them (metrics by their own name), in
+    English (a label marked N_, a message a Phrase): _errors.tpl says them in the page's
+    language."""
     shown = {}
     for name, message in exc.fields.items():
         label = FIELD_LABELS.get(name) or (name.split(".", 1)[1] if name.startswith(
             "metrics.") else name.split("[")[0].capitalize())
         shown[label] = message
-    return shown or {"Error": exc.message}
+    return shown or {N_("Error"): exc.message}
 
 
 def values_new(now_local: datetime) -> dict:
@@ -110,20 +113,20 @@ def values_posted(fields: Params) -> dict:
     return values
 
 
-def when_line(values: dict, today: date, now: bool, time_known: bool = True) -> str:
+def when_line(values: dict, today: date, now: bool, i18n, time_known: bool = True) -> str:
     """The one line at the top of the form that opens its date and time: "Now" for a new
     entry left at now, else the day and time it holds ("Yesterday, 21:15"; "Sat 1 Apr 2023
-    (no time)" for an imported entry that had only a date)."""
+    (no time)" for an imported entry that had only a date), in the language of `i18n`."""
     if now:
-        return "Now"
+        return i18n.gettext(N_("Now"))
     day, time = values.get("date", ""), values.get("time", "")
     try:
-        shown = day_title(day, today.isoformat())
+        shown = day_title(day, today.isoformat(), i18n)
     except ValueError:  # a form shown again with what was typed, however odd
         shown = day
     if not time_known:
-        return f"{shown} (no time)"
-    return f"{shown}, {time}" if time else shown
+        return i18n.gettext(N_("{day} (no time)"), day=shown)
+    return i18n.gettext(N_("{day}, {time}"), day=shown, time=time) if time else shown
 
 
 def offset_text(moment: datetime) -> str:

@@ -1,6 +1,7 @@
 """What templates call (every template gets this module as `helpers`): mood faces and icons as
-inline SVG (no icon font, no emoji font needed), how times and numbers are shown, and the
-versioned URLs of static files. Routes answer with pages through rendering.py."""
+inline SVG (no icon font, no emoji font needed), how times, dates and numbers are shown in the
+page's language (the request's Translator, `i18n`), and the versioned URLs of static files.
+Routes answer with pages through rendering.py."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import json
 import urllib.parse
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
+
+from kmood_lib.core.i18n import N_
 
 # Mouth curvature per level, from a frown (1) to a broad smile (5).
 _MOUTH = {1: -14, 2: -7, 3: 0, 4: 8, 5: 15}
@@ -32,14 +35,15 @@ def mood_level(average: float) -> int:
     return min(5, max(1, int(average + 0.5)))
 
 
-def average_mood(value: float, labels: dict[int, str], digits: int = 2, named: bool = True
-                 ) -> str:
-    """An average mood as its number beside the face and label of the level nearest it
-    ("3.42 [face] meh"), so "3.42" reads as a mood; `named=False` for a table's cell: the
-    face shown, the label said to screen readers only."""
+def average_mood(value: float, labels: dict[int, str], digits: int = 2, named: bool = True,
+                 i18n=None) -> str:
+    """An average mood as its number (in the language of `i18n`, when given) beside the face
+    and label of the level nearest it ("3.42 [face] meh"), so "3.42" reads as a mood;
+    `named=False` for a table's cell: the face shown, the label said to screen readers only.
+    The label is the person's own words (dir="auto")."""
     level = mood_level(value)
-    label = escape(labels.get(level, str(level)))
-    number = f"{value:.{digits}f}"
+    label = f'<span dir="auto">{escape(labels.get(level, str(level)))}</span>'
+    number = decimal(value, digits, i18n=i18n)
     if named:
         return (f'<span class="average">{number} <span class="badge lv{level}">'
                 f'{face(level, 16)} {label}</span></span>')
@@ -47,11 +51,11 @@ def average_mood(value: float, labels: dict[int, str], digits: int = 2, named: b
             f'<span class="skip"> ({label})</span></span>')
 
 
-def mood_words(value: float, labels: dict[int, str], digits: int = 2) -> str:
+def mood_words(value: float, labels: dict[int, str], digits: int = 2, i18n=None) -> str:
     """An average mood in plain words, its number and the label of the level nearest it
     ("2.25 · meh"): for a chart's text, titles and description (escape it where it goes)."""
     level = mood_level(value)
-    return f"{decimal(value, digits)} · {labels.get(level, str(level))}"
+    return f"{decimal(value, digits, i18n=i18n)} · {labels.get(level, str(level))}"
 
 
 _ICONS = {
@@ -70,19 +74,45 @@ def icon(name: str) -> str:
             f'stroke-linecap="round" stroke-linejoin="round">{_ICONS[name]}</svg>')
 
 
-def clock_time(entry: dict) -> str:
+# English keeps the forms its pages have always had (the day before the month: "Mon 30 Nov
+# 2026"); every other language takes CLDR's own pattern for the same skeleton ("Mo., 30. Nov.
+# 2026", "lun. 30 nov. 2026").
+ENGLISH_DATES = {"yMMMEd": "EEE d MMM y", "MMMEd": "EEE d MMM", "yMMMd": "d MMM y",
+                 "MMMd": "d MMM", "yMMMM": "MMMM y"}
+
+
+def date_text(i18n, day: date | str, skeleton: str = "yMMMd") -> str:
+    """A date (or a YYYY-MM-DD day) in the language of `i18n`, with the parts a CLDR skeleton
+    names: "yMMMEd" (a day's heading), "yMMMd", "MMMd" (within a year that is said), "yMMMM"
+    (a month)."""
+    if isinstance(day, str):
+        day = date.fromisoformat(day)
+    return i18n.date(day, _date_pattern(str(i18n.locale), skeleton))
+
+
+@functools.lru_cache(maxsize=64)
+def _date_pattern(locale: str, skeleton: str) -> str:
+    if locale.split("_")[0] == "en":
+        return ENGLISH_DATES[skeleton]
+    from babel import Locale, dates
+
+    patterns = Locale.parse(locale).datetime_skeletons
+    return patterns[dates.match_skeleton(skeleton, patterns)].pattern
+
+
+def clock_time(entry: dict, i18n) -> str:
     """'21:15' on the entry's own wall clock; 'no time' for a date-only entry."""
-    return entry["occurred_at"][11:16] if entry["time_known"] else "no time"
+    return entry["occurred_at"][11:16] if entry["time_known"] else i18n.gettext(N_("no time"))
 
 
-def day_title(day: str, today: str) -> str:
+def day_title(day: str, today: str, i18n) -> str:
     """'Today', 'Yesterday' or 'Mon 30 Nov 2026' for a YYYY-MM-DD local day."""
     d, t = date.fromisoformat(day), date.fromisoformat(today)
     if d == t:
-        return "Today"
+        return i18n.gettext(N_("Today"))
     if d == t - timedelta(days=1):
-        return "Yesterday"
-    return f"{d.strftime('%a')} {d.day} {d.strftime('%b %Y')}"
+        return i18n.gettext(N_("Yesterday"))
+    return date_text(i18n, d, "yMMMEd")
 
 
 def back_query(back: str | None) -> str:
@@ -91,47 +121,80 @@ def back_query(back: str | None) -> str:
     return "?" + urllib.parse.urlencode({"back": back}) if back else ""
 
 
-def decimal(value: float, digits: int = 1, sign: bool = False) -> str:
+def decimal(value: float, digits: int = 1, sign: bool = False, i18n=None) -> str:
     """A number for a label with `digits` decimals (and a + or - with `sign`): a value that
-    rounds to zero is "0.0", never "-0.0" or "+0.0". Every chart's numbers come through here."""
+    rounds to zero is "0.0", never "-0.0" or "+0.0". Every chart's numbers come through here;
+    with `i18n`, in its language's digits and separator ("3,2" in German)."""
     text = f"{value:{'+' if sign else ''}.{digits}f}"
-    return f"{0:.{digits}f}" if float(text) == 0 else text
+    if float(text) == 0:
+        text = f"{0:.{digits}f}"
+    if i18n is None:
+        return text
+    shown = i18n.decimal(abs(float(text)), digits)
+    return (text[0] if text[0] in "+-" else "") + shown
 
 
 def number(value: float) -> str:
-    """7.0 -> '7', 7.25 -> '7.25' (the exact value, never rounded away)."""
+    """7.0 -> '7', 7.25 -> '7.25' (the exact value, never rounded away): for a form's field."""
     return str(int(value)) if value == int(value) else repr(value)
 
 
-def when(entry: dict) -> str:
+def shown_number(value: float, i18n) -> str:
+    """The exact value as `number` gives it, in the language's digits and separator: 7,25."""
+    exact = number(value)
+    places = len(exact.partition(".")[2]) if "e" not in exact else 6
+    return i18n.decimal(value, places)
+
+
+def when(entry: dict, i18n) -> str:
+    """'30 Nov 2026, 21:15' (in the language of `i18n`), '30 Nov 2026 (no time)'."""
     moment = datetime.fromisoformat(entry["occurred_at"])
-    day = f"{moment.day} {moment.strftime('%b %Y')}"
-    return f"{day}, {moment.strftime('%H:%M')}" if entry["time_known"] else f"{day} (no time)"
+    day = date_text(i18n, moment.date(), "yMMMd")
+    if entry["time_known"]:
+        return i18n.gettext(N_("{day}, {time}"), day=day, time=moment.strftime("%H:%M"))
+    return i18n.gettext(N_("{day} (no time)"), day=day)
+
+
+def coordinates(location: dict, i18n) -> str:
+    """A place's latitude and longitude, four decimals each, in the language's digits."""
+    # Translators: a place's latitude and longitude; where a decimal comma is used, a
+    # semicolon between them reads better.
+    return i18n.gettext(N_("{lat}, {lon}"), lat=i18n.decimal(location["lat"], 4),
+                        lon=i18n.decimal(location["lon"], 4))
 
 
 def escape(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def instant(ms: int | None) -> str:
-    """A stored UTC instant (ms) as a short date for lists."""
+def instant(ms: int | None, i18n=None) -> str:
+    """A stored UTC instant (ms) as a short date for lists (in the language of `i18n`)."""
     if ms is None:
         return ""
     moment = datetime.fromtimestamp(ms / 1000, timezone.utc)
+    if i18n is not None:
+        return date_text(i18n, moment.date(), "yMMMd")
     return f"{moment.day} {moment.strftime('%b %Y')}"
 
 
-def duration(seconds: float) -> str:
-    """A short human duration: '4 s', '3 min', '2 h 5 min', '3 days'."""
+def duration(seconds: float, i18n=None) -> str:
+    """A short human duration: '4 s', '3 min', '2 h 5 min', '3 days' (in the language of
+    `i18n`, when given)."""
     s = int(seconds)
+    said = (lambda message, **values: message.format(**values)) if i18n is None else i18n.gettext
     if s < 90:
-        return f"{s} s"
+        return said(N_("{n} s"), n=s)
     if s < 3600:
-        return f"{round(s / 60)} min"
+        return said(N_("{n} min"), n=round(s / 60))
     if s < 48 * 3600:
         hours, minutes = divmod(round(s / 60), 60)
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    return f"{round(s / 86400)} days"
+        return (said(N_("{hours} h {minutes} min"), hours=hours, minutes=minutes) if minutes
+                else said(N_("{hours} h"), hours=hours))
+    days = round(s / 86400)
+    if i18n is None:
+        return f"{days} days"
+    n_ = i18n.ngettext
+    return n_("{n} day", "{n} days", days)
 
 
 STATIC = Path(__file__).resolve().parent / "static"

@@ -170,16 +170,17 @@ def test_an_average_mood_wears_the_label_and_face_of_its_nearest_level(alice):
     page = alice.get("/stats?range=90").text
     summary = re.search(r"average mood <strong>(.*?)</strong>", page).group(1)
     assert summary.startswith('<span class="average">2.25 <span class="badge lv2">')
-    assert summary.endswith(" low</span></span>") and '<svg class="face"' in summary
+    assert summary.endswith(' <span dir="auto">low</span></span></span>')  # the person's words
+    assert '<svg class="face"' in summary
     assert "better than your average (<span class=\"average\">2.2 <span class=\"badge lv2\">" \
         in page
     row = re.search(r'<th scope="row">rain(?: <span class="tag muted">few days</span>)?</th>'
                     r'(.*?)</tr>', page, re.S).group(1)
     with_, without = re.findall(r'<td class="num">(.*?)</td>', row)[:2]
     assert with_.startswith('<span class="average">2.00 <svg class="face"')
-    assert '<span class="skip"> (low)</span>' in with_
+    assert '<span class="skip"> (<span dir="auto">low</span>)</span>' in with_
     assert without.startswith('<span class="average">3.00 <svg class="face"')
-    assert '<span class="skip"> (meh)</span>' in without
+    assert '<span class="skip"> (<span dir="auto">meh</span>)</span>' in without
     year = alice.get("/calendar?year=2026").text
     assert 'average mood <span class="average">2.2 <span class="badge lv2">' in year
     assert re.search(r'<div class="table-wrap card" role="region" aria-labelledby="impact-caption"'

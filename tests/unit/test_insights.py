@@ -305,7 +305,8 @@ def test_the_page_shows_findings_with_their_interval_and_the_method_without_scri
     # its two averages, each beside the face and label of its nearest mood (#38.9)
     means = re.search(r'<p class="means">With it (.*?) · without (.*?)</p>', card).group(1, 2)
     assert all(re.fullmatch(r'<span class="average">\d\.\d <span class="badge lv\d">'
-                            r'<svg class="face".*</svg> (awful|bad|meh|good|rad)</span></span>',
+                            r'<svg class="face".*</svg> <span dir="auto">(awful|bad|meh|good|rad)'
+                            r'</span></span></span>',
                             mean) for mean in means), means
     assert "<summary>How is this computed?</summary>" in page
     assert "Benjamini–Hochberg" in page and "<h2>Best and worst stretches</h2>" in page

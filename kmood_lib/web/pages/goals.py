@@ -8,16 +8,19 @@ import bottle
 
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import DomainError
+from kmood_lib.core.i18n import N_
 from kmood_lib.core.timezones import local_today
 from kmood_lib.journal import goals, vocab
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params
-from kmood_lib.web.rendering import form_fields, page, redirect
+from kmood_lib.web.rendering import form_fields, page, redirect, translator
 from kmood_lib.web.routing import Routes
 
 routes = Routes()
 
 BACK = {"/": "/", "/goals": "/goals"}  # where a check-off may send the person back to
+DELETE_CONSEQUENCES = (N_("Its check-ins go with it; your entries stay as they are."),
+                       N_("To stop seeing it but keep its history, archive it instead."))
 
 
 def goals_page(services, conn, auth: Auth, fields=None, errors=None, status=200):
@@ -58,7 +61,8 @@ def goal_body(fields: Params, editing: bool) -> dict:
 
 def goal_form_errors(exc: DomainError) -> dict[str, str]:
     """A refused goal by the form's own field names: each message is shown beside its field
-    (a refusal of no one field above the form)."""
+    (a refusal of no one field above the form), in the page's language (the form's template
+    says each through the catalogue: a Phrase brings its values)."""
     return dict(exc.fields) or {"goal": exc.message}
 
 
@@ -107,10 +111,10 @@ def goal_checkin(services, conn, auth: Auth, goal_id: int):
 def goal_confirm_delete(services, conn, auth: Auth, goal_id: int):
     goal = goals.get_goal(conn, auth.user.id, goal_id,
                           local_today(services.clock, auth.user.timezone))
+    i18n = translator(bottle.request, auth.user)
     return page("settings_confirm.tpl", auth, active="log", what="goal", subject=goal["name"],
-                action=f"/goals/{goal_id}/delete", back=f"/goals/{goal_id}",
-                consequences=["Its check-ins go with it; your entries stay as they are.",
-                              "To stop seeing it but keep its history, archive it instead."])
+                action=f"/goals/{goal_id}/delete", back=f"/goals/{goal_id}", i18n=i18n,
+                consequences=[i18n.gettext(line) for line in DELETE_CONSEQUENCES])
 
 
 @routes.post("/goals/<goal_id:id>/delete")

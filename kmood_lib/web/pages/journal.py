@@ -12,14 +12,16 @@ import bottle
 from kmood_lib.core.blobs import BytesReader
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.i18n import N_
 from kmood_lib.enrich.song_metadata import cover_of
 from kmood_lib.journal import goals, photos, queries, saving, stats, templates, vocab, writes
 from kmood_lib.journal.starter import STARTER, starter_offered
 from kmood_lib.web import back, entry_form, files, uploads
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params, parse_urlencoded, query_params
-from kmood_lib.web.rendering import form_fields, page, redirect
+from kmood_lib.web.rendering import form_fields, page, redirect, translator
 from kmood_lib.web.routing import Routes
+from kmood_lib.web.template_helpers import date_text
 
 routes = Routes()
 
@@ -95,6 +97,7 @@ def posted_entry(services, conn, auth: Auth, creating: bool, fields: Params | No
 
 def home_page(services, conn, auth: Auth, fields: Params | None = None, errors=None, status=200):
     user = auth.user
+    i18n = translator(bottle.request, user)
     today = local_now(services, user).date()
     todays, _ = queries.list_entries(conn, user.id, queries.EntryFilter(
         date_from=today.isoformat(), date_to=today.isoformat()), 50, None)
@@ -107,11 +110,12 @@ def home_page(services, conn, auth: Auth, fields: Params | None = None, errors=N
         picked = next((t for t in offered if str(t["id"]) == chosen), None)
         if picked:
             values.update(note_title=picked["note_title"], note=picked["note"])
-    when = entry_form.when_line(values, today, now=fields is None)
+    when = entry_form.when_line(values, today, now=fields is None, i18n=i18n)
     return page("home.tpl", auth, active="log", status=status, values=values, when=when,
                 photo_limits=uploads.limits_of(services), templates=offered,
                 goals=goals.list_goals(conn, user.id, today, archived=False),
-                errors=errors or {}, todays=todays, streak=current, longest=longest,
+                errors=errors or {}, i18n=i18n, todays=todays,
+                streak=current, longest=longest,
                 today=today.isoformat(), scripts=("log.js",),
                 starter_set=STARTER if starter_offered(conn, user.id) else (),
                 **vocabulary(conn, user.id, keep=values.get("activities", set())))
@@ -140,6 +144,10 @@ def log_entry(services, conn, auth: Auth):
 # --- history ------------------------------------------------------------------------------
 
 FILTERS = ("q", "from", "to", "mood", "activity")  # History's filters, as query parameters
+# A filter that cannot be used is named as the filter form names it (in English, as every
+# form's refusals reach _errors.tpl, which says them in the page's language).
+FILTER_LABELS = {"q": N_("Search"), "from": N_("From"), "to": N_("To"), "mood": N_("Mood"),
+                 "activity": N_("Activity"), "cursor": N_("Older entries")}
 
 
 def wanted_of(params: Params) -> dict[str, str]:
@@ -152,6 +160,7 @@ def wanted_of(params: Params) -> dict[str, str]:
 @routes.get("/entries")
 def history(services, conn, auth: Auth):
     query = query_params(bottle.request)
+    i18n = translator(bottle.request, auth.user)
     wanted = wanted_of(query)
     errors = {}
     try:  # a filter that cannot be used is shown beside the filter form, not as an error page
@@ -159,7 +168,8 @@ def history(services, conn, auth: Auth):
         found, cursor = queries.list_entries(conn, auth.user.id, flt, HISTORY_PAGE,
                                              query.get("cursor") or None)
     except ValidationError as exc:
-        errors = {name.capitalize(): message for name, message in exc.fields.items()}
+        errors = {FILTER_LABELS.get(name, name.capitalize()): message
+                  for name, message in exc.fields.items()}
         found, cursor = [], None
     asked = [(k, v) for k, v in back.pairs_of(query) if k in FILTERS]
     here = back.address("/entries", asked + [(k, v) for k, v in back.pairs_of(query)
@@ -169,9 +179,10 @@ def history(services, conn, auth: Auth):
     return page("history.tpl", auth, active="history", days=by_day(found), older=older,
                 today=local_now(services, auth.user).date().isoformat(), back=here,
                 wanted=wanted, moods=set(query.getall("mood")), errors=errors,
-                filtered=any(wanted.values()), summary=filter_summary(wanted, words["labels"]),
-                years=month_years(queries.months_logged(conn, auth.user.id)),
-                status=422 if errors else 200, **words)
+                filtered=any(wanted.values()),
+                summary=filter_summary(wanted, words["labels"], i18n),
+                years=month_years(queries.months_logged(conn, auth.user.id), i18n),
+                status=422 if errors else 200, i18n=i18n, **words)
 
 
 def month_range(year: int, month: int) -> tuple[str, str]:
@@ -180,63 +191,70 @@ def month_range(year: int, month: int) -> tuple[str, str]:
             date(year, month, calendar.monthrange(year, month)[1]).isoformat())
 
 
-def month_link(year: int, month: int, count: int = 0) -> dict:
-    """A month as History's month jump and the day view name and link it."""
+def month_link(year: int, month: int, i18n, count: int = 0) -> dict:
+    """A month as History's month jump and the day view name and link it, in the language of
+    `i18n`: "Mar", "March 2025"."""
     first, last = month_range(year, month)
-    return {"name": calendar.month_abbr[month], "long": f"{calendar.month_name[month]} {year}",
+    return {"name": i18n.month_name(month, "abbreviated"),
+            "long": date_text(i18n, date(year, month, 1), "yMMMM"),
             "count": count, "from": first,
             "href": back.address("/entries", [("from", first), ("to", last)])}
 
 
-def month_years(months: list[tuple[str, int]]) -> list[dict]:
+def month_years(months: list[tuple[str, int]], i18n) -> list[dict]:
     """The month jump: each year with entries, newest first, with its twelve months in
     calendar order (count 0 where nothing was logged)."""
     years: dict[int, dict[int, int]] = {}
     for month, count in months:
         years.setdefault(int(month[:4]), {})[int(month[5:])] = count
     return [{"year": year, "total": sum(counts.values()),
-             "months": [month_link(year, m, counts.get(m, 0)) for m in range(1, 13)]}
+             "months": [month_link(year, m, i18n, counts.get(m, 0)) for m in range(1, 13)]}
             for year, counts in years.items()]
 
 
-def dates_words(date_from: str, date_to: str) -> str | None:
+def dates_words(date_from: str, date_to: str, i18n) -> str | None:
     """'March 2025', '14 Mar 2025', 'from 1 Mar 2025', '1 Mar 2025 to 9 Apr 2025' or None:
-    History's dates as a person would say them."""
-    def said(day: str) -> str:
-        d = date.fromisoformat(day)
-        return f"{d.day} {d.strftime('%b %Y')}"
+    History's dates as a person would say them, in the language of `i18n`."""
     try:
         first, last = (date.fromisoformat(d) if d else None for d in (date_from, date_to))
     except ValueError:
         return None
     if first and last and (first.isoformat(), last.isoformat()) == month_range(first.year,
                                                                               first.month):
-        return f"{calendar.month_name[first.month]} {first.year}"
+        return date_text(i18n, first, "yMMMM")
     if first and last:
-        return said(date_from) if first == last else f"{said(date_from)} to {said(date_to)}"
-    if first or last:
-        return f"from {said(date_from)}" if first else f"until {said(date_to)}"
+        if first == last:
+            return date_text(i18n, first, "yMMMd")
+        return i18n.gettext(N_("{first} to {last}"), first=date_text(i18n, first, "yMMMd"),
+                            last=date_text(i18n, last, "yMMMd"))
+    if first:
+        return i18n.gettext(N_("from {day}"), day=date_text(i18n, first, "yMMMd"))
+    if last:
+        return i18n.gettext(N_("until {day}"), day=date_text(i18n, last, "yMMMd"))
     return None
 
 
-def filter_summary(wanted: dict[str, str], labels: dict[int, str]) -> list[str]:
+def filter_summary(wanted: dict[str, str], labels: dict[int, str], i18n
+                   ) -> list[tuple[str, bool]]:
     """What History's folded filter panel says is active: the dates, moods, activity and the
-    words searched for, each short."""
-    parts = [dates_words(wanted["from"], wanted["to"])]
+    words searched for, each short; each as (text, whether it is the person's own words)."""
+    parts = [(dates_words(wanted["from"], wanted["to"], i18n), False)]
     levels = sorted({int(m) for m in wanted["mood"].split(",") if m in ("1", "2", "3", "4", "5")},
                     reverse=True)
-    parts.append(", ".join(labels[level] for level in levels))
-    parts.append(wanted["activity"])
-    parts.append(f"“{wanted['q']}”" if wanted["q"] else "")
-    return [part for part in parts if part]
+    parts.append((", ".join(labels[level] for level in levels), True))
+    parts.append((wanted["activity"], True))
+    # Translators: the words History was asked to search for, in the language's quotes.
+    parts.append((i18n.gettext(N_("“{words}”"), words=wanted["q"]) if wanted["q"] else "", True))
+    return [(text, own) for text, own in parts if text]
 
 
-def day_words(day: date | None, year: int | None = None) -> tuple[str, str]:
-    """('Fri', '14 Mar 2025') — ('Fri', '14 Mar') when it is in `year`; ('', '') for None."""
+def day_words(day: date | None, i18n, year: int | None = None) -> tuple[str, str]:
+    """('Fri', '14 Mar 2025') — ('Fri', '14 Mar') when it is in `year`; ('', '') for None:
+    in the language of `i18n`."""
     if day is None:
         return "", ""
-    words = f"{day.day} {day.strftime('%b')}"
-    return day.strftime("%a"), words if day.year == year else f"{words} {day.year}"
+    return (i18n.weekday_name(day.weekday(), "abbreviated"),
+            date_text(i18n, day, "MMMd" if day.year == year else "yMMMd"))
 
 
 # --- a day --------------------------------------------------------------------------------
@@ -260,11 +278,13 @@ def day_view(services, conn, auth: Auth, day: str):
                      for d in queries.days_beside(conn, auth.user.id, day))
     here = back.address(f"/days/{day}", [(k, v) for k, v in back.pairs_of(query)
                                          if k == "cursor"])
+    i18n = translator(bottle.request, auth.user)
     return page("day.tpl", auth, active="history", day=shown, found=found, back=here,
-                title=" ".join(day_words(shown)), count=queries.count_on(conn, auth.user.id, day),
-                before=before, after=after, before_words=day_words(before, shown.year),
-                after_words=day_words(after, shown.year),
-                month=month_link(shown.year, shown.month),
+                title=date_text(i18n, shown, "yMMMEd"), i18n=i18n,
+                count=queries.count_on(conn, auth.user.id, day),
+                before=before, after=after, before_words=day_words(before, i18n, shown.year),
+                after_words=day_words(after, i18n, shown.year),
+                month=month_link(shown.year, shown.month, i18n),
                 older=back.address(f"/days/{day}", [("cursor", cursor)]) if cursor else None,
                 labels=vocab.mood_labels(conn, auth.user.id))
 
@@ -278,9 +298,10 @@ def edit_page(services, conn, auth: Auth, entry_id: int, fields: Params | None =
     ticked = set(entry["activities"]) | (posted["activities"] if posted else set())
     words = vocabulary(conn, auth.user.id, keep=ticked)
     values = posted or entry_form.values_of(entry, words["metrics"])
+    i18n = translator(bottle.request, auth.user)
     when = entry_form.when_line(values, local_now(services, auth.user).date(), now=False,
-                                time_known=entry["time_known"] or posted is not None)
-    return page("edit.tpl", auth, active="history", status=status, entry=entry,
+                                i18n=i18n, time_known=entry["time_known"] or posted is not None)
+    return page("edit.tpl", auth, active="history", status=status, entry=entry, i18n=i18n,
                 values=values, when=when, errors=errors or {}, photo_error=photo_error,
                 photo_limits=uploads.limits_of(services), scripts=("log.js",),
                 back=back_asked(fields), **words)

@@ -13,38 +13,42 @@
   <div class="form-head">
     <h1>{{heading}}</h1>
     <details class="when" id="when"{{' open' if 'Date and time' in errors else ''}}>
-      <summary><span><span id="when-text">{{when}}</span> · <span class="change">change<span class="skip"> the date and time</span></span></span></summary>
+      <summary><span><span id="when-text">{{when}}</span> · <span class="change">{{!_html('change<span class="skip"> the date and time</span>')}}</span></span></summary>
       <div class="row">
-        <label>Date <input type="date" name="date" value="{{values.get('date', '')}}" required></label>
-        <label>Time <input type="time" name="time" value="{{values.get('time', '')}}"></label>
+        <label>{{_('Date')}} <input type="date" name="date" value="{{values.get('date', '')}}" required></label>
+        <label>{{_('Time')}} <input type="time" name="time" value="{{values.get('time', '')}}"></label>
       </div>
     </details>
   </div>
   % include('_errors.tpl', errors=errors)
   <fieldset>
-    <legend>How are you?</legend>
+    <legend>{{_('How are you?')}}</legend>
     <div class="moods">
       % for level in (1, 2, 3, 4, 5):
       % longest = max(len(word) for word in labels[level].split())
       <input type="radio" name="mood" value="{{level}}" id="mood-{{level}}" required{{' checked' if values.get('mood') == str(level) else ''}}>
-      <label for="mood-{{level}}" class="lv{{level}}{{' long' if longest > 5 else ''}}{{' longer' if longest > 7 else ''}}">{{!helpers.face(level)}}<span>{{labels[level]}}</span></label>
+      <label for="mood-{{level}}" class="lv{{level}}{{' long' if longest > 5 else ''}}{{' longer' if longest > 7 else ''}}">{{!helpers.face(level)}}<span dir="auto">{{labels[level]}}</span></label>
       % end
     </div>
   </fieldset>
-  % new_label = 'New activities' if groups or favourites else 'Activities'
+  % new_label = _('New activities') if groups or favourites else _('Activities')
   % if groups or favourites:
   <fieldset class="activities">
-    <legend>What have you been up to?</legend>
+    <legend>{{_('What have you been up to?')}}</legend>
     % if favourites:
     % include('_chips.tpl', members=favourites)
     <details class="more-activities" data-remember="more">
-      <summary>{{sum(len(m) for _, m in groups)}} more activities</summary>
-      <input type="search" class="js-only chip-filter" hidden placeholder="Find an activity" aria-label="Find an activity" autocomplete="off">
+      <summary>{{n_('{n} more activity', '{n} more activities', sum(len(m) for g, m in groups))}}</summary>
+      <input type="search" class="js-only chip-filter" hidden placeholder="{{_('Find an activity')}}" aria-label="{{_('Find an activity')}}" autocomplete="off">
     % end
     % for group, members in groups:
       % if group or len(groups) > 1:
       <details class="activity-group" data-remember="group:{{group or ''}}" open>
-        <summary class="group-name"><span dir="auto">{{group or 'Other'}}</span> <span class="count">{{len(members)}}</span></summary>
+        % if group:
+        <summary class="group-name"><span dir="auto">{{group}}</span> <span class="count">{{i18n.number(len(members))}}</span></summary>
+        % else:
+        <summary class="group-name"><span>{{_('Other')}}</span> <span class="count">{{i18n.number(len(members))}}</span></summary>
+        % end
         % include('_chips.tpl', members=members)
       </details>
       % else:
@@ -61,10 +65,10 @@
   % end
   <div class="note">
     <div class="note-head">
-      <label for="note">Note</label>
+      <label for="note">{{_('Note')}}</label>
       % if creating and get('templates'):
       <details class="use-template">
-        <summary>Use a template</summary>
+        <summary>{{_('Use a template')}}</summary>
         <p class="templates" id="templates">
           % for template in templates:
           <a class="chip-link" href="/?template={{template['id']}}" data-title="{{template['note_title']}}" data-note="{{template['note']}}" dir="auto">{{template['name']}}</a>
@@ -74,7 +78,7 @@
       % end
     </div>
     <textarea id="note" name="note" maxlength="20000" rows="3" dir="auto">{{values.get('note', '')}}</textarea>
-    <label class="title">Title <input name="note_title" value="{{values.get('note_title', '')}}" maxlength="200" dir="auto"></label>
+    <label class="title">{{_('Title')}} <input name="note_title" value="{{values.get('note_title', '')}}" maxlength="200" dir="auto"></label>
   </div>
   % if favourites:
   % include('_new_activities.tpl', label=new_label)
@@ -82,7 +86,7 @@
   % if metrics:
   <div class="row">
     % for metric in metrics:
-    <label>{{metric['name']}}{{' (%s)' % metric['unit'] if metric['unit'] else ''}}
+    <label><span dir="auto">{{metric['name']}}</span>{{!' (<span dir="auto">%s</span>)' % helpers.escape(metric['unit']) if metric['unit'] else ''}}
       <input type="number" inputmode="decimal" step="any" name="metric_{{metric['id']}}" value="{{values.get('metric_%d' % metric['id'], '')}}"
       % if metric['min'] is not None:
         min="{{helpers.number(metric['min'])}}"
@@ -96,19 +100,19 @@
   </div>
   % end
   % if creating:
-  <label>Photos <span class="muted">(up to {{photo_limits.per_entry}}; their location and other hidden details are removed)</span>
+  <label>{{_('Photos')}} <span class="muted">{{_('(up to {n}; their location and other hidden details are removed)', n=i18n.number(photo_limits.per_entry))}}</span>
     <input type="file" name="photo" accept="image/jpeg,image/png,image/webp" multiple>
   </label>
   <div class="js-only" hidden id="extras">
     <div class="actions">
-      <button type="button" class="secondary" id="use-location">Use my location</button>
+      <button type="button" class="secondary" id="use-location">{{_('Use my location')}}</button>
       <span class="muted" id="location-status" role="status"></span>
     </div>
     <input type="hidden" name="lat" id="lat" value="{{values.get('lat', '')}}">
     <input type="hidden" name="lon" id="lon" value="{{values.get('lon', '')}}">
     <div id="now-playing" hidden>
       <p class="muted" id="now-playing-text" role="status"></p>
-      <button type="button" class="secondary" id="attach-song">Attach this song</button>
+      <button type="button" class="secondary" id="attach-song">{{_('Attach this song')}}</button>
     </div>
     <input type="hidden" name="song_artist" id="song_artist" value="{{values.get('song_artist', '')}}">
     <input type="hidden" name="song_title" id="song_title" value="{{values.get('song_title', '')}}">
@@ -117,16 +121,16 @@
   </div>
   % else:
     % if entry['location']:
-    <label class="inline"><input type="checkbox" name="remove_location" value="1"> Remove the location ({{'%.4f, %.4f' % (entry['location']['lat'], entry['location']['lon'])}})</label>
+    <label class="inline"><input type="checkbox" name="remove_location" value="1"> {{_('Remove the location ({place})', place=helpers.coordinates(entry['location'], i18n))}}</label>
     % end
     % if entry['song']:
-    <label class="inline"><input type="checkbox" name="remove_song" value="1"> Remove the song ({{entry['song']['artist']}} – {{entry['song']['title']}}); a song cannot be added later</label>
+    <label class="inline"><input type="checkbox" name="remove_song" value="1"> {{!_html('Remove the song (<bdi dir="auto">{artist}</bdi> – <bdi dir="auto">{title}</bdi>); a song cannot be added later', artist=entry['song']['artist'], title=entry['song']['title'])}}</label>
     % end
   % end
   <div class="actions save-bar">
     <button type="submit">{{submit}}</button>
     % if not creating:
-    <a class="button secondary" href="{{get('back') or '/entries'}}#entry-{{entry['id']}}">Cancel</a>
+    <a class="button secondary" href="{{get('back') or '/entries'}}#entry-{{entry['id']}}">{{_('Cancel')}}</a>
     % end
   </div>
 </form>

@@ -1,16 +1,30 @@
 % p = goal['progress']
+% week = goal['period'] == 'week'
+% done, target = i18n.number(p['done']), i18n.number(p['target'])
 <li class="card goal" id="goal-{{goal['id']}}">
   <div class="goal-head">
-    <a class="goal-name" href="/goals/{{goal['id']}}" dir="auto">{{goal['name']}}</a>
-    <span class="goal-count{{' reached' if p['reached'] else ''}}">{{p['done']}} of {{p['target']}} this {{goal['period']}}</span>
+    <a class="goal-name" href="/goals/{{goal['id']}}" dir="auto" id="goal-{{goal['id']}}-name">{{goal['name']}}</a>
+    <span class="goal-count{{' reached' if p['reached'] else ''}}" id="goal-{{goal['id']}}-count">{{_('{done} of {target} this week', done=done, target=target) if week else _('{done} of {target} this month', done=done, target=target)}}</span>
   </div>
-  <progress max="{{p['target']}}" value="{{min(p['done'], p['target'])}}" aria-label="{{goal['name']}}: {{p['done']}} of {{p['target']}} days this {{goal['period']}}"></progress>
-  <p class="muted">{{('Days with %s' % goal['activity']) if goal['activity'] else 'Checked off by hand'}} · streak {{p['current_streak']}} {{goal['period']}}{{'' if p['current_streak'] == 1 else 's'}}, longest {{p['longest_streak']}}{{' · archived' if goal['archived'] else ''}}</p>
+  <progress max="{{p['target']}}" value="{{min(p['done'], p['target'])}}" aria-labelledby="goal-{{goal['id']}}-name goal-{{goal['id']}}-count"></progress>
+  % if goal['activity']:
+  % counts = _html('Days with <bdi dir="auto">{activity}</bdi>', activity=goal['activity'])
+  % else:
+  % counts = helpers.escape(_('Checked off by hand'))
+  % end
+  % if week:
+  % streak = n_('streak {n} week, longest {longest}', 'streak {n} weeks, longest {longest}', p['current_streak'], longest=i18n.number(p['longest_streak']))
+  % else:
+  % streak = n_('streak {n} month, longest {longest}', 'streak {n} months, longest {longest}', p['current_streak'], longest=i18n.number(p['longest_streak']))
+  % end
+  <p class="muted">{{!counts}} · {{streak}}{{(' · ' + _('archived')) if goal['archived'] else ''}}</p>
   % if len(p['strip']) > 1:  # one period alone is the bar above again
-  <ol class="strip" aria-label="The last {{len(p['strip'])}} {{goal['period']}}s, oldest first">
+  % strip = n_('The last {n} week, oldest first', 'The last {n} weeks, oldest first', len(p['strip'])) if week else n_('The last {n} month, oldest first', 'The last {n} months, oldest first', len(p['strip']))
+  <ol class="strip" aria-label="{{strip}}">
     % for cell in p['strip']:
     % state = 'hit' if cell['done'] >= goal['target'] else ('some' if cell['done'] else 'none')
-    <li class="{{state}}" title="{{cell['start']}}: {{cell['done']}} of {{goal['target']}}"><span class="skip">{{cell['start']}}: {{cell['done']}} of {{goal['target']}}</span></li>
+    % said = _('{start}: {done} of {target}', start=helpers.date_text(i18n, cell['start'], 'yMMMd'), done=i18n.number(cell['done']), target=i18n.number(goal['target']))
+    <li class="{{state}}" title="{{said}}"><span class="skip">{{said}}</span></li>
     % end
   </ol>
   % end
@@ -20,10 +34,10 @@
     <input type="hidden" name="back" value="{{back}}">
     % if p['today_checked']:
     <input type="hidden" name="done" value="0">
-    <button type="submit" class="secondary">✓ Done today<span class="skip"> ({{goal['name']}}; tap to take back)</span></button>
+    <button type="submit" class="secondary">{{!_html('✓ Done today<span class="skip"> (<bdi dir="auto">{name}</bdi>; tap to take back)</span>', name=goal['name'])}}</button>
     % else:
     <input type="hidden" name="done" value="1">
-    <button type="submit">Done today<span class="skip">: {{goal['name']}}</span></button>
+    <button type="submit">{{!_html('Done today<span class="skip">: <bdi dir="auto">{name}</bdi></span>', name=goal['name'])}}</button>
     % end
   </form>
   % end

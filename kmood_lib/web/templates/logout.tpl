@@ -1,11 +1,11 @@
-% rebase('layout.tpl', title='Log out')
-<h1>Log out</h1>
+% rebase('layout.tpl', title=_('Log out'))
+<h1>{{_('Log out')}}</h1>
 <form method="post" action="/logout" class="card" id="logout-form">
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <fieldset class="js-only" id="outbox-choice" hidden>
     <legend id="outbox-waiting"></legend>
-    <label class="inline"><input type="radio" name="discard_outbox" value="0" checked> Keep them: they are sent after the next log-in on this device</label>
-    <label class="inline"><input type="radio" name="discard_outbox" id="discard-outbox" value="1"> Discard them (a shared device)</label>
+    <label class="inline"><input type="radio" name="discard_outbox" value="0" checked> {{_('Keep them: they are sent after the next log-in on this device')}}</label>
+    <label class="inline"><input type="radio" name="discard_outbox" id="discard-outbox" value="1"> {{_('Discard them (a shared device)')}}</label>
   </fieldset>
-  <button type="submit">Log out of this browser</button>
+  <button type="submit">{{_('Log out of this browser')}}</button>
 </form>
