@@ -11,6 +11,9 @@
    duplicate.
 3. Nothing is sent late: past KMOOD_REMINDER_GRACE_S an occurrence is recorded as `missed`
    (or `failed` when sending kept failing), by the handler or by the worker's missed step.
+
+What is sent is the title and message the person wrote, as written; where they wrote none,
+k-mood's own words in the person's language (SPEC §13).
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ import sqlite3
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
+from kmood_lib.accounts import users
 from kmood_lib.core.db import transaction
+from kmood_lib.core.i18n import N_
 from kmood_lib.queue import jobs, sweeps
 from kmood_lib.reminders import schedule as reminders
 from kmood_lib.reminders.schedule import fire_time, next_occurrence
@@ -31,6 +36,12 @@ log = logging.getLogger(__name__)
 
 KIND = "reminder"
 SEND_TIMEOUT_S = 20
+DEFAULT_TITLE = "k-mood"  # a name: the same in every language
+DEFAULT_MESSAGE = N_("How are you feeling? Take a moment to log your mood.")
+# Why an occurrence was not sent, as its delivery records it (English, the message id: the
+# reminders page says it in the person's language).
+NOT_REACHED = N_("the worker did not get to it within the grace window")
+WORKER_DOWN = N_("nothing was sent within the grace window (was the worker down?)")
 
 # Due occurrences not yet delivered. Parameters: now (ms), the lookahead (ms), then the
 # reminder id where `{one}` narrows it.
@@ -71,6 +82,18 @@ def prompt_saved(services, conn, reminder_id: int) -> None:
     except sqlite3.Error as exc:
         log.warning("reminder %d saved; queueing it now failed (%s): the sweep will",
                     reminder_id, exc)
+
+
+def reminder_text(conn, services, reminder) -> tuple[str, str]:
+    """(title, message) a reminder sends: the person's own, else k-mood's in their language —
+    their setting, else KMOOD_DEFAULT_LANGUAGE (no browser is asking)."""
+    if reminder["title"] and reminder["message"]:
+        return reminder["title"], reminder["message"]
+    person = users.get_user(conn, reminder["user_id"])
+    words = services.languages.choose(person.language if person else None, None,
+                                      services.config.default_language)
+    return (reminder["title"] or DEFAULT_TITLE,
+            reminder["message"] or words.gettext(DEFAULT_MESSAGE))
 
 
 def logged_on(conn, user_id: int, day: str, tz: ZoneInfo) -> bool:
@@ -119,18 +142,18 @@ def handle_reminder(ctx) -> None:
                                 ).fetchone()[0]
         with ctx.completing() as conn:
             settle(conn, reminder, day, "failed" if attempts > 1 else "missed", attempts,
-                   previous if attempts > 1 else "the worker did not get to it within the"
-                   " grace window", now_ms)
+                   previous if attempts > 1 else NOT_REACHED, now_ms)
         return
     tz = ZoneInfo(reminder["timezone"])
     if reminder["skip_if_logged"] and logged_on(conn, reminder["user_id"], day, tz):
         with ctx.completing() as conn:
             settle(conn, reminder, day, "skipped", attempts, None, now_ms)
         return
+    title, message = reminder_text(conn, services, reminder)
     try:
         services.notifier.send(reminder["channel"], reminder["url"], reminder["token"],
-                               reminder["title"], reminder["message"], reminder_id=reminder_id,
-                               local_date=day, timeout_s=SEND_TIMEOUT_S)
+                               title, message, reminder_id=reminder_id, local_date=day,
+                               timeout_s=SEND_TIMEOUT_S)
     except UpstreamError as exc:
         if attempts >= ctx.job.max_attempts:
             with ctx.completing() as conn:
@@ -154,8 +177,7 @@ def record_missed(services, conn, now_ms: int) -> bool:
                                     " AND next_fire_at < ?",
                                     (reminder_id, now_ms - grace_ms)).fetchone()
             if reminder is not None:
-                settle(conn, reminder, reminder["next_local_date"], "missed", 0,
-                       "nothing was sent within the grace window (was the worker down?)",
+                settle(conn, reminder, reminder["next_local_date"], "missed", 0, WORKER_DOWN,
                        now_ms)
     return False
 
@@ -164,10 +186,11 @@ def send_test(conn, services, user_id: int, reminder_id: int) -> dict:
     """One message now through the reminder's channel, for the user to see it works: the
     upstream's answer, and no delivery recorded. NotFound for someone else's reminder."""
     reminder = reminders.get_reminder(conn, user_id, reminder_id)
+    title, message = reminder_text(conn, services, {**reminder, "user_id": user_id})
     try:
         sent = services.notifier.send(
             reminder["channel"], reminder["url"], reminders.token_of(conn, user_id, reminder_id),
-            reminder["title"], reminder["message"], reminder_id=reminder_id,
+            title, message, reminder_id=reminder_id,
             local_date=reminder["next_local_date"],
             timeout_s=services.config.reminder_test_timeout_s)
     except UpstreamError as exc:

@@ -3,9 +3,13 @@ every route module's table installed under the plugins (conn, auth, services, er
 
 from __future__ import annotations
 
+import logging
+import sqlite3
+
 import bottle
 
 from kmood_lib.core.db import ConnectionPerThread
+from kmood_lib.core.i18n import Translator
 from kmood_lib.web import http
 from kmood_lib.web.api import (
     accounts,
@@ -24,6 +28,7 @@ from kmood_lib.web.api import (
     reminders,
     stats,
 )
+from kmood_lib.web.authentication import SESSION_COOKIE, identify
 from kmood_lib.web.middleware import with_compression, with_security_headers
 from kmood_lib.web.pages import activities as activity_pages
 from kmood_lib.web.pages import admin, insight, journal, public, settings
@@ -34,6 +39,9 @@ from kmood_lib.web.pages import photos as photo_pages
 from kmood_lib.web.pages import portability as portability_pages
 from kmood_lib.web.pages import reminders as reminder_pages
 from kmood_lib.web.plugins import AuthPlugin, ErrorPlugin, RequestPlugin
+from kmood_lib.web.rendering import translator
+
+log = logging.getLogger(__name__)
 
 ROUTE_MODULES = (accounts, entries, moods, activities, metrics, note_templates, now_playing, stats,
                  insights, photos, goals, jobs, reminders, portability, openapi, public, journal,
@@ -48,7 +56,7 @@ def make_app(services) -> bottle.Bottle:
     app.config["kmood.services"] = services
     pool = ConnectionPerThread(services.connect)
     app.config["kmood.pool"] = pool
-    app.default_error_handler = http.error_page
+    app.default_error_handler = error_page
     # `<name:id>`: an object id as SQLite stores it; anything longer or not ASCII digits is no
     # route (404), never an int too big to bind (Bottle's own `int` also takes '-5' and '٣').
     app.router.add_filter("id", lambda conf: (r"[0-9]{1,18}", int, str))
@@ -67,6 +75,31 @@ def make_app(services) -> bottle.Bottle:
     for module in ROUTE_MODULES:
         module.routes.install(app)
     return app
+
+
+def error_page(res: bottle.HTTPError) -> str:
+    """Bottle's error pages (http.error_page) in the request's language."""
+    return http.error_page(res, error_language(bottle.request, res.status_code))
+
+
+def error_language(request: bottle.BaseRequest, status: int) -> Translator | None:
+    """The language rendering.translator picks for the request, with the person found by their
+    session cookie (the routes' plugins may not have run: no route matched); after a 500 not
+    (what failed may be the database), and None — English — when it cannot be known."""
+    if http.is_json_path(request.path):
+        return None  # the JSON errors are English
+    try:
+        user = None
+        if status < 500 and http.cookie(request, SESSION_COOKIE):
+            pool = request.app.config["kmood.pool"]
+            try:
+                user = identify(pool.get(), request, request.app.config["kmood.services"]).user
+            finally:
+                pool.release()
+        return translator(request, user)
+    except (sqlite3.Error, bottle.HTTPResponse) as exc:  # busy, a malformed header...
+        log.info("an error page in English on %s: %s", request.path, exc)
+        return None
 
 
 def make_wsgi(services):

@@ -12,6 +12,7 @@ import urllib.parse
 
 import bottle
 
+from kmood_lib.core.i18n import N_, Phrase, Translator
 from kmood_lib.core.text import TextError, decode_utf8, has_surrogate
 from kmood_lib.journal.entry_json import dumps
 
@@ -317,20 +318,46 @@ def uploaded_files(request: bottle.BaseRequest, name: str) -> list:
     return multipart(request)[1].all(name)
 
 
-def error_page(res: bottle.HTTPError) -> str:
-    """Bottle's own errors (404, 405, 413, 500...): JSON under /api, a plain page elsewhere."""
+# An error page's heading: the status's reason phrase, in the person's language.
+REASONS = {
+    400: N_("Bad Request"), 401: N_("Unauthorized"), 403: N_("Forbidden"), 404: N_("Not Found"),
+    405: N_("Method Not Allowed"), 409: N_("Conflict"), 410: N_("Gone"),
+    413: N_("Request Entity Too Large"), 415: N_("Unsupported Media Type"),
+    422: N_("Unprocessable Entity"), 429: N_("Too Many Requests"),
+    500: N_("Internal Server Error"), 503: N_("Service Unavailable"),
+    507: N_("Insufficient Storage"),
+}
+INTERNAL_ERROR = N_("internal error; the server log has the details")
+# What the page says for the framework's own refusals, whose English names the path or method.
+NO_SUCH_PAGE = N_("There is no page at this address.")
+NO_SUCH_METHOD = N_("This address does not take that kind of request.")
+
+
+def error_page(res: bottle.HTTPError, words: Translator | None = None) -> str:
+    """Bottle's own errors (404, 405, 413, 500...) and the pages' refusals: JSON under /api
+    (English, with its stable code), elsewhere a plain page in `words`' language (English when
+    the request's cannot be known). A message that is a Phrase says itself in that language."""
     status = res.status_code
     if status >= 500:
         log.error("unhandled error on %s %s", bottle.request.method, bottle.request.path,
                   exc_info=getattr(res, "exception", None) and (
                       type(res.exception), res.exception, res.exception.__traceback__))
-        message = "internal error; the server log has the details"
+        message = INTERNAL_ERROR
     else:
-        message = str(res.body) if isinstance(res.body, str) and res.body else res.status_line
+        message = res.body if isinstance(res.body, str) and res.body else res.status_line
     if is_json_path(bottle.request.path):
         bottle.response.content_type = "application/json"
-        return dumps({"error": {"code": ERROR_CODES.get(status, "error"), "message": message,
+        return dumps({"error": {"code": ERROR_CODES.get(status, "error"), "message": str(message),
                                 "fields": {}}})
     bottle.response.content_type = "text/html; charset=utf-8"
-    return (f"<!doctype html><title>{status}</title><h1>{html.escape(res.status_line)}</h1>"
-            f"<p>{html.escape(message)}</p><p><a href=\"/\">k-mood</a></p>")
+    say = words.gettext if words is not None else str
+    if not isinstance(message, Phrase) and status == 404 and message.startswith("Not found"):
+        message = NO_SUCH_PAGE  # the router's (with the path) or the request plugin's
+    elif not isinstance(message, Phrase) and status == 405 and message == "Method not allowed.":
+        message = NO_SUCH_METHOD
+    heading = (f'<span translate="no">{status}</span> {html.escape(say(REASONS[status]))}'
+               if status in REASONS else f'<span translate="no">{html.escape(res.status_line)}</span>')
+    lang, direction = (words.html_lang, words.direction) if words is not None else ("en", "ltr")
+    return (f'<!doctype html><html lang="{lang}" dir="{direction}"><meta charset="utf-8">'
+            f"<title>{status}</title><h1>{heading}</h1>"
+            f"<p>{html.escape(say(message))}</p><p><a href=\"/\">k-mood</a></p>")

@@ -12,14 +12,20 @@
 // - The log form's post: sent as it is; if the server cannot be reached or cannot save it
 //   just now (5xx), the entry goes into the outbox (IndexedDB, shared with the pages) and the
 //   person lands on the log page, where it shows under "Waiting to sync".
+// - Its own words (the page it shows offline with no kept copy) are the pages' language: each
+//   page hands them over (offline.js), kept in a cache of their own; until then, the English
+//   the server filled in as WORDS (kmood_lib/web/script_words.py).
 "use strict";
 
 const VERSION = "__VERSION__";
 const SHELL = __SHELL__;
+const WORDS = __WORDS__;
 const SHELL_CACHE = `kmood-shell-${VERSION}`;
 const PAGES_CACHE = "kmood-pages";  // outlives versions: the last log page seen, the offline page
 const LOG_PAGE = "/";
 const OFFLINE_PAGE = "/offline";
+const WORDS_CACHE = "kmood-words";  // the words the pages handed over: no one's data
+const WORDS_KEY = "/sw-words";  // their key in it (never fetched)
 
 importScripts(SHELL.find((url) => url.startsWith("/static/js/outbox.js")));
 
@@ -74,7 +80,34 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("message", (event) => {
   if (event.data === "skip-waiting") self.skipWaiting();
   if (event.data === "sync") event.waitUntil(syncAndTell());
+  if (event.data && event.data.kind === "words") event.waitUntil(keepWords(event.data));
 });
+
+// The words a page handed over, for its language: kept unless they are the ones kept already.
+async function keepWords({ lang, dir, words }) {
+  if (typeof lang !== "string" || typeof dir !== "string" || typeof words !== "object" ||
+      !words) return;
+  const text = JSON.stringify({ lang, dir, words });
+  const cache = await caches.open(WORDS_CACHE);
+  const kept = await cache.match(WORDS_KEY);
+  if (kept && await kept.text() === text) return;
+  await cache.put(WORDS_KEY, new Response(text, {
+    headers: { "Content-Type": "application/json" } }));
+}
+
+// The words to say, in the language a page last handed over (else the server's English).
+async function ownWords() {
+  try {
+    const kept = await caches.match(WORDS_KEY, { cacheName: WORDS_CACHE });
+    if (kept) {
+      const handed = await kept.json();
+      return { ...handed, words: { ...WORDS.words, ...handed.words } };
+    }
+  } catch {
+    // unreadable: the English ones
+  }
+  return WORDS;
+}
 
 self.addEventListener("sync", (event) => {
   if (event.tag === "kmood-outbox") event.waitUntil(syncAndTell());
@@ -114,23 +147,24 @@ async function page(request, url, event) {
     return response;
   } catch {
     const copy = await caches.match(logPage ? LOG_PAGE : OFFLINE_PAGE, { cacheName: PAGES_CACHE });
-    if (!copy) return offlinePage(logPage);
+    if (!copy) return offlinePage(logPage, await ownWords());
     // The offline page under the address asked for: a 503, as the server would answer.
     return logPage ? copy : new Response(copy.body, { status: 503, headers: copy.headers });
   }
 }
 
 // No kept copy (never opened while reachable, or logged out since): the words alone.
-function offlinePage(logPage) {
-  const words = logPage
-    ? "This device has no copy of the log page yet: open it once while the server is " +
-      "reachable, and logging works offline from then on."
-    : "This page needs the server, and this device cannot reach it just now. <a href='/'>Log</a>";
+function offlinePage(logPage, { lang, dir, words }) {
+  const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const say = (key) => escape(words[key] || WORDS.words[key]);
+  const text = logPage ? say("sw.no_log_copy")
+    : `${say("sw.needs_server")} <a href="/">${say("sw.log")}</a>`;
   return new Response(
-    "<!doctype html><html lang=en><meta charset=utf-8>" +
+    `<!doctype html><html lang="${escape(lang)}" dir="${escape(dir)}"><meta charset=utf-8>` +
     "<meta name=viewport content='width=device-width, initial-scale=1'>" +
-    "<title>No connection · k-mood</title><body style='font:16px/1.5 system-ui;margin:2rem'>" +
-    `<h1>k-mood is not reachable</h1><p>${words}</p>`,
+    `<title>${say("sw.title")} · k-mood</title>` +
+    "<body style='font:16px/1.5 system-ui;margin:2rem'>" +
+    `<h1>${say("sw.heading")}</h1><p>${text}</p>`,
     { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 
@@ -165,8 +199,11 @@ async function keep(request) {
   return Response.redirect("/?done=queued", 303);
 }
 
+// A script's `import "./words.js"` asks for the file without its version: this version's.
 async function shellFile(request) {
-  const cached = await caches.match(request, { cacheName: SHELL_CACHE });
+  const cached = await caches.match(request, { cacheName: SHELL_CACHE }) ||
+    (new URL(request.url).search ? undefined
+      : await caches.match(request, { cacheName: SHELL_CACHE, ignoreSearch: true }));
   if (cached) return cached;
   const response = await fetch(request);
   if (response.ok && new URL(request.url).searchParams.has("v")) {

@@ -1,4 +1,7 @@
-"""Errors under /api are JSON (the framework's own included); every response is hardened."""
+"""Errors under /api are JSON (the framework's own included), pages' errors are pages in the
+person's language; every response is hardened."""
+
+import html
 
 import bottle
 import pytest
@@ -44,6 +47,44 @@ def test_a_body_over_the_limit_is_413_json(config, clock, make_user):
 def test_html_errors_stay_html(wsgi):
     response = Client(wsgi).get("/no/such/page")
     assert response.status == 404 and response.headers["Content-Type"].startswith("text/html")
+
+
+@pytest.fixture
+def pseudo_wsgi(config, clock):
+    """The app with the pseudo-language en-XA, on the same database as the other fixtures."""
+    from kmood_lib.bootstrap import bootstrap
+    from kmood_lib.web.app import make_wsgi
+
+    services = bootstrap(config.with_overrides(pseudo_languages=True), clock=clock)
+    yield make_wsgi(services)
+    services.hasher.close()
+
+
+def test_an_error_page_is_in_the_persons_language_and_a_json_error_stays_english(
+        pseudo_wsgi, make_user):
+    from kmood_lib.core.i18n import pseudo
+    from tests.conftest import PASSWORD
+    from tests.plain_words import plain_words
+
+    stranger = Client(pseudo_wsgi).get("/no/such/page", headers={"Accept-Language": "en-XA"})
+    assert stranger.status == 404 and '<html lang="en-XA"' in stranger.text
+    assert plain_words(stranger.text) == []
+    make_user("ann")
+    ann = Client(pseudo_wsgi)
+    assert ann.login("ann", PASSWORD).status == 201
+    assert ann.patch("/api/me", {"language": "en_XA"}).status == 200
+    for path in ("/no/such/page", "/entries/999999/edit"):  # no route; a route's NotFound
+        page = ann.get(path)
+        assert page.status == 404 and '<html lang="en-XA"' in page.text, path
+        assert plain_words(page.text) == [], path
+    assert pseudo("There is no page at this address.") in html.unescape(
+        ann.get("/no/such/page").text)
+    api = ann.get("/api/no/such/thing")
+    assert api.json["error"] == {"code": "not_found", "message": "Not found: '/api/no/such/thing'",
+                                 "fields": {}}
+    english = Client(pseudo_wsgi).get("/no/such/page").text
+    assert '<html lang="en"' in english and "404</span> Not Found</h1>" in english
+    assert "There is no page at this address." in english
 
 
 def test_every_response_carries_the_security_headers_even_a_crash(services):

@@ -213,3 +213,44 @@ def test_the_token_never_reaches_the_jobs_table_or_the_log(ann, services, clock,
     assert conn.execute("SELECT count(*) FROM reminder_deliveries WHERE last_error LIKE"
                         " '%tk_job_secret%'").fetchone()[0] == 0
     assert "tk_job_secret" not in caplog.text
+
+
+GERMAN = ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n'
+          '"Plural-Forms: nplurals=2; plural=(n != 1);\\n"\n\n'
+          'msgid "How are you feeling? Take a moment to log your mood."\n'
+          'msgstr "Wie geht es dir? Nimm dir einen Moment für deine Stimmung."\n')
+
+
+@pytest.fixture
+def german(services, tmp_path):
+    """A German catalogue that has the reminder's words (the real one has them once translated),
+    and German as the server's default language."""
+    from kmood_lib.core.i18n import Languages
+
+    catalogue = tmp_path / "locale" / "de" / "LC_MESSAGES" / "messages.po"
+    catalogue.parent.mkdir(parents=True)
+    catalogue.write_text(GERMAN, encoding="utf-8")
+    services.languages = Languages(tmp_path / "locale")
+    services.config = services.config.with_overrides(default_language="de")
+    return "Wie geht es dir? Nimm dir einen Moment für deine Stimmung."
+
+
+def test_a_reminder_without_words_of_its_own_is_sent_in_its_persons_language(
+        german, services, clock, conn, channel, client_for):
+    """Ann chose English, Bea German; Cem chose none: the server's default (German). What a
+    person wrote is sent as written; the webhook's keys stay English."""
+    clock.set(BERLIN_MORNING)
+    people = {name: client_for(name, timezone="Europe/Berlin") for name in ("ann", "bea", "cem")}
+    assert people["ann"].patch("/api/me", {"language": "en"}).status == 200
+    assert people["bea"].patch("/api/me", {"language": "de"}).status == 200
+    made = {name: remind(client, channel)["id"] for name, client in people.items()}
+    own = remind(people["bea"], channel, title="Abend", message="Wie war dein Tag?")["id"]
+    clock.set(datetime(2026, 12, 3, 19, 30, tzinfo=timezone.utc))
+    step(services, clock)
+    sent = {r["json"]["reminder_id"]: r["json"] for r in channel.requests}
+    english = "How are you feeling? Take a moment to log your mood."
+    assert {name: sent[made[name]]["message"] for name in made} == {
+        "ann": english, "bea": german, "cem": german}
+    assert sent[made["bea"]]["title"] == "k-mood"
+    assert (sent[own]["title"], sent[own]["message"]) == ("Abend", "Wie war dein Tag?")
+    assert set(sent[own]) == {"title", "message", "reminder_id", "local_date"}

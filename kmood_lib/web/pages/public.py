@@ -18,10 +18,10 @@ from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.i18n import N_
 from kmood_lib.core.timezones import canonical_zones
-from kmood_lib.web import template_helpers
+from kmood_lib.web import script_words, template_helpers
 from kmood_lib.web.authentication import Auth, end_browser_session, log_in, set_session_cookie
 from kmood_lib.web.http import Params, cookie, query_params
-from kmood_lib.web.rendering import LANGUAGE_COOKIE, form_fields, redirect, render
+from kmood_lib.web.rendering import LANGUAGE_COOKIE, form_fields, redirect, render, translator
 from kmood_lib.web.routing import Routes
 
 STATIC = template_helpers.STATIC
@@ -29,7 +29,7 @@ routes = Routes()
 
 FORM_COOKIE = "kmood_form"  # double-submit token for the forms used before a session exists
 MANIFEST = {
-    "name": "k-mood", "short_name": "k-mood", "description": "Your self-hosted mood journal",
+    "name": "k-mood", "short_name": "k-mood", "description": N_("Your self-hosted mood journal"),
     "start_url": "/", "scope": "/", "display": "standalone", "background_color": "#f5f6f8",
     "theme_color": "#3553d9",
     "icons": [{"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},
@@ -86,27 +86,35 @@ def form_token_ok(request: bottle.BaseRequest, form: Params) -> bool:
 
 @routes.get("/manifest.webmanifest", auth="public")
 def manifest():
-    response = bottle.HTTPResponse(json.dumps(MANIFEST))
+    """The web app manifest in the browser's language (browsers fetch it without cookies: its
+    Accept-Language, else KMOOD_DEFAULT_LANGUAGE); its name is k-mood in every language."""
+    words = translator(bottle.request, None)
+    said = {**MANIFEST, "description": words.gettext(MANIFEST["description"]),
+            "lang": words.html_lang, "dir": words.direction}
+    response = bottle.HTTPResponse(json.dumps(said))
     response.content_type = "application/manifest+json"
     response.set_header("Cache-Control", "public, max-age=3600")
+    response.set_header("Vary", "Accept-Language, Cookie")
     return response
 
 
 # The service worker's shell: what the log page needs to open with no network (SPEC §12).
 SHELL_FILES = ("style.css", "js/outbox.js", "js/offline.js", "js/outbox_panel.js", "js/log.js",
-               "icons/icon.svg", "icons/icon-192.png")
+               "js/words.js", "icons/icon.svg", "icons/icon-192.png")
 SERVICE_WORKER = Path(__file__).resolve().parent.parent / "sw.js"
 
 
 @functools.lru_cache(maxsize=1)
 def service_worker() -> bytes:
-    """sw.js with this release's version (a hash of its own text and of the shell's files) and
-    the shell's versioned URLs filled in: any change to either is a new version."""
+    """sw.js with this release's version (a hash of its own text, of the shell's files and of
+    its English words) and the shell's versioned URLs and those words filled in: any change to
+    any of them is a new version."""
     shell = [template_helpers.static(path) for path in SHELL_FILES]
+    words = json.dumps(script_words.service_worker_english(), ensure_ascii=False)
     text = SERVICE_WORKER.read_text(encoding="utf-8")
-    version = hashlib.sha256("\n".join([text, *shell]).encode()).hexdigest()[:12]
+    version = hashlib.sha256("\n".join([text, *shell, words]).encode()).hexdigest()[:12]
     return text.replace('"__VERSION__"', json.dumps(version)).replace(
-        "__SHELL__", json.dumps(shell)).encode()
+        "__SHELL__", json.dumps(shell)).replace("__WORDS__", words).encode()
 
 
 @routes.get("/sw.js", auth="public")

@@ -11,6 +11,7 @@
 <link rel="icon" href="{{helpers.static('icons/icon.svg')}}" type="image/svg+xml">
 <link rel="apple-touch-icon" href="{{helpers.static('icons/icon-192.png')}}">
 <link rel="manifest" href="/manifest.webmanifest">
+% include('_script_words.tpl')
 % if get('user'):
 <script defer src="{{helpers.static('js/outbox.js')}}"></script>
 <script type="module" src="{{helpers.static('js/offline.js')}}"></script>

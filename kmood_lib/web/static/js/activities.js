@@ -1,6 +1,8 @@
 // Settings → Activities: a box that narrows the list, "Select all" per group, the count of
 // what is selected, the bar of actions shown only once something is ticked, and the group
 // field shown only for a move. The page works without it (the bar then always shows).
+import { number, say } from "./words.js";
+
 const form = document.getElementById("bulk");
 const picks = Array.from(document.querySelectorAll("input[name=ids][form=bulk]"));
 const picked = document.getElementById("picked");
@@ -15,8 +17,11 @@ function count() {
   const hidden = ticked.filter((box) => box.closest("li").hidden || box.closest("section").hidden);
   form.hidden = ticked.length === 0;
   picked.hidden = false;
+  const selected = say("activities.selected", { n: ticked.length });
   picked.textContent = ticked.length === 0 ? ""
-    : `${ticked.length} selected` + (hidden.length ? ` (${hidden.length} not shown by the filter)` : "");
+    : hidden.length ? say("activities.selected_not_shown", {
+      selected, not_shown: say("activities.not_shown", { n: hidden.length }) })
+    : selected;
   form.querySelector("button[type=submit]").disabled = ticked.length === 0;
 }
 
@@ -36,7 +41,8 @@ function narrow() {
     }
     section.hidden = shown === 0;
     const count = section.querySelector(".count");
-    count.textContent = wanted ? `${shown} of ${count.dataset.all}` : count.dataset.all;
+    const all = Number(count.dataset.all);
+    count.textContent = wanted ? say("activities.shown_of_all", { shown, all }) : number(all);
   }
 }
 

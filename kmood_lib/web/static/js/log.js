@@ -1,6 +1,8 @@
 // The log and edit form's niceties: the date line saying what it holds, templates filled in
 // place, the folded activities' filter, location from the browser, the song playing right now.
 // The form works without them; nothing here is needed to log an entry.
+import { decimal, say, sayDay, sayInto } from "./words.js";
+
 const form = document.getElementById("entry-form");
 const extras = document.getElementById("extras");
 
@@ -44,7 +46,9 @@ function setupWhen() {
   const { date, time } = form.elements;
   const blank = "now" in form.dataset;
   let changed = !blank;
-  const show = () => { text.textContent = changed ? describe(date.value, time.value) : "Now"; };
+  const show = () => {
+    text.textContent = changed ? describe(date.value, time.value) : say("log.now");
+  };
   for (const field of [date, time]) {
     field.addEventListener("input", () => { changed = true; show(); });
     field.addEventListener("change", () => { changed = true; show(); });
@@ -67,15 +71,13 @@ function setupWhen() {
 
 function describe(day, time) {
   const [y, m, d] = day.split("-").map(Number);
-  if (!y || !m || !d) return day || "No date";
+  if (!y || !m || !d) return day || say("log.no_date");
   const picked = new Date(y, m - 1, d);
   const today = new Date();
   today.setHours(0, 0, 0, 0);
   const ago = Math.round((today - picked) / 86400000);
-  const name = ago === 0 ? "Today" : ago === 1 ? "Yesterday"
-    : `${picked.toLocaleDateString("en", { weekday: "short" })} ${d} ${
-      picked.toLocaleDateString("en", { month: "short" })} ${y}`;
-  return time ? `${name}, ${time}` : name;
+  const name = ago === 0 ? say("log.today") : ago === 1 ? say("log.yesterday") : sayDay(picked);
+  return time ? say("date.day_time", { date: name, time }) : name;
 }
 
 function setupLocation() {
@@ -86,16 +88,17 @@ function setupLocation() {
     return;
   }
   button.addEventListener("click", () => {
-    status.textContent = "Finding you…";
+    status.textContent = say("log.finding_you");
     navigator.geolocation.getCurrentPosition(
       (position) => {
         const lat = position.coords.latitude.toFixed(5);
         const lon = position.coords.longitude.toFixed(5);
         document.getElementById("lat").value = lat;
         document.getElementById("lon").value = lon;
-        status.textContent = `Location added (${lat}, ${lon}).`;
+        status.textContent = say("log.location_added", {
+          lat: decimal(position.coords.latitude, 5), lon: decimal(position.coords.longitude, 5) });
       },
-      () => { status.textContent = "No location: the browser did not share it."; },
+      () => { status.textContent = say("log.no_location"); },
       { enableHighAccuracy: false, timeout: 10000, maximumAge: 600000 },
     );
   });
@@ -116,16 +119,24 @@ async function suggestSong() {
   const box = document.getElementById("now-playing");
   const text = document.getElementById("now-playing-text");
   const button = document.getElementById("attach-song");
-  text.textContent = `Playing now: ${song.artist} – ${song.title}`;
+  sayInto(text, "log.playing_now", { song: songName(song) });
   box.hidden = false;
   button.addEventListener("click", () => {
     document.getElementById("song_artist").value = song.artist;
     document.getElementById("song_title").value = song.title;
     document.getElementById("song_album").value = song.album || "";
     document.getElementById("song_source").value = song.source || "manual";
-    text.textContent = `Attached: ${song.artist} – ${song.title}`;
+    sayInto(text, "log.attached", { song: songName(song) });
     button.hidden = true;
   });
+}
+
+// A song's artist and title, as their names are written (not the page's words).
+function songName(song) {
+  const name = document.createElement("span");
+  name.dir = "auto";
+  name.textContent = `${song.artist} – ${song.title}`;
+  return name;
 }
 
 // With many activities: a box that narrows the folded list to the names containing its text

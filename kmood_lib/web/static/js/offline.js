@@ -1,6 +1,9 @@
 // The service worker in the pages (SPEC §12): registers it, so the pages open with no
 // network, and offers a reload when a new version is ready (never reloads by itself). What
-// waits in this device's outbox is shown and sent by outbox_panel.js.
+// waits in this device's outbox is shown and sent by outbox_panel.js. The worker is handed
+// the words of its own page (shown offline when it has no kept copy) in this page's language.
+import { say, serviceWorkerWords } from "./words.js";
+
 let reloadAsked = false;
 
 async function register() {
@@ -15,6 +18,9 @@ async function register() {
     if (registration.waiting && navigator.serviceWorker.controller) banner(registration.waiting);
   };
   offer();
+  navigator.serviceWorker.ready.then((ready) => {
+    if (ready.active) ready.active.postMessage({ kind: "words", ...serviceWorkerWords() });
+  }).catch(() => {});
   registration.addEventListener("updatefound", () => {
     const fresh = registration.installing;
     if (fresh) fresh.addEventListener("statechange", () => { if (fresh.state === "installed") offer(); });
@@ -34,10 +40,10 @@ function banner(waiting) {
   box.className = "notice update-banner";
   box.setAttribute("role", "status");
   const text = document.createElement("span");
-  text.textContent = "A new version of k-mood is ready.";
+  text.textContent = say("update.ready");
   const button = document.createElement("button");
   button.type = "button";
-  button.textContent = "Reload";
+  button.textContent = say("update.reload");
   button.addEventListener("click", () => {
     reloadAsked = true;
     waiting.postMessage("skip-waiting");

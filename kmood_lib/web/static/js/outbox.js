@@ -4,10 +4,13 @@
 //
 // An item: {client_id, created (ms), body (the JSON for POST /api/entries, the composed
 // local time and the device's offset in occurred_at), status: "waiting" | "refused",
-// message (the server's, for a refused one)}. Sync sends each item as one request with its
-// client_id, oldest first; the server answers a replay with the entry it already has, so an
-// item sent twice (a sync cut off, two tabs) is still one entry, and an entry deleted since
-// (on another device, after a send whose answer was lost) with 410: it is not brought back.
+// message (the server's words, for a refused one: the pages say what they mean in the
+// person's language), refused_status (the HTTP status, for one the server gave no words for),
+// saved (refused only its photos: the entry is in the journal)}. Sync sends each item as one
+// request with its client_id, oldest first; the server answers a replay with the entry it
+// already has, so an item sent twice (a sync cut off, two tabs) is still one entry, and an
+// entry deleted since (on another device, after a send whose answer was lost) with 410: it
+// is not brought back.
 (function (scope) {
   "use strict";
 
@@ -153,8 +156,8 @@
     const verdict = decide(response.status);
     if (verdict !== "refused") return { verdict: verdict === "sent" ? "sent" : "stop" };
     let answer = null;
-    try { answer = await response.json(); } catch { /* not JSON: the generic words */ }
-    return { verdict, message: `Saved without its photos: ${refusal(answer, response.status)}` };
+    try { answer = await response.json(); } catch { /* not JSON: the page says the status */ }
+    return { verdict, message: refusal(answer), status: response.status };
   }
 
   // What one answer means for its item and for the rest of the run.
@@ -176,9 +179,10 @@
     return "stop";
   }
 
-  function refusal(answer, status) {
+  // The server's own words for a refusal (its JSON error), or null.
+  function refusal(answer) {
     const error = answer && answer.error;
-    if (!error) return `The server refused this entry (${status}).`;
+    if (!error) return null;
     const fields = Object.entries(error.fields || {}).map(([name, text]) => `${name}: ${text}`);
     return fields.length ? fields.join("; ") : error.message;
   }
@@ -256,7 +260,8 @@
           if (photos.verdict === "stop") return { ...report, outcome: "stop" };
           if (photos.verdict === "refused") {
             const { photos: _dropped, ...kept } = item;
-            await put({ ...kept, status: "refused", saved: true, message: photos.message });
+            await put({ ...kept, status: "refused", saved: true, message: photos.message,
+                        refused_status: photos.status });
             report.refused += 1;
             report.waiting -= 1;
             continue;
@@ -268,8 +273,9 @@
           report.waiting -= 1;
         } else if (verdict === "refused") {
           let answer = null;
-          try { answer = await response.json(); } catch { /* not JSON: the generic words */ }
-          await put({ ...item, status: "refused", message: refusal(answer, response.status) });
+          try { answer = await response.json(); } catch { /* not JSON: the page says the status */ }
+          await put({ ...item, status: "refused", message: refusal(answer),
+                      refused_status: response.status });
           report.refused += 1;
           report.waiting -= 1;
         } else {

@@ -3,6 +3,8 @@
 // sent) and sends it when it can; on the log-out page, asks what to do with what still waits;
 // on the offline page (sw.js shows it for a page that needs the server), says how many wait.
 // The service worker itself is registered by offline.js.
+import { say, sayDay } from "./words.js";
+
 const outbox = self.kmoodOutbox;
 const me = Number(document.body.dataset.user);  // whose pages these are
 const form = document.querySelector("#entry-form[data-outbox]");
@@ -10,11 +12,17 @@ const panel = document.getElementById("outbox");
 
 // --- the log page --------------------------------------------------------------------------
 
-const when = (ms) => new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+const pad = (n) => String(n).padStart(2, "0");
+
+// When an entry was kept here, on this device's clock: "Sat 6 Dec 2025, 21:05".
+function when(ms) {
+  const d = new Date(ms);
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return say("date.day_time", { date: sayDay(d), time });
+}
 
 function localMinute(ms) {
   const d = new Date(ms);
-  const pad = (n) => String(n).padStart(2, "0");
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
          `${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
@@ -39,8 +47,8 @@ async function show(report) {
   const login = document.getElementById("outbox-login");
   login.hidden = outcome !== "login";
   status.textContent = !items.length ? ""
-    : outcome === "login" ? "Your session has ended: log in again and they are sent."
-    : outcome === "stop" || !navigator.onLine ? "k-mood is not reachable; they are sent when it is."
+    : outcome === "login" ? say("outbox.session_ended")
+    : outcome === "stop" || !navigator.onLine ? say("outbox.unreachable")
     : "";
   markOnlineOnly(outcome === "stop" || !navigator.onLine);
 }
@@ -50,6 +58,7 @@ function item(entry) {
   li.className = entry.status === "refused" ? "entry refused" : "entry";
   const head = document.createElement("p");
   const strong = document.createElement("strong");
+  strong.dir = "auto";  // the person's own name for the mood
   strong.textContent = moodLabel(entry.body.mood);
   const at = entry.body.occurred_at;
   const moment = at ? `${at.slice(0, 10)} ${at.slice(11, 16)}` : localMinute(entry.created);
@@ -57,13 +66,13 @@ function item(entry) {
   if (moment !== localMinute(entry.created)) {  // back-dated: say when it was kept too
     const saved = document.createElement("small");
     saved.className = "muted";
-    saved.textContent = ` (kept here ${when(entry.created)})`;
+    saved.textContent = ` ${say("outbox.kept_here", { when: when(entry.created) })}`;
     head.append(saved);
   }
   li.append(head);
   const pictures = (entry.photos || []).length;
   const what = [entry.body.note_title, (entry.body.activities || []).join(", "),
-                pictures ? `${pictures} photo${pictures === 1 ? "" : "s"}` : ""]
+                pictures ? say("outbox.photos", { n: pictures }) : ""]
     .filter(Boolean).join(" — ");
   if (what) {
     const p = document.createElement("p");
@@ -84,15 +93,17 @@ function item(entry) {
     why.className = "refusal";
     // saved: the entry is in the journal, only its photos were refused (add others on its
     // edit page); there is nothing left here to fix and send
-    why.textContent = entry.saved ? entry.message : `Refused by the server: ${entry.message}`;
-    const discard = button(entry.saved ? "Dismiss" : "Discard", async () => {
+    const reason = entry.message || say("outbox.refused_status", { status: entry.refused_status });
+    why.textContent = say(entry.saved ? "outbox.saved_without_photos" : "outbox.refused",
+                          { reason });
+    const discard = button(say(entry.saved ? "outbox.dismiss" : "outbox.discard"), async () => {
       await outbox.remove(entry.client_id);
       show();
     });
     discard.classList.add("link");
     const actions = document.createElement("p");
     actions.className = "actions";
-    if (!entry.saved) actions.append(button("Edit", () => editItem(entry)));
+    if (!entry.saved) actions.append(button(say("outbox.edit"), () => editItem(entry)));
     actions.append(discard);
     li.append(why, actions);
   }
@@ -186,7 +197,6 @@ let opened = ["", ""];
 
 function deviceNow() {
   const now = new Date();
-  const pad = (n) => String(n).padStart(2, "0");
   return [`${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`,
           `${pad(now.getHours())}:${pad(now.getMinutes())}`];
 }
@@ -276,8 +286,7 @@ async function setupLogout() {
   const waiting = items.length;
   if (!waiting) return;
   const choice = document.getElementById("outbox-choice");
-  document.getElementById("outbox-waiting").textContent =
-    `${waiting} entr${waiting === 1 ? "y is" : "ies are"} waiting on this device to be sent.`;
+  document.getElementById("outbox-waiting").textContent = say("outbox.waiting", { n: waiting });
   choice.hidden = false;
   logout.addEventListener("submit", async (event) => {
     if (!document.getElementById("discard-outbox").checked) return;
@@ -313,8 +322,7 @@ async function countWaiting() {
   const waiting = document.getElementById("offline-waiting");
   if (!waiting) return;
   const n = (await outbox.mine(me)).length;
-  waiting.textContent = !n ? "Nothing is waiting on this device to be sent."
-    : `${n} entr${n === 1 ? "y is" : "ies are"} waiting on this device to be sent.`;
+  waiting.textContent = !n ? say("outbox.nothing_waiting") : say("outbox.waiting", { n });
   waiting.hidden = false;
 }
 
