@@ -7,6 +7,7 @@ import sqlite3
 
 from kmood_lib.core.emoji import icon_problem
 from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.core.validation import Fields
 
@@ -140,7 +141,7 @@ def create_activity(conn, user_id: int, body: dict, now_ms: int) -> dict:
             (user_id, name, name_key(name), ensure_group(conn, user_id, group), icon,
              now_ms)).fetchall()
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "an activity with this name exists"}) from None
+        raise ValidationError({"name": Phrase("an activity with this name exists")}) from None
     return get_activity(conn, user_id, row[0]["id"])
 
 
@@ -164,7 +165,7 @@ def update_activity(conn, user_id: int, activity_id: int, body: dict, now_ms: in
             conn.execute("UPDATE activities SET group_id = ? WHERE id = ? AND user_id = ?",
                          (ensure_group(conn, user_id, group), activity_id, user_id))
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "an activity with this name exists"}) from None
+        raise ValidationError({"name": Phrase("an activity with this name exists")}) from None
     return get_activity(conn, user_id, activity_id)
 
 
@@ -257,7 +258,7 @@ def rename_group(conn, user_id: int, group_id: int, body: dict) -> None:
                              " WHERE id = ? AND user_id = ?",
                              (name, name_key(name), group_id, user_id)).rowcount
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "a group with this name exists"}) from None
+        raise ValidationError({"name": Phrase("a group with this name exists")}) from None
     if not found:
         raise NotFound("group")
 
@@ -324,7 +325,7 @@ def create_metric(conn, user_id: int, body: dict, now_ms: int) -> dict:
             (user_id, values["name"], name_key(values["name"]), values.get("unit", ""),
              values.get("min"), values.get("max"), now_ms)).fetchall()
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "a metric with this name exists"}) from None
+        raise ValidationError({"name": Phrase("a metric with this name exists")}) from None
     return get_metric(conn, user_id, row[0]["id"])
 
 
@@ -341,7 +342,7 @@ def update_metric(conn, user_id: int, metric_id: int, body: dict, now_ms: int) -
             conn.execute(f"UPDATE metrics SET {_METRIC_COLUMNS[key]} = ?"  # column from a fixed map
                          " WHERE id = ? AND user_id = ?", (value, metric_id, user_id))
     except sqlite3.IntegrityError:
-        raise ValidationError({"name": "a metric with this name exists"}) from None
+        raise ValidationError({"name": Phrase("a metric with this name exists")}) from None
     return get_metric(conn, user_id, metric_id)
 
 

@@ -21,7 +21,7 @@ from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.web import template_helpers
 from kmood_lib.web.authentication import Auth, end_browser_session, log_in, set_session_cookie
 from kmood_lib.web.http import Params, cookie, query_params
-from kmood_lib.web.rendering import LANGUAGE_COOKIE, form_fields, redirect, render
+from kmood_lib.web.rendering import LANGUAGE_COOKIE, form_fields, redirect, render, translator
 from kmood_lib.web.routing import Routes
 
 STATIC = template_helpers.STATIC
@@ -197,9 +197,7 @@ def setup_page(services, fields=None, errors=None, status=200, message: str = ""
     request = bottle.request
     fields = fields or {}
     token = form_token(request)
-    if errors and not message:
-        message = "; ".join(errors.values())
-    page = render("setup.tpl", status, error=message, form_token=token,
+    page = render("setup.tpl", status, error=message, errors=errors or {}, form_token=token,
                   username=fields.get("username") or "", timezone=fields.get("timezone") or "UTC",
                   zones=canonical_zones(), scripts=("settings.js",))
     return with_form_cookie(page, token, services.config)
@@ -227,7 +225,9 @@ def setup_submit(services, conn):
     try:
         user = users.create_user(conn, fields.get("username") or "", fields.get("password") or "",
                                  now_ms=services.clock.now_ms(), hasher=services.hasher,
-                                 timezone=fields.get("timezone") or "UTC", only_if_no_users=True)
+                                 timezone=fields.get("timezone") or "UTC", only_if_no_users=True,
+                                 mood_labels=users.default_mood_labels(
+                                     translator(request, None).gettext))
     except users.AccountError as exc:
         if exc.status == 404:  # someone else finished setup a moment ago
             raise bottle.HTTPError(404, "Not found: setup is finished") from None
