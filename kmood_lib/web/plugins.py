@@ -198,7 +198,8 @@ def page_error(exc: DomainError) -> bottle.HTTPError:
     message a Phrase, for the error page to say in the person's language)."""
     message = exc.message
     if isinstance(exc, NotFound):
-        missing = Phrase(NOT_FOUND.get(exc.kind) or f"No such {exc.kind}")
+        what = NOT_FOUND.get(exc.kind) or f"No such {exc.kind}"
+        missing = Phrase(what)
         message = (Phrase("{missing} ({detail}).", missing=missing, detail=exc.detail)
                    if exc.detail else Phrase("{missing}.", missing=missing))
     return bottle.HTTPError(exc.status, message, headers=exc.headers or None)

@@ -173,8 +173,8 @@ def retry_one(services, conn, job_id: int):
     if outcome == "not_found":
         raise NotFound("job")
     if outcome != "retried":
-        raise Conflict(Phrase(jobs.RETRY_MESSAGES.get(outcome, "job {id} is " + outcome),
-                              id=job_id))
+        why = jobs.RETRY_MESSAGES.get(outcome, "job {id} is " + outcome)
+        raise Conflict(Phrase(why, id=job_id))
     services.relay.wake()
     return json_response(job_json(jobs.list_jobs(conn, before_id=job_id + 1, limit=1)[0]))
 

@@ -144,7 +144,8 @@ def retry_job(services, conn, auth: Auth, job_id: int):
     if outcome == "not_found":
         raise NotFound("job")
     if outcome != "retried":
-        message = Phrase(RETRY_REFUSALS.get(outcome) or "job {id} is " + outcome, id=job_id)
+        why = RETRY_REFUSALS.get(outcome) or "job {id} is " + outcome
+        message = Phrase(why, id=job_id)
         raise Conflict(message, {"job": message})
     services.relay.wake()
     return redirect("/admin/jobs", "retried")
