@@ -9,8 +9,8 @@
   % if report.get('restored'):
   <ul>
     % for line in report['restored']:
-    % said = _(line)
-    <li>{{said[:1].upper() + said[1:]}}.</li>
+    % said = said_html(line)
+    <li>{{!said[:1].upper() + said[1:]}}.</li>
     % end
   </ul>
   % end
