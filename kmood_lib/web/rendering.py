@@ -19,6 +19,7 @@ from kmood_lib.web.http import Params, cookie, form_params, query_params
 HERE = Path(__file__).resolve().parent
 TEMPLATES = [str(HERE / "templates")]
 
+
 def n_(singular: str, plural: str) -> tuple[str, str]:
     """Marks a message with a plural where it is defined (a Translator's ngettext says it)."""
     return singular, plural
