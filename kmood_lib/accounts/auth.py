@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from kmood_lib.accounts.users import AccountError, User, set_password_hash
 from kmood_lib.core.db import transaction, write_if_free
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import problem as text_problem
 
 LAST_SEEN_RESOLUTION_MS = 60_000  # last-seen/last-used are written at most once a minute
@@ -101,10 +102,10 @@ def delete_expired_sessions(conn: sqlite3.Connection, now_ms: int) -> int:
 def create_api_token(conn: sqlite3.Connection, user_id: int, name: object, now_ms: int) -> dict:
     """A new named token; the only time the raw token is returned."""
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_TOKEN_NAME:
-        raise AccountError(f"name must be 1-{MAX_TOKEN_NAME} characters", "name")
+        raise AccountError(Phrase("name must be 1-{max} characters", max=MAX_TOKEN_NAME), "name")
     wrong = text_problem(name, name=True)
     if wrong:
-        raise AccountError(f"name {wrong}", "name")
+        raise AccountError(Phrase("name {problem}", problem=wrong), "name")
     token = API_TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = conn.execute(
         "INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?)"

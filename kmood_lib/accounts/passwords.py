@@ -11,6 +11,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from kmood_lib.core.errors import Busy
+from kmood_lib.core.i18n import Phrase
 
 _R, _P, _DKLEN = 8, 1, 32
 HASH_THREADS = 2  # scrypt needs 128*n*r bytes (16 MiB at n=2**14) per hash in flight
@@ -21,7 +22,8 @@ class HasherBusy(Busy):
     """Every hashing slot is taken: answer 503 with Retry-After instead of queueing forever."""
 
     def __init__(self):
-        super().__init__("the server is busy checking other passwords; try again in a moment", 1)
+        super().__init__(Phrase("the server is busy checking other passwords; try again in a"
+                                " moment"), 1)
 
 
 def _b64(data: bytes) -> str:

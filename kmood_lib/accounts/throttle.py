@@ -15,6 +15,7 @@ import sqlite3
 
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import TooMany
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
 
 
@@ -22,7 +23,7 @@ class Throttled(TooMany):
     """Too many failed logins; try again after `retry_after_s` seconds."""
 
     def __init__(self, retry_after_s: int):
-        super().__init__("too many failed logins; try again later", retry_after_s)
+        super().__init__(Phrase("too many failed logins; try again later"), retry_after_s)
 
 
 def _digest(text: str) -> str:

@@ -4,18 +4,37 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from kmood_lib.accounts.passwords import PasswordHasher
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import DomainError
+from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.text import has_surrogate, name_key
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_USERNAME_LENGTH = 64
 MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 1024
+MAX_MOOD_LABEL = 32
+
+# The five mood labels a new account starts with. A migration's trigger writes them in English
+# when the account is made; one made in another language (the setup page, the household page)
+# gets them in that language at once. A person's own labels are never changed afterwards.
+DEFAULT_MOOD_LABELS = {5: N_("rad"), 4: N_("good"), 3: N_("meh"), 2: N_("bad"),
+                       1: N_("awful")}
+
+
+def default_mood_labels(gettext: Callable[[str], str]) -> dict[int, str]:
+    """The default labels in a language (a Translator's gettext); one that would not fit a
+    label stays English."""
+    said = {}
+    for level, english in DEFAULT_MOOD_LABELS.items():
+        label = gettext(english).strip()
+        said[level] = label if 0 < len(label) <= MAX_MOOD_LABEL and label.isprintable() else english
+    return said
 
 
 class AccountError(DomainError):
@@ -45,7 +64,8 @@ class User:
 def validate_username(username: object) -> str:
     if not isinstance(username, str) or not USERNAME_RE.match(username):
         raise AccountError(
-            "username must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+            Phrase("username must be 1-64 letters, digits, '.', '_' or '-', starting with a"
+                   " letter or digit"),
             "username",
         )
     return username
@@ -55,23 +75,22 @@ def validate_password(password: object, field: str = "password") -> str:
     if not isinstance(password, str) or not (
         MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH
     ):
-        raise AccountError(
-            f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters", field
-        )
+        raise AccountError(Phrase("password must be {min} to {max} characters",
+                                  min=MIN_PASSWORD_LENGTH, max=MAX_PASSWORD_LENGTH), field)
     if has_surrogate(password):
-        raise AccountError("password must be valid Unicode", field)
+        raise AccountError(Phrase("password must be valid Unicode"), field)
     return password
 
 
 def validate_timezone(name: object, field: str = "timezone") -> str:
     if (not isinstance(name, str) or not name or len(name) > 64 or not name.isascii()
             or not name.isprintable() or name.startswith(("/", "."))):
-        raise AccountError("timezone must be an IANA name such as Europe/Berlin", field)
+        raise AccountError(Phrase("timezone must be an IANA name such as Europe/Berlin"), field)
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise AccountError(f"unknown timezone {name!r}; use an IANA name such as Europe/Berlin",
-                           field) from None
+        raise AccountError(Phrase("unknown timezone {name}; use an IANA name such as"
+                                  " Europe/Berlin", name=repr(name)), field) from None
     return name
 
 
@@ -85,8 +104,11 @@ def create_user(
     timezone: str = "UTC",
     admin: bool = False,
     only_if_no_users: bool = False,
+    mood_labels: dict[int, str] | None = None,
 ) -> User:
-    """Insert a user; the first user is always an admin. `only_if_no_users` guards /setup."""
+    """Insert a user; the first user is always an admin. `only_if_no_users` guards /setup.
+    `mood_labels` (default_mood_labels in the language the account is made in) replace the
+    English defaults the new account starts with; without them it keeps those."""
     validate_username(username)
     validate_password(password)
     validate_timezone(timezone)
@@ -94,7 +116,8 @@ def create_user(
     with transaction(conn):
         has_users = conn.execute("SELECT EXISTS (SELECT 1 FROM users)").fetchone()[0]
         if has_users and only_if_no_users:
-            raise AccountError("setup is finished: a user already exists", None, status=404)
+            raise AccountError(Phrase("setup is finished: a user already exists"), None,
+                               status=404)
         try:
             row = conn.execute(
                 "INSERT INTO users (username, username_key, password_hash, timezone, is_admin,"
@@ -104,7 +127,11 @@ def create_user(
                  int(admin or not has_users), now_ms, now_ms),
             ).fetchall()[0]
         except sqlite3.IntegrityError:
-            raise AccountError(f"username {username!r} is taken", "username", 409) from None
+            raise AccountError(Phrase("username {name} is taken", name=repr(username)),
+                               "username", 409) from None
+        for level, label in (mood_labels or {}).items():
+            conn.execute("UPDATE mood_labels SET label = ? WHERE user_id = ? AND level = ?"
+                         " AND label IS NOT ?", (label, row["id"], level, label))
     return User.from_row(row)
 
 
@@ -161,13 +188,13 @@ def validate_settings(changes: dict, languages: tuple[str, ...] = ()) -> dict:
     errors = {}
     unknown = sorted(set(changes) - set(SETTINGS_FIELDS))
     for name in unknown:
-        errors[name] = "unknown or read-only field"
+        errors[name] = Phrase("unknown or read-only field")
     clean = {}
     if "timezone" in changes:
         try:
             clean["timezone"] = validate_timezone(changes["timezone"])
         except AccountError as exc:
-            errors["timezone"] = str(exc)
+            errors["timezone"] = exc.message
     for name in ("listenbrainz_user", "lastfm_user"):
         if name in changes:
             value = changes[name]
@@ -176,7 +203,8 @@ def validate_settings(changes: dict, languages: tuple[str, ...] = ()) -> dict:
             elif isinstance(value, str) and _INTEGRATION_RE.match(value):
                 clean[name] = value
             else:
-                errors[name] = "must be a username of 1-64 letters, digits, '.', '_', '-' or null"
+                errors[name] = Phrase("must be a username of 1-64 letters, digits, '.', '_',"
+                                      " '-' or null")
     if "language" in changes:
         value = changes["language"]
         if value is None or value == "":
@@ -184,9 +212,10 @@ def validate_settings(changes: dict, languages: tuple[str, ...] = ()) -> dict:
         elif isinstance(value, str) and value in languages:
             clean["language"] = value
         else:
-            errors["language"] = f"must be one of {', '.join(languages)} or null"
+            errors["language"] = Phrase("must be one of {codes} or null",
+                                        codes=", ".join(languages))
     if errors:
-        exc = AccountError("invalid settings")
+        exc = AccountError(Phrase("invalid settings"))
         exc.fields = errors
         raise exc
     return clean
@@ -242,7 +271,7 @@ def delete_user(conn: sqlite3.Connection, user_id: int) -> bool:
             return False
         if row["is_admin"] and conn.execute(
                 "SELECT count(*) FROM users WHERE is_admin = 1").fetchone()[0] == 1:
-            raise AccountError("this is the only admin; make someone else an admin first",
-                               "username", 409)
+            raise AccountError(Phrase("this is the only admin; make someone else an admin"
+                                      " first"), "username", 409)
         conn.execute("DELETE FROM users WHERE id = ?", (user_id,))
     return True

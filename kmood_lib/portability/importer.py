@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 
 from kmood_lib.core.db import storage_error, transaction
 from kmood_lib.core.errors import Busy, DomainError, StorageFull
+from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.core.text import problem as text_problem
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, resolve_local_time
@@ -62,9 +63,9 @@ class ImportInterrupted(Busy):
 
     def __init__(self, lease_ms: int, cause: Exception):
         super().__init__(
-            f"The import stopped half-way ({cause}). Nothing is lost or doubled: the rest of"
-            f" the file is kept and will be added within {lease_ms // 1000 + 30} seconds"
-            f" (by the worker).", lease_ms // 1000 + 30)
+            Phrase("The import stopped half-way ({cause}). Nothing is lost or doubled: the rest"
+                   " of the file is kept and will be added within {n} seconds (by the worker).",
+                   cause=str(cause), n=lease_ms // 1000 + 30), lease_ms // 1000 + 30)
 
 
 class ImportRefused(DomainError):
@@ -118,36 +119,54 @@ def _moment(row: Row, tz: ZoneInfo) -> Moment:
         return Moment.of(wall.replace(tzinfo=timezone(offset)))
     return Moment.of(wall.replace(tzinfo=timezone(timedelta(seconds=row.offset_s))))
 
+# What is wrong with a song's field or a text of a row, by the field.
+SONG_FIELD_PROBLEMS = {
+    "artist": N_("the song's artist is longer than {n} characters or holds control characters"),
+    "title": N_("the song's title is longer than {n} characters or holds control characters"),
+    "album": N_("the song's album is longer than {n} characters or holds control characters"),
+}
+TEXT_PROBLEMS = {
+    "title": (N_("the title is longer than {n} characters"),
+              N_("the title holds control characters")),
+    "note": (N_("the note is longer than {n} characters"), N_("the note holds control characters")),
+}
+
 
 def _check(row: Row, moment: Moment | None, now_ms: int) -> list[str]:
     """What stops this row from being an entry, by the rules the API applies."""
     problems = []
     if not MIN_YEAR <= row.local_date.year <= MAX_YEAR:
-        problems.append(f"the year {row.local_date.year} is outside {MIN_YEAR}-{MAX_YEAR}")
+        problems.append(Phrase("the year {year} is outside {first}-{last}",
+                               year=row.local_date.year, first=MIN_YEAR, last=MAX_YEAR))
     elif moment.occurred_at_ms - now_ms > MAX_FUTURE.total_seconds() * 1000:
-        problems.append(f"{row.local_date.isoformat()} is more than a day in the future")
+        problems.append(Phrase("{day} is more than a day in the future",
+                               day=row.local_date.isoformat()))
     if row.label and (len(row.label) > MAX_LABEL or text_problem(row.label, name=True)):
-        problems.append(f"the mood name {row.label[:40]!r} is longer than {MAX_LABEL}"
-                        f" characters or holds control characters")
+        problems.append(Phrase("the mood name {name} is longer than {n} characters or holds"
+                               " control characters", name=repr(row.label[:40]), n=MAX_LABEL))
     if len(row.activities) > MAX_ACTIVITIES:
-        problems.append(f"{len(row.activities)} activities (at most {MAX_ACTIVITIES})")
+        problems.append(Phrase("{n} activities (at most {most})", n=len(row.activities),
+                               most=MAX_ACTIVITIES))
     for name in row.activities:
         if len(name) > MAX_ACTIVITY_NAME or text_problem(name, name=True):
-            problems.append(f"the activity {name[:40]!r} is longer than {MAX_ACTIVITY_NAME}"
-                            f" characters or holds control characters")
+            problems.append(Phrase("the activity {name} is longer than {n} characters or holds"
+                                   " control characters", name=repr(name[:40]),
+                                   n=MAX_ACTIVITY_NAME))
     song = row.song
-    for what, text in (("artist", song.artist), ("title", song.title),
-                       ("album", song.album or "")) if song else ():
+    for message, text in ((SONG_FIELD_PROBLEMS["artist"], song.artist),
+                          (SONG_FIELD_PROBLEMS["title"], song.title),
+                          (SONG_FIELD_PROBLEMS["album"], song.album or "")) if song else ():
         if len(text) > MAX_SONG_FIELD or text_problem(text, name=True):
-            problems.append(f"the song's {what} is longer than {MAX_SONG_FIELD} characters or"
-                            f" holds control characters")
-    for what, text, limit in (("title", row.note_title, MAX_NOTE_TITLE),
-                              ("note", row.note, MAX_NOTE)):
+            problems.append(Phrase(message, n=MAX_SONG_FIELD))
+    for (too_long, control), text, limit in (
+            (TEXT_PROBLEMS["title"], row.note_title, MAX_NOTE_TITLE),
+            (TEXT_PROBLEMS["note"], row.note, MAX_NOTE)):
         if len(text) > limit:
-            problems.append(f"the {what} is longer than {limit} characters")
+            problems.append(Phrase(too_long, n=limit))
         elif text_problem(text, name=False):
-            problems.append(f"the {what} holds control characters")
+            problems.append(Phrase(control))
     return problems
+
 
 
 def import_plan(conn: sqlite3.Connection, user_id: int, tz: ZoneInfo, plan: Plan,
@@ -199,7 +218,8 @@ def _checked(rows: Iterable[Row], plan: Plan, tz: ZoneInfo, now_ms: int, labels:
         plan.clean_row(row)
         moment = _moment(row, tz) if MIN_YEAR <= row.local_date.year <= MAX_YEAR else None
         problems = _check(row, moment, now_ms)
-        plan.problems.extend(f"{row.where}: {p}" for p in problems)
+        plan.problems.extend(Phrase("{where}: {problem}", where=row.where, problem=p)
+                             for p in problems)
         if plan.problems.count or plan.unknown_moods:
             continue  # refused whatever comes next: read on only to report it all
         staging.wanted_metrics(metrics, row)
@@ -226,19 +246,22 @@ def _stage_photos(conn, run: runs.Run, plan: Plan, photo_limits: photos.Limits,
     out, said so."""
     prepared = []
     for member in row.photos[photo_limits.per_entry:]:
-        plan.warnings.append(f"{row.where}: photo {member.rsplit('/', 1)[-1][:16]} left out"
-                             f" (an entry holds at most {photo_limits.per_entry})")
+        plan.warnings.append(Phrase("{where}: photo {file} left out (an entry holds at most"
+                                    " {n})", where=row.where, file=member.rsplit("/", 1)[-1][:16],
+                                    n=photo_limits.per_entry))
     for member in row.photos[:photo_limits.per_entry]:
         shown = member.rsplit("/", 1)[-1][:16]
         try:
             photo = photos.prepare(plan.read_asset(member), photo_limits, shown)
         except DomainError as exc:
-            plan.warnings.append(f"{row.where}: photo {shown} left out ({exc.message})")
+            plan.warnings.append(Phrase("{where}: photo {file} left out ({reason})",
+                                        where=row.where, file=shown, reason=exc.message))
             continue
         if allowance.take(photo.stored_bytes, photo.sha256):
             prepared.append(photo)
         else:
-            plan.warnings.append(f"{row.where}: photo {shown} left out ({allowance.full})")
+            plan.warnings.append(Phrase("{where}: photo {file} left out ({reason})",
+                                        where=row.where, file=shown, reason=allowance.full))
     if prepared:
         staging.stage_photos(conn, run, row.import_key, prepared)
 
@@ -252,12 +275,15 @@ def _stage_memos(conn, run: runs.Run, plan: Plan, allowance: storage.Allowance, 
         try:
             memo = memos.prepare(plan.read_asset(member), shown)
         except DomainError as exc:
-            plan.warnings.append(f"{row.where}: {exc.message}; left out")
+            plan.warnings.append(Phrase("{where}: {problem}; left out", where=row.where,
+                                        problem=exc.message))
             continue
         if allowance.take(len(memo.data)):
             kept.append(memo)
         else:
-            plan.warnings.append(f"{row.where}: {shown} left out ({allowance.full})")
+            plan.warnings.append(Phrase("{where}: memo {file} left out ({reason})",
+                                        where=row.where, file=member.rsplit("/", 1)[-1][:16],
+                                        reason=allowance.full))
     if kept:
         staging.stage_memos(conn, run, row.import_key, kept)
 

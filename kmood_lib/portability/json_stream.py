@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 
+from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.portability.daylio.plan import DaylioFormatError
 
 # A whole string; a whole object or list nested at most two deep (one match for a typical
@@ -29,6 +30,7 @@ _SCALAR = re.compile(rb"[^,\]} \t\r\n]*+")
 _BOM = b"\xef\xbb\xbf"
 MAX_DEPTH = 200  # deeper than any export: refused before json.loads could recurse
 MAX_PIECE_BYTES = 1024 * 1024  # one entry, or any other member (moods, tags, reminders...)
+TOO_DEEP = N_("{what} holds JSON nested too deeply to be an export")
 
 
 class Document:
@@ -50,7 +52,8 @@ class Document:
             self._whole(start)  # says what the file holds instead
         position = self._members(start)
         if _SPACE.match(data, position).end() != len(data):
-            raise error(f"{what} does not hold valid JSON (extra data after the object)")
+            raise error(Phrase("{what} does not hold valid JSON (extra data after the object)",
+                               what=what))
 
     def has_list(self) -> bool:
         return self._span is not None and self.data[self._span[0]:self._span[0] + 1] == b"["
@@ -66,8 +69,8 @@ class Document:
         if self.data[position:position + 1] == b"]":
             return
         while True:
-            stop = self._value_end(position, end, MAX_PIECE_BYTES, f"item {index} of"
-                                                                  f" {self.streamed}")
+            stop = self._value_end(position, end, MAX_PIECE_BYTES,
+                                   Phrase("item {n} of {list}", n=index, list=self.streamed))
             yield index, self._parse(position, stop)
             index += 1
             position = _SPACE.match(self.data, stop).end()
@@ -75,24 +78,23 @@ class Document:
             if mark == b"]":
                 return
             if mark != b",":
-                raise self.error(f"{self.what} does not hold valid JSON (item {index} of"
-                                 f" {self.streamed} is not followed by , or ])")
+                raise self._refused(N_("{what} does not hold valid JSON (item {n} of {list} is not"
+                                    " followed by , or ])"), n=index, list=self.streamed)
             position = _SPACE.match(self.data, position + 1).end()
 
     def _whole(self, start: int) -> None:
         """Why a document that does not start with { is refused, without parsing it."""
         first = bytes(self.data[start:start + 4])
         if not first:
-            raise self.error(f"{self.what} does not hold valid JSON (it is empty)")
+            raise self._refused(N_("{what} does not hold valid JSON (it is empty)"))
         try:
             first.decode("utf-8")
         except UnicodeDecodeError as exc:
             if exc.start < len(first) - 3 or exc.reason != "unexpected end of data":
-                raise self.error(f"{self.what} does not hold UTF-8 text") from None
+                raise self._refused(N_("{what} does not hold UTF-8 text")) from None
         if first[:1] in b'["-0123456789tfn':
-            raise self.error(f"{self.what} holds JSON that is not an object")
-        raise self.error(f"{self.what} does not hold valid JSON (it does not start with a"
-                         f" value)")
+            raise self._refused(N_("{what} holds JSON that is not an object"))
+        raise self._refused(N_("{what} does not hold valid JSON (it does not start with a value)"))
 
     def _members(self, start: int) -> int:
         data, end = self.data, len(self.data)
@@ -100,17 +102,18 @@ class Document:
         if data[position:position + 1] == b"}":
             return position + 1
         while True:
-            key_end = self._value_end(position, end, MAX_PIECE_BYTES, "a key")
+            key_end = self._value_end(position, end, MAX_PIECE_BYTES, Phrase("a key"))
             key = self._parse(position, key_end)
             if not isinstance(key, str):
-                raise self.error(f"{self.what} does not hold valid JSON (a key is not a string)")
+                raise self._refused(N_("{what} does not hold valid JSON (a key is not a string)"))
             position = _SPACE.match(data, key_end).end()
             if data[position:position + 1] != b":":
-                raise self.error(f"{self.what} does not hold valid JSON (no : after {key!r})")
+                raise self._refused(N_("{what} does not hold valid JSON (no : after {key})"),
+                                    key=repr(key))
             position = _SPACE.match(data, position + 1).end()
             if key == self.streamed:
                 if self._span is not None:
-                    raise self.error(f"{self.what} names {key!r} twice")
+                    raise self._refused(N_("{what} names {key} twice"), key=repr(key))
                 stop = self._value_end(position, end, items=True)
                 self._span = (position, stop)
             else:
@@ -121,8 +124,8 @@ class Document:
             if mark == b"}":
                 return position + 1
             if mark != b",":
-                raise self.error(f"{self.what} does not hold valid JSON (the value of {key!r}"
-                                 f" is not followed by , or }})")
+                raise self._refused(N_("{what} does not hold valid JSON (the value of {key} is not"
+                                    " followed by , or {brace})"), key=repr(key), brace="}")
             position = _SPACE.match(data, position + 1).end()
 
     def _value_end(self, position: int, end: int, cap: int | None = None, name: str = "",
@@ -135,12 +138,12 @@ class Document:
         if first == b'"':
             match = _TOKEN.match(data, position)
             if match is None:
-                raise self.error(f"{self.what} does not hold valid JSON (a string never ends)")
+                raise self._refused(N_("{what} does not hold valid JSON (a string never ends)"))
             return self._capped(position, match.end(), cap, name)
         if first not in (b"[", b"{"):
             match = _SCALAR.match(data, position)
             if match.end() == position:
-                raise self.error(f"{self.what} does not hold valid JSON (a value is missing)")
+                raise self._refused(N_("{what} does not hold valid JSON (a value is missing)"))
             return self._capped(position, match.end(), cap, name)
         depth = counted = 0
         check = self.check_items if items else None
@@ -162,26 +165,30 @@ class Document:
             elif token in (b"[", b"{"):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    raise self.error(f"{self.what} holds JSON nested too deeply to be an export")
+                    raise self._refused(TOO_DEEP)
             elif token in (b"]", b"}"):
                 depth -= 1
                 if depth == 0:
                     return self._capped(position, match.end(), cap, name)
-        raise self.error(f"{self.what} does not hold valid JSON (it ends inside a value)")
+        raise self._refused(N_("{what} does not hold valid JSON (it ends inside a value)"))
 
     def _capped(self, start: int, stop: int, cap: int | None, name: str) -> int:
         if cap is not None and stop - start > cap:
-            raise self.error(f"{self.what}: {name} holds more than {cap // 1024} KiB, more than"
-                             f" an export's ever does")
+            raise self._refused(N_("{what}: {name} holds more than {n} KiB, more than an export's"
+                                " ever does"), name=name, n=cap // 1024)
         return stop
+
+    def _refused(self, message: str, **values) -> Exception:
+        """The error that refuses this document, saying why (`{what}` is the document)."""
+        return self.error(Phrase(message, what=self.what, **values))
 
     def _parse(self, start: int, stop: int):
         try:
             return json.loads(bytes(self.data[start:stop]).decode("utf-8"))
         except UnicodeDecodeError:
-            raise self.error(f"{self.what} does not hold UTF-8 text") from None
+            raise self._refused(N_("{what} does not hold UTF-8 text")) from None
         except ValueError as exc:
-            raise self.error(f"{self.what} does not hold valid JSON ({exc})") from None
+            raise self._refused(N_("{what} does not hold valid JSON ({reason})"),
+                                reason=str(exc)) from None
         except RecursionError:
-            raise self.error(f"{self.what} holds JSON nested too deeply to be an export") \
-                from None
+            raise self._refused(TOO_DEEP) from None

@@ -9,17 +9,21 @@ import zipfile
 from collections.abc import Iterator
 from datetime import datetime
 
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.journal import writes
 from kmood_lib.journal.entry_input import SONG_SOURCES, Song
 from kmood_lib.portability import restore
+from kmood_lib.portability.counted import n_
 from kmood_lib.portability.daylio.backup import read_member
 from kmood_lib.portability.daylio.plan import (
     DEFAULT_LIMITS,
+    THE_FILE,
     DaylioFormatError,
     Limits,
     Metric,
     Plan,
     Row,
+    at_entry,
 )
 from kmood_lib.portability.json_stream import Document
 
@@ -61,25 +65,29 @@ def _with_photos(plan: Plan, rows: Iterator[Row], members: set[str]) -> Iterator
         plan.memos += len(heard)
         yield row
     if missing:
-        plan.warnings.append(f"{missing} photo{'s' if missing != 1 else ''} (or memos) named by"
-                             " entries missing from the ZIP: left out")
+        plan.warnings.append(n_("{n} photo (or memo) named by entries missing from the ZIP:"
+                                " left out",
+                                "{n} photos (or memos) named by entries missing from the ZIP:"
+                                " left out", missing))
 
 
 def read_export(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Iterator[Row]]:
     """k-mood's JSON export -> its plan and its rows, read one by one as they are asked for
     (the same importer applies them); raises ExportFormatError for a file that is not one,
     DaylioFormatError past `limits`."""
-    limits.check_bytes(len(data), "the file")
-    document = Document(data, "the file", "entries", ExportFormatError,
+    limits.check_bytes(len(data), THE_FILE)
+    document = Document(data, THE_FILE, "entries", ExportFormatError,
                         check_items=limits.check_rows)
     values = document.values
     if values.get("format") != FORMAT:
-        raise ExportFormatError("this JSON is not a k-mood export (no \"format\": \"k-mood\")")
+        raise ExportFormatError(Phrase("this JSON is not a k-mood export (no {field})",
+                                       field='"format": "k-mood"'))
     if values.get("version") != VERSION:
-        raise ExportFormatError(f"k-mood export version {values.get('version')!r} is not"
-                                f" one this build reads (it reads {VERSION})")
+        raise ExportFormatError(Phrase("k-mood export version {version} is not one this build"
+                                       " reads (it reads {readable})",
+                                       version=repr(values.get("version")), readable=VERSION))
     if not document.has_list():
-        raise ExportFormatError("the export has no entries list")
+        raise ExportFormatError(Phrase("the export has no entries list"))
     plan = Plan("kmood-json", extras=restore.extras_of(values))
     metrics = values.get("metrics")
     defs = {m["name"]: m for m in metrics if isinstance(m, dict)
@@ -105,51 +113,52 @@ def _rows(plan: Plan, document: Document, defs: dict, limits: Limits) -> Iterato
             without_files += (len(listed) if isinstance(listed, list) else 0) - len(row.photos)
             yield row
     if without_files > 0:
-        plan.ignored.append(f"{without_files} photo{'s' if without_files != 1 else ''} the"
-                            " entries list but this file does not hold (a JSON export names"
-                            " them; the ZIP export brings them)")
+        plan.ignored.append(n_("{n} photo the entries list but this file does not hold (a JSON"
+                               " export names them; the ZIP export brings them)",
+                               "{n} photos the entries list but this file does not hold (a JSON"
+                               " export names them; the ZIP export brings them)", without_files))
 
 
 def _row(plan: Plan, entry, position: int, defs: dict) -> Row | None:
     if not isinstance(entry, dict):
-        plan.problem(f"entries[{position}]: not an object")
+        plan.problem(Phrase("{where}: not an object", where=f"entries[{position}]"))
         return None
-    where = f"entry {entry.get('id')!r}"
+    where = at_entry(repr(entry.get("id")))
     errors = []
     try:
         moment = datetime.fromisoformat(entry.get("occurred_at"))
         if moment.utcoffset() is None:
             raise ValueError
     except (TypeError, ValueError):
-        errors.append(f"occurred_at {entry.get('occurred_at')!r} is not a date-time with an"
-                      f" offset")
+        errors.append(Phrase("occurred_at {value} is not a date-time with an offset",
+                             value=repr(entry.get("occurred_at"))))
         moment = None
     mood = entry.get("mood")
     if isinstance(mood, bool) or not isinstance(mood, int) or not 1 <= mood <= 5:
-        errors.append(f"mood {mood!r} is not a level from 1 to 5")
+        errors.append(Phrase("mood {value} is not a level from 1 to 5", value=repr(mood)))
     texts = {k: entry.get(k, "") for k in ("mood_label", "note_title", "note")}
-    errors += [f"{k} is not text" for k, v in texts.items()
+    errors += [Phrase("{field} is not text", field=k) for k, v in texts.items()
                if not isinstance(v, str) and not (k == "mood_label" and v is None)]
     activities = entry.get("activities", [])
     if not isinstance(activities, list) or not all(isinstance(a, str) for a in activities):
-        errors.append("activities is not a list of names")
+        errors.append(Phrase("activities is not a list of names"))
     location = _location(entry.get("location"), errors)
     song = _song(entry.get("song"), errors)
     metrics = []
     values = entry.get("metrics") or {}
     if not isinstance(values, dict):
-        errors.append("metrics is not an object")
+        errors.append(Phrase("metrics is not an object"))
         values = {}
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not math.isfinite(value):
-            errors.append(f"metric {name!r} is not a number")
+            errors.append(Phrase("metric {name} is not a number", name=repr(name)))
             continue
         d = defs.get(name, {})
         metrics.append(Metric(name, float(value), d.get("unit"), d.get("max"), d.get("min")))
     source = entry.get("source") if entry.get("source") in writes.SOURCES else "api"
     for message in errors:
-        plan.problem(f"{where}: {message}")
+        plan.problem(Phrase("{where}: {problem}", where=where, problem=message))
     if errors:
         return None
     key = entry.get("import_key")
@@ -180,7 +189,7 @@ def _location(value, errors: list) -> tuple[float, float] | None:
     lat, lon = (value.get("lat"), value.get("lon")) if isinstance(value, dict) else (None, None)
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
                for v in (lat, lon)) or not (-90 <= lat <= 90 and -180 <= lon <= 180):
-        errors.append("location is not {lat, lon} within range")
+        errors.append(Phrase("location is not {lat, lon} within range"))
         return None
     return float(lat), float(lon)
 
@@ -194,7 +203,7 @@ def _song(value, errors: list) -> Song | None:
             and isinstance(fields.get("title"), str) and fields["title"].strip()
             and fields.get("source") in SONG_SOURCES
             and (fields.get("album") is None or isinstance(fields["album"], str))):
-        errors.append("song is not {artist, title, album, source}")
+        errors.append(Phrase("song is not {artist, title, album, source}"))
         return None
     return Song(fields["artist"].strip(), fields["title"].strip(),
                 (fields["album"] or "").strip() or None, fields["source"])

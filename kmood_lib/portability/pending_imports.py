@@ -1,5 +1,6 @@
 """An uploaded file kept between its dry-run report and the person's confirm (the upload
-page): at most one per person, for a day; the file itself is read only when it is imported."""
+page): at most one per person, for a day; the file itself is read only when it is imported.
+Its reports keep their Phrases (portability.counted), for the page to say them."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import secrets
 
 from kmood_lib.core.db import transaction
+from kmood_lib.portability.counted import keepable, restored
 
 PENDING_TTL_MS = 24 * 3600 * 1000
 
@@ -23,7 +25,8 @@ def stash_upload(conn, user_id: int, data: bytes, mood_map: dict[str, int], prev
         rowid = conn.execute(
             "INSERT INTO pending_imports (token, user_id, data, mood_map, preview, created_at)"
             " VALUES (?, ?, zeroblob(?), ?, ?, ?) RETURNING rowid",
-            (token, user_id, len(data), json.dumps(mood_map), json.dumps(preview), now_ms)
+            (token, user_id, len(data), json.dumps(mood_map), json.dumps(keepable(preview)),
+             now_ms)
         ).fetchall()[0][0]
         if data:  # written into its pages as it is, not copied whole first
             with conn.blobopen("pending_imports", "data", rowid) as blob:
@@ -39,8 +42,8 @@ def stashed_upload(conn, user_id: int, token: str) -> dict | None:
     if row is None:
         return None
     return {"mood_map": json.loads(row["mood_map"]),
-            "preview": json.loads(row["preview"]) if row["preview"] else None,
-            "report": json.loads(row["report"]) if row["report"] else None}
+            "preview": restored(json.loads(row["preview"])) if row["preview"] else None,
+            "report": restored(json.loads(row["report"])) if row["report"] else None}
 
 
 def stashed_file(conn, user_id: int, token: str) -> bytes:
@@ -52,7 +55,7 @@ def stashed_file(conn, user_id: int, token: str) -> bytes:
 def finish_upload(conn, user_id: int, token: str, report: dict) -> None:
     """Keep the result to show, drop the file."""
     conn.execute("UPDATE pending_imports SET data = x'', report = ? WHERE token = ?"
-                 " AND user_id = ?", (json.dumps(report), token, user_id))
+                 " AND user_id = ?", (json.dumps(keepable(report)), token, user_id))
 
 
 def drop_upload(conn, user_id: int, token: str) -> bool:

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from kmood_lib.core.db import transaction
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.journal import vocab, writes
 from kmood_lib.journal.entry_input import EntryInput, Moment, Song
 from kmood_lib.portability import restore
-from kmood_lib.portability.daylio.plan import Plan
+from kmood_lib.portability.counted import n_
+from kmood_lib.portability.daylio.plan import Plan, where_again
 from kmood_lib.portability.duplicates import Deduplicator
 from kmood_lib.portability.runs import PHOTO_BATCH, Run, patiently
 from kmood_lib.portability.staging import FIRST, next_batch, position_of
@@ -60,8 +62,10 @@ def publish(conn, run: Run, stored_plan: dict, warnings: list, progress=None,
             progress(done, max(total, done))  # outside the batch: whatever it does
     left = forget_photos(conn, run)
     if left:
-        warnings.append(f"{left} photo or memo file{'s' if left != 1 else ''} of entries"
-                        " already in the journal from another file were left out")
+        warnings.append(n_("{n} photo or memo file of entries already in the journal from"
+                           " another file was left out",
+                           "{n} photo or memo files of entries already in the journal from"
+                           " another file were left out", left))
     return imported, duplicates
 
 
@@ -248,8 +252,9 @@ def _entry_input(r, e: dict, defs: dict, warnings: list) -> EntryInput:
     for key, name, value in e["metrics"]:
         metric_id, low, high = defs[key]
         if (low is not None and value < low) or (high is not None and value > high):
-            warnings.append(f"{e['where']}: {name} {value:g} is outside the metric's range,"
-                            f" left out")
+            warnings.append(Phrase("{where}: {metric} {value} is outside the metric's range,"
+                                   " left out", where=where_again(e["where"]), metric=name,
+                                   value=f"{value:g}"))
             continue
         values[metric_id] = value
     song = Song(*e["song"]) if e["song"] else None

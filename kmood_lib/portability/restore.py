@@ -11,16 +11,18 @@ function the API uses; one that does not pass is left out with a line in the rep
 
 from __future__ import annotations
 
+import functools
 from zoneinfo import ZoneInfo
 
 from kmood_lib.accounts import users
 from kmood_lib.core.errors import DomainError
+from kmood_lib.core.i18n import Languages, Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.journal import goals, templates, vocab
+from kmood_lib.portability.counted import JOINED, listing, n_
 from kmood_lib.portability.daylio.plan import Plan
 from kmood_lib.reminders import schedule
 
-DEFAULT_LABELS = {5: "rad", 4: "good", 3: "meh", 2: "bad", 1: "awful"}
 REMINDER_FIELDS = ("time", "weekdays", "timezone", "channel", "url", "title", "message",
                    "skip_if_logged", "enabled")
 
@@ -47,7 +49,7 @@ def _goals(conn, user_id: int, tz: ZoneInfo, listed: list[dict], now_ms: int, pl
     """Goals made where the person has none of that name; a backup's successful weeks are
     compared with what k-mood counts from the imported journal, and a difference is said."""
     made, problems = goals.ensure_goals(conn, user_id, listed, now_ms, tz)
-    plan.warnings.extend(f"left out: {p}" for p in problems)
+    plan.warnings.extend(Phrase("left out: {problem}", problem=p) for p in problems)
     for item in listed:
         said = item.get("success_weeks") if isinstance(item, dict) else None
         if not isinstance(said, list) or item["name"] not in made:
@@ -56,11 +58,14 @@ def _goals(conn, user_id: int, tz: ZoneInfo, listed: list[dict], now_ms: int, pl
                   and all(isinstance(n, int) and not isinstance(n, bool) for n in w)}
         ours = goals.successful_weeks(conn, user_id, item["name"])
         if theirs != ours:
-            plan.warnings.append(
-                f"goal {item['name'][:40]!r}: the backup counts {len(theirs)} successful"
-                f" week(s), k-mood counts {len(ours)} from the journal (k-mood's count is"
-                f" shown; weeks that differ: {_weeks(theirs ^ ours)})")
-    return f"{len(made)} goal(s) added" if made else None
+            plan.warnings.append(n_(
+                "goal {name}: the backup counts {n} successful week, k-mood counts {ours} from"
+                " the journal (k-mood's count is shown; weeks that differ: {weeks})",
+                "goal {name}: the backup counts {n} successful weeks, k-mood counts {ours} from"
+                " the journal (k-mood's count is shown; weeks that differ: {weeks})",
+                len(theirs), name=repr(item["name"][:40]), ours=len(ours),
+                weeks=_weeks(theirs ^ ours)))
+    return n_("{n} goal added", "{n} goals added", len(made)) if made else None
 
 
 def _weeks(weeks: set) -> str:
@@ -71,8 +76,8 @@ def _weeks(weeks: set) -> str:
 def _templates(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
     """Note templates made where the person has none of that name."""
     made, problems = templates.ensure_templates(conn, user_id, listed, now_ms)
-    plan.warnings.extend(f"left out: {p}" for p in problems)
-    return f"{made} note template(s) added" if made else None
+    plan.warnings.extend(Phrase("left out: {problem}", problem=p) for p in problems)
+    return n_("{n} note template added", "{n} note templates added", made) if made else None
 
 
 def describe(plan: Plan) -> list[str]:
@@ -81,32 +86,52 @@ def describe(plan: Plan) -> list[str]:
     if not extras:
         return []
     reminders = extras.get("reminders") or []
-    lines = [f"mood labels, {len(extras.get('activities') or [])} activities and"
-             f" {len(extras.get('metrics') or [])} metrics from the file are kept where you"
-             f" have none of your own"] if set(extras) - {"templates", "goals"} else []
+    lines = [Phrase("mood labels, {activities} and {metrics} from the file are kept where you"
+                    " have none of your own",
+                    activities=n_("{n} activity", "{n} activities",
+                                  len(extras.get("activities") or [])),
+                    metrics=n_("{n} metric", "{n} metrics", len(extras.get("metrics") or [])))
+             ] if set(extras) - {"templates", "goals"} else []
     if reminders:
-        lines.append(f"{len(reminders)} reminder(s) would come back, switched off until their"
-                     f" token is entered again (an export never carries tokens)")
+        lines.append(n_("{n} reminder would come back, switched off until its token is entered"
+                        " again (an export never carries tokens)",
+                        "{n} reminders would come back, switched off until their token is"
+                        " entered again (an export never carries tokens)", len(reminders)))
     if extras.get("goals"):
-        lines.append(f"{len(extras['goals'])} goal(s) would be added where you have none of"
-                     " that name")
+        lines.append(n_("{n} goal would be added where you have none of that name",
+                        "{n} goals would be added where you have none of that name",
+                        len(extras["goals"])))
     if extras.get("templates"):
-        lines.append(f"{len(extras['templates'])} note template(s) would be added where you"
-                     " have none of that name")
+        lines.append(n_("{n} note template would be added where you have none of that name",
+                        "{n} note templates would be added where you have none of that name",
+                        len(extras["templates"])))
     return lines
+
+
+@functools.lru_cache(maxsize=1)
+def default_labels() -> dict[int, frozenset[str]]:
+    """Level -> the default mood label in every language this build has: a new account starts
+    with them in the language it was made in (accounts.users), and a label still at one of
+    them is not the person's own."""
+    languages = Languages()
+    said = {level: {label} for level, label in users.DEFAULT_MOOD_LABELS.items()}
+    for code in languages.codes:
+        for level, label in users.default_mood_labels(languages.get(code).gettext).items():
+            said[level].add(label)
+    return {level: frozenset(labels) for level, labels in said.items()}
 
 
 def _labels(conn, user_id: int, moods: dict) -> str | None:
     current = vocab.mood_labels(conn, user_id)
     changed = 0
     for level, label in moods.items():
-        if current.get(level) == DEFAULT_LABELS[level] and label != current.get(level):
+        if current.get(level) in default_labels()[level] and label != current.get(level):
             try:
                 vocab.set_mood_label(conn, user_id, level, {"label": label})
                 changed += 1
             except DomainError:
                 continue
-    return f"{changed} mood label(s) restored" if changed else None
+    return n_("{n} mood label restored", "{n} mood labels restored", changed) if changed else None
 
 
 def _activities(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
@@ -127,10 +152,12 @@ def _activities(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan)
                 vocab.update_activity(conn, user_id, existing[key]["id"], {"archived": True},
                                       now_ms)
         except DomainError as exc:
-            plan.warnings.append(f"activity {item['name'][:40]!r} not restored: {exc.message}")
+            plan.warnings.append(Phrase("activity {name} not restored: {reason}",
+                                        name=repr(item["name"][:40]), reason=exc.message))
             continue
         _icon(conn, user_id, existing[key], item.get("icon"), now_ms, plan)
-    return f"{made} activit{'y' if made == 1 else 'ies'} no entry uses restored" if made else None
+    return n_("{n} activity no entry uses restored", "{n} activities no entry uses restored",
+              made) if made else None
 
 
 def _icon(conn, user_id: int, activity: dict, icon, now_ms: int, plan: Plan) -> None:
@@ -141,8 +168,9 @@ def _icon(conn, user_id: int, activity: dict, icon, now_ms: int, plan: Plan) -> 
         activity.update(vocab.update_activity(conn, user_id, activity["id"], {"icon": icon},
                                               now_ms))
     except DomainError as exc:
-        plan.warnings.append(f"activity {activity['name'][:40]!r}: its icon is left out"
-                             f" ({exc.fields.get('icon', exc.message)})")
+        plan.warnings.append(Phrase("activity {name}: its icon is left out ({reason})",
+                                    name=repr(activity["name"][:40]),
+                                    reason=exc.fields.get("icon", exc.message)))
 
 
 def _metrics(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) -> str | None:
@@ -156,8 +184,9 @@ def _metrics(conn, user_id: int, listed: list[dict], now_ms: int, plan: Plan) ->
                                                                          "max")}, now_ms)
             made += 1
         except DomainError as exc:
-            plan.warnings.append(f"metric {item['name'][:40]!r} not restored: {exc.message}")
-    return f"{made} metric(s) restored" if made else None
+            plan.warnings.append(Phrase("metric {name} not restored: {reason}",
+                                        name=repr(item["name"][:40]), reason=exc.message))
+    return n_("{n} metric restored", "{n} metrics restored", made) if made else None
 
 
 def _integrations(conn, user_id: int, user: dict, now_ms: int) -> str | None:
@@ -170,7 +199,7 @@ def _integrations(conn, user_id: int, user: dict, now_ms: int) -> str | None:
         users.update_settings(conn, user_id, users.validate_settings(wanted), now_ms)
     except DomainError:
         return None
-    return "now-playing names restored: " + ", ".join(sorted(wanted))
+    return Phrase("now-playing names restored: {names}", names=", ".join(sorted(wanted)))
 
 
 def _reminders(conn, user_id: int, tz: ZoneInfo, listed: list[dict], now_ms: int,
@@ -186,8 +215,10 @@ def _reminders(conn, user_id: int, tz: ZoneInfo, listed: list[dict], now_ms: int
             values = schedule.parse_reminder(body, current=None, default_timezone=tz.key,
                                              allow_private=allow_private_urls)
         except DomainError as exc:
-            plan.warnings.append(f"reminder at {str(item.get('time'))[:5]} not restored:"
-                                 f" {'; '.join(exc.fields.values()) or exc.message}")
+            plan.warnings.append(Phrase("reminder at {time} not restored: {reason}",
+                                        time=str(item.get("time"))[:5],
+                                        reason=listing(list(exc.fields.values()), JOINED)
+                                        if exc.fields else exc.message))
             continue
         same = (body.get("time"), tuple(body.get("weekdays") or schedule.ALL_DAYS),
                 values["timezone"], body.get("channel"), values["url"])
@@ -199,9 +230,12 @@ def _reminders(conn, user_id: int, tz: ZoneInfo, listed: list[dict], now_ms: int
         waiting += bool(item.get("has_token"))
     if not made:
         return None
-    return (f"{made} reminder(s) restored" + (
-        f"; {waiting} switched off until their token is entered again (an export never"
-        f" carries tokens)" if waiting else ""))
+    if not waiting:
+        return n_("{n} reminder restored", "{n} reminders restored", made)
+    return n_("{n} reminder restored; {waiting} switched off until their token is entered again"
+              " (an export never carries tokens)",
+              "{n} reminders restored; {waiting} switched off until their token is entered"
+              " again (an export never carries tokens)", made, waiting=waiting)
 
 
 WEATHER_SQL = (

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.db import storage_error, transaction
 from kmood_lib.core.errors import Busy, Conflict
+from kmood_lib.core.i18n import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -51,16 +52,18 @@ BUSY_PAUSE_S = 0.25
 
 class ImportRunning(Conflict):
     def __init__(self):
-        super().__init__("An import of yours is already running: wait for it to finish, then"
-                         " try again.", {"file": "an import of yours is already running"})
+        super().__init__(Phrase("An import of yours is already running: wait for it to finish,"
+                                " then try again."),
+                         {"file": Phrase("an import of yours is already running")})
 
 
 class RunLost(Busy):
     """This process's lease on a run ran out and another took the run over: stop writing."""
 
     def __init__(self):
-        super().__init__("The import was taken over after it stalled; it is being finished"
-                         " elsewhere. Nothing is lost or doubled.", max(1, LEASE_MS // 1000))
+        super().__init__(Phrase("The import was taken over after it stalled; it is being"
+                                " finished elsewhere. Nothing is lost or doubled."),
+                         max(1, LEASE_MS // 1000))
 
 
 class Pacer:

@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.core.errors import NotFound
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.validation import Fields
 from kmood_lib.upstream.http import is_public
 
@@ -73,22 +74,26 @@ def private_address(host: str) -> bool:
 
 def check_url(f: Fields, value, channel: str | None, allow_private: bool) -> str | None:
     if not isinstance(value, str) or not value.strip():
-        f.fail("url", "required: the address to send to")
+        f.fail("url", Phrase("required: the address to send to"))
         return None
     url = value.strip()
     parts = urllib.parse.urlsplit(url)
     if len(url) > MAX_URL or not url.isascii() or not url.isprintable():
-        f.fail("url", f"must be a printable ASCII URL of at most {MAX_URL} characters")
+        f.fail("url", Phrase("must be a printable ASCII URL of at most {n} characters",
+                             n=MAX_URL))
     elif parts.scheme not in ("http", "https") or not parts.hostname:
-        f.fail("url", "must be an http:// or https:// URL with a host")
+        f.fail("url", Phrase("must be an http:// or https:// URL with a host"))
     elif parts.username or parts.password:
-        f.fail("url", "must not carry a user name or password: use the token")
+        f.fail("url", Phrase("must not carry a user name or password: use the token"))
     elif not allow_private and private_address(parts.hostname):
-        f.fail("url", "points at a private or local address (a server on your own network);"
-                      " to allow that, set KMOOD_ALLOW_PRIVATE_NOTIFY_URLS=1 for both the server"
-                      " and the worker and restart them (docs/configuration.md)")
+        f.fail("url", Phrase("points at a private or local address (a server on your own"
+                             " network); to allow that, set {setting} for both the server and"
+                             " the worker and restart them ({doc})",
+                             setting="KMOOD_ALLOW_PRIVATE_NOTIFY_URLS=1",
+                             doc="docs/configuration.md"))
     elif channel == "ntfy" and not parts.path.strip("/"):
-        f.fail("url", "must be the topic URL your ntfy app shows, such as https://ntfy.sh/my-topic")
+        f.fail("url", Phrase("must be the topic URL your ntfy app shows, such as {example}",
+                             example="https://ntfy.sh/my-topic"))
     else:
         return url
     return None
@@ -107,7 +112,7 @@ def parse_reminder(body: dict, *, current: dict | None, default_timezone: str,
         hours, sep, minutes = value.partition(":") if isinstance(value, str) else ("", "", "")
         if not (sep and len(hours) == 2 and len(minutes) == 2 and (hours + minutes).isascii()
                 and (hours + minutes).isdigit() and int(hours) < 24 and int(minutes) < 60):
-            f.fail("time", "must be HH:MM on a 24-hour clock, such as 20:30")
+            f.fail("time", Phrase("must be HH:MM on a 24-hour clock, such as 20:30"))
         else:
             out["local_minute"] = int(hours) * 60 + int(minutes)
     if "weekdays" in body or creating:
@@ -115,18 +120,19 @@ def parse_reminder(body: dict, *, current: dict | None, default_timezone: str,
         if not isinstance(days, list) or not days or not all(
                 isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= 6 for d in days) \
                 or len(set(days)) != len(days):
-            f.fail("weekdays", "must be a non-empty list of distinct days 0-6 (Monday = 0)")
+            f.fail("weekdays", Phrase("must be a non-empty list of distinct days 0-6 (Monday ="
+                                      " 0)"))
         else:
             out["weekdays"] = sum(1 << d for d in days)
     if "timezone" in body or creating:
         try:
             out["timezone"] = users.validate_timezone(body.get("timezone") or default_timezone)
         except users.AccountError as exc:
-            f.fail("timezone", str(exc))
+            f.fail("timezone", exc.message)
     channel = body.get("channel") if "channel" in body or creating else current["channel"]
     if "channel" in body or creating:
         if channel not in CHANNELS:
-            f.fail("channel", f"must be one of {', '.join(CHANNELS)}")
+            f.fail("channel", Phrase("must be one of {channels}", channels=", ".join(CHANNELS)))
             channel = None
         else:
             out["channel"] = channel
@@ -143,7 +149,7 @@ def parse_reminder(body: dict, *, current: dict | None, default_timezone: str,
     for name in ("skip_if_logged", "enabled"):
         if name in body:
             if not isinstance(body[name], bool):
-                f.fail(name, "must be true or false")
+                f.fail(name, Phrase("must be true or false"))
             else:
                 out[name] = int(body[name])
         elif creating:

@@ -14,6 +14,7 @@ from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import throttle, users
 from kmood_lib.accounts.users import User
 from kmood_lib.core.errors import Unauthorized, ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.web.http import ApiError, cookie, form_params, header
 
 SESSION_COOKIE = "kmood_session"
@@ -111,22 +112,23 @@ def log_in(conn, services, request: bottle.BaseRequest, username: object, passwo
     422 (missing or too long), 429 (throttled, with Retry-After), 401 (wrong), 503 (busy)."""
     config = services.config
     if not isinstance(username, str) or not isinstance(password, str) or not username:
-        raise ValidationError({"username": "required", "password": "required"},
-                              "username and password are required")
+        required = Phrase("required")
+        raise ValidationError({"username": required, "password": required},
+                              Phrase("username and password are required"))
     too_long = {}
     if len(username) > users.MAX_USERNAME_LENGTH:
-        too_long["username"] = f"at most {users.MAX_USERNAME_LENGTH} characters"
+        too_long["username"] = Phrase("at most {n} characters", n=users.MAX_USERNAME_LENGTH)
     if len(password) > users.MAX_PASSWORD_LENGTH:
-        too_long["password"] = f"at most {users.MAX_PASSWORD_LENGTH} characters"
+        too_long["password"] = Phrase("at most {n} characters", n=users.MAX_PASSWORD_LENGTH)
     if too_long:  # refused, never truncated: no such account or password can exist
-        raise ValidationError(too_long, "username or password too long")
+        raise ValidationError(too_long, Phrase("username or password too long"))
     now_ms = services.clock.now_ms()
     reserved = throttle.reserve_attempt(conn, username, client_address(request, config.trust_proxy),
                                         now_ms, config.login_max_failures, config.login_window_s,
                                         config.login_max_failures_per_address)
     user = users.authenticate(conn, username, password, services.hasher)
     if user is None:
-        raise Unauthorized("wrong username or password")
+        raise Unauthorized(Phrase("wrong username or password"))
     throttle.login_succeeded(conn, username, reserved)
     session = auth_store.create_session(conn, user.id, services.clock.now_ms(),
                                         config.session_ttl_s)

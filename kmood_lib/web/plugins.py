@@ -24,6 +24,7 @@ import bottle
 
 from kmood_lib.core.db import storage_error
 from kmood_lib.core.errors import DomainError, NotFound
+from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.logs import EveryInterval
 from kmood_lib.web.authentication import UNSAFE_METHODS, csrf_ok, identify, login_redirect
 from kmood_lib.web.http import ApiError, form_params, is_json_path
@@ -130,13 +131,14 @@ class AuthPlugin:
                             raise ApiError(401, "log in or send an API token")
                         raise login_redirect(request)
                     if level == "admin" and not who.user.is_admin:
-                        raise refusal(request, 403, "this needs an admin")
+                        raise refusal(request, 403, Phrase("this needs an admin"))
                 if (check_csrf and who.via == "session" and request.method in UNSAFE_METHODS
                         and not csrf_ok(request, who.session.csrf_token, limit)):
                     if is_json_path(request.path):
                         raise ApiError(403, "missing or wrong CSRF token (X-CSRF-Token header)",
                                        code="csrf")
-                    raise bottle.HTTPError(403, "missing or wrong CSRF token; reload the page")
+                    raise bottle.HTTPError(403, Phrase("missing or wrong CSRF token; reload the"
+                                                       " page"))
             except ApiError as exc:  # a malformed header or form: a page answers with a page
                 raise exc if is_json_path(request.path) else exc.as_page() from None
             if who.user is not None and who.user.is_admin:  # read only if a page renders
@@ -149,20 +151,57 @@ class AuthPlugin:
         return wrapper
 
 
+# The fields a refusal names, as the settings forms call them (translated where shown, in
+# _errors.tpl); a field named nowhere here is shown by its own name, made readable.
+FIELD_LABELS = {
+    "name": N_("Name"), "group": N_("Group"), "icon": N_("Icon"), "archived": N_("Archived"),
+    "ids": N_("Activities"), "action": N_("Action"), "to_group": N_("Group"),
+    "unit": N_("Unit"), "min": N_("Lowest"), "max": N_("Highest"),
+    "note_title": N_("Title"), "note": N_("Note"), "label": N_("Label"),
+    "time": N_("Time"), "timezone": N_("Time zone"), "weekdays": N_("Days"),
+    "channel": N_("Send with"), "url": N_("Address"), "token": N_("Token"),
+    "title": N_("Title"), "message": N_("Message"), "skip_if_logged": N_("Skip"),
+    "enabled": N_("On"), "username": N_("User name"), "password": N_("Password"),
+    "new_password": N_("New password"), "language": N_("Language"),
+    "listenbrainz_user": N_("ListenBrainz user name"), "lastfm_user": N_("Last.fm user name"),
+    "file": N_("File"), "mood_map": N_("Mood map"), "account": N_("Account"), "job": N_("Job"),
+    "kind": N_("Kind"),
+}
+ERROR = N_("Error")
+
+
 def form_errors(exc: DomainError) -> dict[str, str]:
-    """A refusal as the messages a form shows beside itself: field names made readable."""
+    """A refusal as the messages a form shows beside itself, by the fields' names on the form
+    (said in the person's language by _errors.tpl, as are the messages)."""
     if getattr(exc, "labelled", False):
         return dict(exc.fields)
     if exc.fields:
-        return {name.replace("_", " ").capitalize(): message
+        return {FIELD_LABELS.get(name) or name.replace("_", " ").capitalize(): message
                 for name, message in exc.fields.items()}
-    return {"Error": exc.message}
+    return {ERROR: exc.message}
+
+
+# What a page says for an object that is not there (or is someone else's), by its kind.
+NOT_FOUND = {
+    "account": N_("No such account"), "activity": N_("No such activity"),
+    "day": N_("No such day"), "entry": N_("No such entry"), "goal": N_("No such goal"),
+    "group": N_("No such group"), "job": N_("No such job"), "metric": N_("No such metric"),
+    "mood": N_("No such mood"), "photo": N_("No such photo"),
+    "reminder": N_("No such reminder"), "template": N_("No such template"),
+    "token": N_("No such token"), "upload": N_("No such upload"),
+    "voice memo": N_("No such voice memo"), "year": N_("No such year"),
+}
 
 
 def page_error(exc: DomainError) -> bottle.HTTPError:
-    """A refusal with no form to show it on: an error page with its status and headers."""
-    message = (f"No such {exc.kind}" + (f" ({exc.detail})" if exc.detail else "") + "."
-               if isinstance(exc, NotFound) else exc.message)
+    """A refusal with no form to show it on: an error page with its status and headers (its
+    message a Phrase, for the error page to say in the person's language)."""
+    message = exc.message
+    if isinstance(exc, NotFound):
+        what = NOT_FOUND.get(exc.kind) or f"No such {exc.kind}"
+        missing = Phrase(what)
+        message = (Phrase("{missing} ({detail}).", missing=missing, detail=exc.detail)
+                   if exc.detail else Phrase("{missing}.", missing=missing))
     return bottle.HTTPError(exc.status, message, headers=exc.headers or None)
 
 

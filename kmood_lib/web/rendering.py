@@ -4,13 +4,14 @@ notices they ask for, and the fields a form posted."""
 
 from __future__ import annotations
 
+import functools
 import urllib.parse
 from pathlib import Path
 
 import bottle
 
 from kmood_lib.core.errors import ValidationError
-from kmood_lib.core.i18n import N_, Translator
+from kmood_lib.core.i18n import N_, Phrase, Translator
 from kmood_lib.queue import heartbeat
 from kmood_lib.web import template_helpers
 from kmood_lib.web.http import Params, cookie, form_params, query_params
@@ -18,54 +19,120 @@ from kmood_lib.web.http import Params, cookie, form_params, query_params
 HERE = Path(__file__).resolve().parent
 TEMPLATES = [str(HERE / "templates")]
 
-# Messages a redirect may ask for by key (`?done=logged`): fixed text, never echoed input.
+
+def n_(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a message with a plural where it is defined (a Translator's ngettext says it)."""
+    return singular, plural
+
+
+# Messages a redirect may ask for by key (`?done=logged`): fixed text, never echoed input; a
+# pair is said for the count the redirect gives (`?done=activities_archived&n=3`).
 NOTICES = {
-    "logged": "Entry logged.",
-    "queued": "Saved on this device: k-mood could not take it just now. It is sent as soon as"
-              " it can be.",
-    "saved": "Saved.",
-    "deleted": "Entry deleted.",
-    "deleted_before": "Not saved: this entry was deleted after it was first saved, so it is"
-                      " not brought back.",
-    "password": "Password changed; your other sessions were logged out.",
-    "password_tokens": "Password changed; your other sessions were logged out and your API"
-                       " tokens revoked (make new ones under API tokens).",
-    "reset": "Password set; their sessions ended and their API tokens were revoked.",
-    "created": "Created.",
-    "removed": "Removed.",
-    "cancelled": "Import cancelled; the file is gone.",
-    "retried": "Queued to run again.",
-    "switched_on": "Switched on.",
-    "switched_off": "Switched off.",
-    "activities_grouped": "Moved {n} to the group.",
-    "activities_ungrouped": "Took {n} out of their groups.",
-    "activities_archived": "Archived {n}: hidden from the log form, kept on their entries.",
-    "activities_restored": "Restored {n} to the log form.",
-    "activities_deleted": "Deleted {n}; their entries stay.",
-    "activities_started": "Added {n} with their icons: tick them when you log. Change them"
-                          " under Settings → Activities.",
-    "activities_skipped": "No starter set: type your own activities when you log.",
-    "photos_added": "Added {n}, without their location or other metadata.",
-    "photo_removed": "Photo removed.",
+    "logged": N_("Entry logged."),
+    "queued": N_("Saved on this device: k-mood could not take it just now. It is sent as soon"
+                 " as it can be."),
+    "saved": N_("Saved."),
+    "deleted": N_("Entry deleted."),
+    "deleted_before": N_("Not saved: this entry was deleted after it was first saved, so it is"
+                         " not brought back."),
+    "password": N_("Password changed; your other sessions were logged out."),
+    "password_tokens": N_("Password changed; your other sessions were logged out and your API"
+                          " tokens revoked (make new ones under API tokens)."),
+    "reset": N_("Password set; their sessions ended and their API tokens were revoked."),
+    "created": N_("Created."),
+    "removed": N_("Removed."),
+    "cancelled": N_("Import cancelled; the file is gone."),
+    "retried": N_("Queued to run again."),
+    "switched_on": N_("Switched on."),
+    "switched_off": N_("Switched off."),
+    "activities_grouped": n_("Moved {n} activity to the group.",
+                             "Moved {n} activities to the group."),
+    "activities_ungrouped": n_("Took {n} activity out of its group.",
+                               "Took {n} activities out of their groups."),
+    "activities_archived": n_("Archived {n} activity: hidden from the log form, kept on its"
+                              " entries.",
+                              "Archived {n} activities: hidden from the log form, kept on"
+                              " their entries."),
+    "activities_restored": n_("Restored {n} activity to the log form.",
+                              "Restored {n} activities to the log form."),
+    "activities_deleted": n_("Deleted {n} activity; its entries stay.",
+                             "Deleted {n} activities; their entries stay."),
+    "activities_started": n_("Added {n} activity with its icon: tick it when you log. Change it"
+                             " under Settings → Activities.",
+                             "Added {n} activities with their icons: tick them when you log."
+                             " Change them under Settings → Activities."),
+    "activities_skipped": N_("No starter set: type your own activities when you log."),
+    "photos_added": n_("Added {n} photo, without its location or other metadata.",
+                       "Added {n} photos, without their location or other metadata."),
+    "photo_removed": N_("Photo removed."),
 }
-# What `{n}` counts in a notice (`?done=activities_archived&n=3`: "Archived 3 activities").
-COUNTED = {"activities": ("activity", "activities"), "photos": ("photo", "photos")}
 
 
 def plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def notice(params: Params) -> str | None:
-    """The fixed text a redirect asked for; a count in it is a number read back, never text."""
-    text = NOTICES.get(params.get("done") or "")
-    if text is None or "{n}" not in text:
-        return text
+def notice(params: Params, words: Translator) -> str | None:
+    """The fixed text a redirect asked for, in the person's language; a count in it is a
+    number read back, never text."""
+    said = NOTICES.get(params.get("done") or "")
+    if said is None or isinstance(said, str):
+        return said and words.gettext(said)
     raw = params.get("n") or ""
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 6):
         return None
-    one, many = COUNTED[(params.get("done") or "").split("_")[0]]
-    return text.format(n=plural(int(raw), one, many))
+    return words.ngettext(*said, int(raw))
+
+
+class Html(str):
+    """Text that is HTML already, its values escaped (a Translator's html()): a template shows
+    it as it is (`__html__`, as MarkupSafe spells it), anything else escaped."""
+
+    def __html__(self) -> str:
+        return str(self)
+
+
+def say(words: Translator, text: str, /, **values) -> str:
+    """`text` in the person's language (the `_` of the templates): a Phrase with its own
+    values, a Phrase among them said too ("{where}: {problem}" of an import report), one with
+    a plural (portability.counted) by the language's plural rule."""
+    if not isinstance(text, Phrase):
+        return words.gettext(text, **values)
+    values = {**{name: say(words, value) if isinstance(value, Phrase) else value
+                 for name, value in text.values.items()}, **values}
+    plural = getattr(text, "plural", None)
+    if plural is not None:
+        return words.ngettext(text.message, plural, values.pop("n"), **values)
+    return words.gettext(text.message, **values)
+
+
+def said_html(words: Translator, text: str, /, **values) -> Html:
+    """`text` in the person's language as HTML (`said_html` of the templates, for refusals and
+    import reports): a Phrase's own text values are what was sent (a name, a date from a file),
+    each isolated as the person's text (<bdi dir="auto">, SPEC §10); a Phrase among them is said
+    too; the values given here are the page's own (Html kept as it is, text escaped)."""
+    plural, n = None, None
+    if isinstance(text, Phrase):
+        sent = {}
+        for name, value in text.values.items():
+            if isinstance(value, Phrase):
+                sent[name] = said_html(words, value)
+            elif isinstance(value, str):
+                sent[name] = Html(f'<bdi dir="auto">{bottle.html_escape(value)}</bdi>')
+            else:
+                sent[name] = value
+        plural = getattr(text, "plural", None)
+        if plural is not None:
+            n = sent.pop("n")
+        text, values = text.message, {**sent, **values}
+    values = {name: value if isinstance(value, Html) else bottle.html_escape(str(value))
+              for name, value in values.items()}
+    if plural is not None:  # the form for n, its other placeholders left to fill below
+        said = words.ngettext(text, plural, n, **{name: "{" + name + "}" for name in values})
+    else:
+        said = words.gettext(text)
+    said = bottle.html_escape(said)
+    return Html(said.format(**values) if values else said)
 
 
 SECTIONS = [("profile", "/settings", N_("Profile")),
@@ -85,7 +152,8 @@ LANGUAGE_COOKIE = "kmood_language"
 
 class FormError(ValidationError):
     """A form that cannot be accepted, in the page's own words: `fields` maps what a person
-    sees beside the form ("Current password") to the message, shown as they are."""
+    sees beside the form (N_("Current password")) to the message (N_ or a Phrase), both said
+    in the person's language."""
 
     labelled = True
 
@@ -102,17 +170,24 @@ def translator(request: bottle.BaseRequest, user) -> Translator:
                                      services.config.default_language)
 
 
+def words(auth) -> Translator:
+    """The Translator of the person a route answers (for what a page builds in Python)."""
+    return translator(bottle.request, auth.user)
+
+
 def render(name: str, status: int = 200, headers: dict | None = None, **values
            ) -> bottle.HTTPResponse:
     """A template inside layout.tpl; never cached (pages carry CSRF tokens and private data).
-    Every template has the request's Translator as `i18n`, with `_` (its gettext), `n_` (its
-    ngettext) and `_html` (a message with markup of its own) for the words."""
+    Every template has the request's Translator as `i18n`, with `_` (its gettext, a Phrase
+    said in full), `n_` (its ngettext), `_html` (a message with markup of its own) and
+    `said_html` (a refusal or report line, what was sent in it isolated) for the words."""
     values.setdefault("user", None)
     values.setdefault("helpers", template_helpers)
     words = values.setdefault("i18n", translator(bottle.request, values["user"]))
-    values.setdefault("_", words.gettext)
+    values.setdefault("_", functools.partial(say, words))
     values.setdefault("n_", words.ngettext)
     values.setdefault("_html", words.html)
+    values.setdefault("said_html", functools.partial(said_html, words))
     body = bottle.template(name, template_lookup=TEMPLATES, **values)
     response = bottle.HTTPResponse(body, status, headers)
     response.content_type = "text/html; charset=utf-8"
@@ -131,9 +206,10 @@ def page(name: str, auth, *, active: str | None = None, status: int = 200, **val
     the active tab, the notice a redirect asked for and, for an admin, whether no worker runs
     (the heartbeat is read here, so only a page that renders reads it)."""
     worker_missing = auth.worker_alive is not None and not auth.worker_alive()
+    words = values.pop("i18n", None) or translator(bottle.request, auth.user)
     return render(name, status, user=auth.user, csrf_token=auth.csrf_token or "", active=active,
-                  notice=notice(query_params(bottle.request)), worker_missing=worker_missing,
-                  **values)
+                  notice=notice(query_params(bottle.request), words),
+                  worker_missing=worker_missing, i18n=words, **values)
 
 
 def redirect(location: str, done: str | None = None, n: int | None = None

@@ -7,6 +7,7 @@ import bottle
 
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.journal import photos
 from kmood_lib.web.http import uploaded_files
 
@@ -20,10 +21,11 @@ def prepare_uploaded(services, required: bool = True) -> list[photos.Prepared]:
     stored); none sent is a refusal only when `required`."""
     files = uploaded_files(bottle.request, "photo")
     if not files and required:
-        raise ValidationError({"photo": "choose one or more photos"})
+        raise ValidationError({"photo": Phrase("choose one or more photos")})
     limits = limits_of(services)
     if len(files) > limits.per_entry:
-        raise ValidationError({"photo": f"at most {limits.per_entry} photos on an entry"})
+        raise ValidationError({"photo": Phrase("at most {n} photos on an entry",
+                                               n=limits.per_entry)})
     return [photos.prepare(data, limits, f"photo {i + 1}") for i, data in enumerate(files)]
 
 

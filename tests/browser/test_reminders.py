@@ -42,7 +42,7 @@ def test_create_a_reminder_and_send_a_test(tmp_path, browser):
             follow(driver, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
             listing = driver.find_element(By.CSS_SELECTOR, ".list.reminders").text
             assert "21:15 Mon, Tue, Wed, Thu, Fri" in listing
-            assert "webhook to 127.0.0.1" in listing
+            assert "Webhook to 127.0.0.1" in listing
             screenshot(driver, f"reminders-list-{name}")
             follow(driver, driver.find_elements(By.CSS_SELECTOR, ".list.reminders a")[-1])
             follow(driver, driver.find_element(By.XPATH, "//button[.='Send a test now']"))

@@ -398,7 +398,7 @@ def test_a_row_cut_short_before_optional_cells_reads_them_as_empty(conn, ann):
     report = run(conn, ann, csv_bytes(header, "2023,16 października,poniedziałek,18:52,good,"
                                       "praca,fine", "2023,17 października,wtorek,9:00,good"))
     assert report["imported"] == 2
-    assert report["warnings"] == ["1 row ended before the header's last optional column"
+    assert report["warnings"] == ["1 row ended before the header's last optional columns"
                                   " (activities, note): read as empty"]
     with pytest.raises(importer.ImportRefused, match="line 2: 4 cells where the header has 7"):
         run(conn, ann, csv_bytes(header, "2023,18 października,środa,9:00"))

@@ -116,5 +116,5 @@ def test_a_zip_naming_photos_it_does_not_hold_imports_the_entries_and_says_so(cl
         broken.writestr("export.json", archive.read("export.json"))
     report = import_zip(elsewhere, zipfile.ZipFile(io.BytesIO(out.getvalue())))
     assert report["imported"] == 1 and report["photos"] == 0
-    assert any("1 photo (or memos) named by entries missing from the ZIP" in w
+    assert any("1 photo (or memo) named by entries missing from the ZIP" in w
                for w in report["warnings"])

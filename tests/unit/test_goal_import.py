@@ -54,9 +54,9 @@ def test_a_backup_s_goals_arrive_with_their_check_ins_whatever_its_months(conn, 
                                                                            month_base):
     data = goal_backup(month_base, [[2024, 2]])
     dry = run(conn, ann, data, dry_run=True)
-    assert any("2 goal(s) would be added" in line for line in dry["restored"])
+    assert any("2 goals would be added" in line for line in dry["restored"])
     report = run(conn, ann, data)
-    assert "2 goal(s) added" in report["restored"]
+    assert "2 goals added" in report["restored"]
     assert any("Odd" in w and "left out" in w for w in report["warnings"])
     assert not any("successful week" in w for w in report["warnings"])  # the counts agree
     rows = {r[0]: r[1:] for r in conn.execute(
@@ -69,7 +69,7 @@ def test_a_backup_s_goals_arrive_with_their_check_ins_whatever_its_months(conn, 
         "SELECT local_date FROM goal_checkins c JOIN goals g ON g.id = c.goal_id"
         " WHERE g.name = 'Floss' ORDER BY 1")]
     assert checkins == ["2024-01-09", "2024-01-11", "2024-01-20"]
-    assert "2 goal(s) added" not in run(conn, ann, data)["restored"]  # again: nothing
+    assert "2 goals added" not in run(conn, ann, data)["restored"]  # again: nothing
 
 
 def test_successful_weeks_that_disagree_with_the_journal_are_said(conn, ann):

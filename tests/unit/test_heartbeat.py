@@ -160,10 +160,10 @@ def test_the_queue_summary_metrics_and_jobs_page_carry_the_heartbeat(client_for,
     metrics = admin.get("/metrics").text
     assert "kmood_workers_alive 1\n" in metrics and "kmood_worker_last_beat_age_seconds 4.0\n" in metrics
     page = admin.get("/admin/jobs").text
-    assert "<strong>sweep</strong> for 4 s" in page and "alive" in page
+    assert '<strong translate="no">sweep</strong> for 4 s' in page and "alive" in page
     clock.advance(120)
     page = admin.get("/admin/jobs").text
-    assert "Last seen in <strong>sweep</strong> for 2 min" in page and "stale" in page
+    assert 'Last seen in <strong translate="no">sweep</strong> for 2 min' in page and "stale" in page
     close_worker(worker)
 
 

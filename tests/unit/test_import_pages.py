@@ -91,12 +91,12 @@ def test_the_import_pages_upload_report_map_and_confirm(client_for):
     assert sent.status == 303
     report_url = sent.headers["Location"]
     report = ann.get(report_url).text
-    assert "3</strong> entries readable, from 2024-01-01 to 2024-01-02" in report
+    assert "3</strong> entries readable, from Jan 1, 2024 to Jan 2, 2024" in report
     assert "“Sad”" in report and 'name="map_level_0"' in report
     assert count_entries(ann) == 0
     unmapped = ann.request("POST", report_url, form={"csrf_token": token, "map_name_0": "Sad",
                                                      "map_level_0": ""})
-    assert unmapped.status == 422 and "choose a level for &#039;Sad&#039;" in unmapped.text
+    assert unmapped.status == 422 and 'choose a level for <bdi dir="auto">&#039;Sad&#039;</bdi>' in unmapped.text
     confirmed = ann.request("POST", report_url, form={"csrf_token": token, "map_name_0": "Sad",
                                                       "map_level_0": "2"})
     assert confirmed.status == 303 and confirmed.headers["Location"] == report_url
@@ -129,7 +129,8 @@ def test_the_report_page_shows_problems_and_offers_no_confirm(client_for):
     report_url = upload(ann, "/settings/import", {"csrf_token": token}, {"file": bad}
                         ).headers["Location"]
     page = ann.get(report_url).text
-    assert "line 2: the date &#039;2024-02-30&#039; is not a real day" in page
+    assert ('line 2: the date <bdi dir="auto">&#039;2024-02-30&#039;</bdi> is not a real day'
+            in page)
     assert f'action="{report_url}"' not in page
     empty = upload(ann, "/settings/import", {"csrf_token": token}, {})
     assert empty.status == 422 and "choose a Daylio CSV export" in empty.text

@@ -56,8 +56,8 @@ def test_create_edit_switch_test_and_delete_with_plain_forms(ann, channel):
     assert made.status == 303 and made.headers["Location"] == "/settings/reminders?done=created"
     listing = ann.get(made.headers["Location"]).text
     assert "Created." in listing and "<strong>20:30</strong> Mon, Fri" in listing
-    assert "webhook to 127.0.0.1" in listing
-    assert "next: Fri 4 Dec, 20:30" in listing and "tk_page_secret" not in listing
+    assert '<span translate="no">Webhook</span> to <span translate="no">127.0.0.1</span>' in listing
+    assert "next: Fri, Dec 4, 20:30" in listing and "tk_page_secret" not in listing
     reminder = ann.get("/api/reminders").json["reminders"][0]
     assert reminder["weekdays"] == [0, 4] and reminder["has_token"] is True
     edit_url = f"/settings/reminders/{reminder['id']}"
@@ -71,7 +71,8 @@ def test_create_edit_switch_test_and_delete_with_plain_forms(ann, channel):
                                                                        [0, 1, 2, 3, 4, 5, 6])
     tested = post(ann, f"{edit_url}/test")
     assert tested.status == 303 and tested.headers["Location"] == f"{edit_url}?tested=ok-200"
-    assert "Test sent: the channel answered HTTP 200." in ann.get(tested.headers["Location"]).text
+    assert ('Test sent: the channel answered <span translate="no">HTTP 200</span>.'
+            in ann.get(tested.headers["Location"]).text)
     assert channel.requests[-1]["headers"]["Authorization"] == "Bearer tk_page_secret"
     off = post(ann, f"{edit_url}/switch", enabled="0")
     assert off.headers["Location"] == "/settings/reminders?done=switched_off"
@@ -86,7 +87,7 @@ def test_a_bad_form_shows_its_errors_and_what_was_typed(ann):
     bad = post(ann, "/settings/reminders", url="ftp://nope", weekday=[], **{**FORM,
                                                                              "time": "25:00"})
     assert bad.status == 422
-    assert "Time: must be HH:MM" in bad.text and "Weekdays:" in bad.text and "Url:" in bad.text
+    assert "Time: must be HH:MM" in bad.text and "Days:" in bad.text and "Address:" in bad.text
     assert 'value="ftp://nope"' in bad.text
     assert ann.get("/api/reminders").json["reminders"] == []
 
@@ -97,7 +98,8 @@ def test_a_failing_test_send_says_so(ann, channel):
     reminder = ann.get("/api/reminders").json["reminders"][0]
     tested = post(ann, f"/settings/reminders/{reminder['id']}/test")
     assert tested.headers["Location"].endswith("?tested=failed-403")
-    assert "the channel answered HTTP 403" in ann.get(tested.headers["Location"]).text
+    assert ('the channel answered <span translate="no">HTTP 403</span>'
+            in ann.get(tested.headers["Location"]).text)
 
 
 def test_another_users_reminder_pages_are_404(ann, client_for, channel):
@@ -130,5 +132,5 @@ def test_last_deliveries_show_why_one_failed_escaped_and_nothing_for_one_sent(an
         listed = page[page.index("Last deliveries"):]
         items = listed[:listed.index("</ul>")].split("</li>")
         failed, sent = (next(i for i in items if day in i) for day in ("2026-12-01", "2026-12-02"))
-        assert '<span class="muted">HTTP 500: &lt;b&gt;down&lt;/b&gt;</span>' in failed
+        assert '<span class="muted" translate="no">HTTP 500: &lt;b&gt;down&lt;/b&gt;</span>' in failed
         assert "muted" not in sent and "an old error" not in page and "<b>down</b>" not in page

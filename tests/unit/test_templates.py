@@ -77,7 +77,7 @@ def test_settings_make_change_and_delete_a_template_without_script(alice, conn):
     ).status == 303
     assert alice.get("/api/templates").json["templates"][0]["name"] == "Mornings"
     confirm = alice.get(f"/settings/templates/{template['id']}/delete").text
-    assert "Delete the template “<bdi>Mornings</bdi>”?" in confirm
+    assert 'Delete the template “<bdi dir="auto">Mornings</bdi>”?' in confirm
     assert alice.request("POST", f"/settings/templates/{template['id']}/delete",
                          form={"csrf_token": token}).status == 303
     assert alice.get("/api/templates").json["templates"] == []
@@ -107,9 +107,9 @@ def test_a_daylio_backup_brings_its_writing_templates(conn, make_user):
                      "body": "<p>What happened today?</p><p>How did it <b>feel</b>?</p>"},
                     {"id": 2, "title": "", "body": "<p>orphan</p>", "order": 1}]}
     dry = run(conn, ann, backup(document), dry_run=True)
-    assert any("1 note template(s) would be added" in line for line in dry["restored"])
+    assert any("1 note template would be added" in line for line in dry["restored"])
     report = run(conn, ann, backup(document))
-    assert "1 note template(s) added" in report["restored"]
+    assert "1 note template added" in report["restored"]
     assert any("writing template without a title" in w for w in report["warnings"])
     [(name, note)] = conn.execute("SELECT name, note FROM note_templates WHERE user_id = ?",
                                   (ann,)).fetchall()

@@ -13,7 +13,9 @@ import zipfile
 from collections.abc import Iterator
 from datetime import date, datetime, timezone
 
+from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.text import name_key
+from kmood_lib.portability.counted import listing, n_
 from kmood_lib.portability.daylio.dates import date_ordinal_ms
 from kmood_lib.portability.daylio.icons import tag_icons
 from kmood_lib.portability.daylio.moods import PREDEFINED
@@ -24,6 +26,7 @@ from kmood_lib.portability.daylio.plan import (
     Limits,
     Plan,
     Row,
+    at_entry,
 )
 from kmood_lib.portability.json_stream import Document
 
@@ -44,7 +47,7 @@ def read_backup(data: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[Plan, Ite
     moods = _backup_moods(plan, values.get("customMoods"))
     tags = _backup_tags(plan, values.get("tags"), values.get("tag_groups"))
     if not document.has_list():
-        raise DaylioFormatError("the backup has no dayEntries list")
+        raise DaylioFormatError(Phrase("the backup has no dayEntries list"))
     identity = hashlib.sha256(json.dumps(values.get("metadata"), sort_keys=True,
                                          default=str).encode()).hexdigest()[:16]
     _backup_ignored(plan, values)
@@ -93,13 +96,16 @@ class Assets:
 
     def report(self, plan: Plan) -> None:
         if self.missing:
-            plan.warnings.append(f"{self.missing} photo or memo file{'s' if self.missing != 1 else ''}"
-                                 " named by entries missing from the archive: left out")
+            plan.warnings.append(n_("{n} photo or memo file named by entries missing from the"
+                                    " archive: left out",
+                                    "{n} photo or memo files named by entries missing from the"
+                                    " archive: left out", self.missing))
         unused = len(set(self.members.values()) - self.used)
         if unused:
-            plan.warnings.append(f"{unused} file{'s' if unused != 1 else ''} under assets/"
-                                 f" belong{'' if unused != 1 else 's'} to no entry (a"
-                                 " milestone's photo, or left over): left out")
+            plan.warnings.append(n_("{n} file under assets/ belongs to no entry (a milestone's"
+                                    " photo, or left over): left out",
+                                    "{n} files under assets/ belong to no entry (a milestone's"
+                                    " photo, or left over): left out", unused))
 
 
 def _backup_rows(plan: Plan, document: Document, moods: dict, tags: dict, identity: str,
@@ -117,17 +123,18 @@ def _backup_rows(plan: Plan, document: Document, moods: dict, tags: dict, identi
             yield row
     assets.report(plan)
     if mismatched:
-        plan.warnings.append(f"{mismatched} entr{'y' if mismatched == 1 else 'ies'}: the UTC"
-                             f" instant disagrees with the local date and time; the local"
-                             f" fields were used")
+        plan.warnings.append(n_("{n} entry: the UTC instant disagrees with the local date and"
+                                " time; the local fields were used",
+                                "{n} entries: the UTC instant disagrees with the local date and"
+                                " time; the local fields were used", mismatched))
 
 
 def open_archive(data: bytes) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError):
-        raise DaylioFormatError("the file is not a ZIP archive: a .daylio backup is one"
-                                " (or the file was cut short)") from None
+        raise DaylioFormatError(Phrase("the file is not a ZIP archive: a .daylio backup is one"
+                                       " (or the file was cut short)")) from None
 
 
 def read_member(archive: zipfile.ZipFile, name: str, limits: Limits) -> bytearray:
@@ -137,7 +144,8 @@ def read_member(archive: zipfile.ZipFile, name: str, limits: Limits) -> bytearra
     try:
         info = archive.getinfo(name)
     except KeyError:
-        raise DaylioFormatError(f"the ZIP holds no {name}: this is not a Daylio backup") from None
+        raise DaylioFormatError(Phrase("the ZIP holds no {name}: this is not a Daylio backup",
+                                       name=name)) from None
     limits.check_bytes(info.file_size, name)
     out = bytearray()
     try:
@@ -147,7 +155,8 @@ def read_member(archive: zipfile.ZipFile, name: str, limits: Limits) -> bytearra
                 out += chunk
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError,
             RuntimeError) as exc:  # RuntimeError: an encrypted member
-        raise DaylioFormatError(f"{name} cannot be read from the ZIP ({exc})") from None
+        raise DaylioFormatError(Phrase("{name} cannot be read from the ZIP ({reason})",
+                                       name=name, reason=str(exc))) from None
     return out
 
 
@@ -163,7 +172,7 @@ def _backup_json(raw: bytearray) -> bytes | bytearray:
         raw[:] = raw.translate(None, WHITESPACE)
         return base64.b64decode(raw, validate=True)
     except (binascii.Error, ValueError):
-        raise DaylioFormatError("backup.daylio is neither JSON nor base64") from None
+        raise DaylioFormatError(Phrase("backup.daylio is neither JSON nor base64")) from None
 
 
 def _int(value) -> int | None:
@@ -173,19 +182,21 @@ def _int(value) -> int | None:
 def _backup_moods(plan: Plan, moods) -> dict[int, tuple[int, str]]:
     """id -> (level, name): level = 6 - mood_group_id (group 1 is the best)."""
     if not isinstance(moods, list):
-        raise DaylioFormatError("the backup has no customMoods list")
+        raise DaylioFormatError(Phrase("the backup has no customMoods list"))
     out = {}
     for mood in moods:
         ident = _int(mood.get("id")) if isinstance(mood, dict) else None
         group = _int(mood.get("mood_group_id")) if isinstance(mood, dict) else None
         if ident is None or group is None or not 1 <= group <= 5:
-            plan.problem(f"customMoods: {json.dumps(mood)[:80]} has no id or mood group 1-5")
+            plan.problem(Phrase("customMoods: {mood} has no id or mood group 1-5",
+                                mood=json.dumps(mood)[:80]))
             continue
         custom = mood.get("custom_name")
         name = custom.strip() if isinstance(custom, str) and custom.strip() else \
             PREDEFINED.get(_int(mood.get("predefined_name_id")) or 0)
         if name is None:
-            plan.problem(f"customMoods: mood {ident} has neither a name nor a predefined one")
+            plan.problem(Phrase("customMoods: mood {id} has neither a name nor a predefined one",
+                                id=ident))
             continue
         out[ident] = (6 - group, name)
     return out
@@ -206,14 +217,14 @@ def _backup_tags(plan: Plan, tags, groups) -> dict[int, str]:
     if tags is None:
         return {}
     if not isinstance(tags, list):
-        raise DaylioFormatError("the backup's tags are not a list")
+        raise DaylioFormatError(Phrase("the backup's tags are not a list"))
     group_names, group_places = _group_names(groups)
     out, every, pictured = {}, [], []
     for tag in tags:
         ident = _int(tag.get("id")) if isinstance(tag, dict) else None
         name = tag.get("name") if isinstance(tag, dict) else None
         if ident is None or not isinstance(name, str) or not name.strip():
-            plan.problem(f"tags: {json.dumps(tag)[:80]} has no id or name")
+            plan.problem(Phrase("tags: {tag} has no id or name", tag=json.dumps(tag)[:80]))
             continue
         out[ident] = name.strip()
         group = group_names.get(_int(tag.get("id_tag_group")) or 0)
@@ -234,12 +245,13 @@ def _backup_tags(plan: Plan, tags, groups) -> dict[int, str]:
 def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, identity: str
                 ) -> tuple[Row | None, int]:
     if not isinstance(entry, dict):
-        plan.problem(f"dayEntries[{position}]: not an object")
+        plan.problem(Phrase("{where}: not an object", where=f"dayEntries[{position}]"))
         return None, 0
     ident = _int(entry.get("id"))
-    where = f"entry {ident}" if ident is not None else f"dayEntries[{position}]"
+    where = at_entry(ident) if ident is not None else f"dayEntries[{position}]"
     fields = {k: _int(entry.get(k)) for k in ("year", "month", "day", "hour", "minute")}
-    errors = [f"{k} is not a whole number" for k, v in fields.items() if v is None]
+    errors = [Phrase("{field} is not a whole number", field=k) for k, v in fields.items()
+              if v is None]
     day = minute = None
     if not errors:
         try:
@@ -247,7 +259,8 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
         except (ValueError, OverflowError):
             shown = [str(fields["year"])[:12]] + [str(n)[:12].zfill(2) for n in (
                 fields["month"] + 1, fields["day"])]
-            errors.append(f"{'-'.join(shown)} is not a real day (month is 0-based in backups)")
+            errors.append(Phrase("{date} is not a real day (month is 0-based in backups)",
+                                 date="-".join(shown)))
         else:
             plan.saw_day(day)
         if fields["hour"] == -1:
@@ -255,25 +268,28 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
         elif 0 <= fields["hour"] <= 23 and 0 <= fields["minute"] <= 59:
             minute = fields["hour"] * 60 + fields["minute"]
         else:
-            errors.append(f"{str(fields['hour'])[:12]}:{str(fields['minute'])[:12]} is not a"
-                          f" time of day")
+            errors.append(Phrase("{time} is not a time of day",
+                                 time=f"{str(fields['hour'])[:12]}:{str(fields['minute'])[:12]}"))
     mood = moods.get(_int(entry.get("mood")))
     if mood is None:
-        errors.append(f"mood id {entry.get('mood')!r} is not in customMoods")
+        errors.append(Phrase("mood id {id} is not in customMoods", id=repr(entry.get("mood"))))
     tag_ids = entry.get("tags", [])
     if not isinstance(tag_ids, list):
-        errors.append("tags is not a list")
+        errors.append(Phrase("tags is not a list"))
         tag_ids = []
     unknown = [t for t in tag_ids if _int(t) not in tags]
     if unknown:
-        errors.append(f"tag id{'s' if len(unknown) > 1 else ''} {unknown} not in tags")
+        errors.append(n_("tag id {ids} not in tags", "tag ids {ids} not in tags", len(unknown),
+                         ids=str(unknown)))
     notes = {k: entry.get(k) or "" for k in ("note", "note_title")}
-    errors += [f"{k} is not text" for k, v in notes.items() if not isinstance(v, str)]
+    errors += [Phrase("{field} is not text", field=k) for k, v in notes.items()
+               if not isinstance(v, str)]
     offset_ms = _int(entry.get("timeZoneOffset"))
     if offset_ms is None or abs(offset_ms) > 18 * 3600 * 1000:
-        errors.append(f"timeZoneOffset {entry.get('timeZoneOffset')!r} is not an offset")
+        errors.append(Phrase("timeZoneOffset {value} is not an offset",
+                             value=repr(entry.get("timeZoneOffset"))))
     for message in errors:
-        plan.problem(f"{where}: {message}")
+        plan.problem(Phrase("{where}: {problem}", where=where, problem=message))
     if errors:
         return None, 0
     offset_s = offset_ms // 1000
@@ -362,8 +378,10 @@ def _backup_goals(plan: Plan, document: dict, tags: dict[int, str]) -> None:
         period, target = {1: ("week", bin(value & 127).count("1")), 2: ("week", value),
                           3: ("month", value)}.get(kind, (None, 0))
         if not name or period is None or not 1 <= target <= (7 if period == "week" else 31):
-            plan.warnings.append(f"a goal ({name[:40] or 'no name'}) with a repeat this build"
-                                 " does not read: left out")
+            plan.warnings.append(Phrase("a goal ({name}) with a repeat this build does not read:"
+                                        " left out", name=name[:40]) if name[:40] else
+                                 Phrase("a goal (no name) with a repeat this build does not"
+                                        " read: left out"))
             continue
         name = name[:60]
         if name_key(name) in named:  # two goals, one name (two on one tag): both kept, told apart
@@ -396,7 +414,8 @@ def _backup_templates(plan: Plan, listed) -> None:
         if name and note:
             found.append({"name": name[:64], "note_title": "", "note": note})
         elif name or note:
-            plan.warnings.append("a writing template without a title or a text: left out")
+            plan.warnings.append(Phrase("a writing template without a title or a text: left"
+                                        " out"))
     if found:
         plan.extras = {**plan.extras, "templates": found}
 
@@ -409,20 +428,23 @@ def _backup_reminders(plan: Plan, listed) -> None:
         hour = _int(item.get("hour")) if isinstance(item, dict) else None
         minute = _int(item.get("minute")) if isinstance(item, dict) else None
         if hour is not None and minute is not None and 0 <= hour < 24 and 0 <= minute < 60:
-            off = " (off)" if _int(item.get("state")) not in (0, None) else ""
-            times.append(f"{hour:02d}:{minute:02d}{off}")
+            at = f"{hour:02d}:{minute:02d}"
+            times.append(Phrase("{time} (off)", time=at) if _int(item.get("state")) not in (
+                0, None) else at)
     if times:
-        plan.ignored.append(f"Daylio reminder{'s' if len(times) != 1 else ''} at"
-                            f" {', '.join(times[:10])}: not made — set {'them' if len(times) > 1 else 'it'}"
-                            " up under Settings → Reminders, where you choose how it reaches"
-                            " you (ntfy, Gotify or a webhook)")
+        plan.ignored.append(n_(
+            "Daylio reminder at {times}: not made — set it up under Settings → Reminders, where"
+            " you choose how it reaches you (ntfy, Gotify or a webhook)",
+            "Daylio reminders at {times}: not made — set them up under Settings → Reminders,"
+            " where you choose how it reaches you (ntfy, Gotify or a webhook)", len(times),
+            times=listing(times[:10])))
 
 
 def _backup_ignored(plan: Plan, document: dict) -> None:
     _backup_reminders(plan, document.get("reminders"))
-    for key, what in (("prefs", "app preferences"),):
+    for key, what in (("prefs", N_("app preferences not imported")),):
         if document.get(key):
-            plan.ignored.append(f"{what} not imported")
+            plan.ignored.append(Phrase(what))
     if "pin" in document or any("pin" in str(k).lower() for k in (document.get("prefs") or {})
                                 if isinstance(document.get("prefs"), dict)):
-        plan.ignored.append("the app PIN in the backup was neither read nor stored")
+        plan.ignored.append(Phrase("the app PIN in the backup was neither read nor stored"))

@@ -8,17 +8,21 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import date
 
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
+from kmood_lib.portability.counted import n_
 from kmood_lib.portability.daylio.dates import localised_day, parse_time
 from kmood_lib.portability.daylio.moods import MoodNames
 from kmood_lib.portability.daylio.notes import html_to_text
 from kmood_lib.portability.daylio.plan import (
     DEFAULT_LIMITS,
+    THE_FILE,
     DaylioFormatError,
     Limits,
     Metric,
     Plan,
     Row,
+    at_line,
     text_stream,
 )
 
@@ -45,28 +49,32 @@ def read_csv(data: bytes, moods: MoodNames, limits: Limits = DEFAULT_LIMITS
     """A Daylio CSV (any of the four header generations) -> its plan and its rows, read one
     by one as they are asked for; raises DaylioFormatError for a file that is not one at all,
     or one past `limits`, and lists row problems in the plan."""
-    limits.check_bytes(len(data), "the file")
+    limits.check_bytes(len(data), THE_FILE)
     reader = csv.reader(text_stream(data))
     try:
         header = next(reader, None)
     except csv.Error as exc:
-        raise DaylioFormatError(f"line 1: {exc}") from None
+        raise DaylioFormatError(Phrase("{where}: {problem}", where=at_line(1),
+                                       problem=str(exc))) from None
     if header is None:
-        raise DaylioFormatError("the file is empty")
+        raise DaylioFormatError(Phrase("the file is empty"))
     columns = [name_key(h.strip()) for h in header]
     missing = {"time", "mood", "activities", "note"} - set(columns)
     if "full_date" not in columns and not {"year", "date"} <= set(columns):
         missing.add("full_date")
     if missing:
+        found = ", ".join(h.strip() for h in header)
         raise DaylioFormatError(
-            f"line 1 is not a Daylio CSV header: it lacks {', '.join(sorted(missing))}"
-            f" (found: {', '.join(h.strip() for h in header) or 'nothing'})")
+            Phrase("line 1 is not a Daylio CSV header: it lacks {columns} (found: {found})",
+                   columns=", ".join(sorted(missing)), found=found) if found else
+            Phrase("line 1 is not a Daylio CSV header: it lacks {columns} (found: nothing)",
+                   columns=", ".join(sorted(missing))))
     if len(set(columns)) != len(columns):
-        raise DaylioFormatError("line 1 names a column twice")
+        raise DaylioFormatError(Phrase("line 1 names a column twice"))
     plan = Plan("csv")
     unknown = [h.strip() for h, c in zip(header, columns, strict=True) if c not in KNOWN_COLUMNS]
     if unknown:
-        plan.ignored.append(f"columns not read: {', '.join(unknown)}")
+        plan.ignored.append(Phrase("columns not read: {columns}", columns=", ".join(unknown)))
     return plan, _csv_rows(plan, reader, columns, moods, limits)
 
 
@@ -78,7 +86,8 @@ def _csv_rows(plan: Plan, reader, columns: list[str], moods: MoodNames, limits: 
         try:
             cells = next(reader, None)
         except csv.Error as exc:
-            plan.problem(f"line {reader.line_num}: {exc}")
+            plan.problem(Phrase("{where}: {problem}", where=at_line(reader.line_num),
+                                problem=str(exc)))
             break
         if cells is None:
             break
@@ -91,10 +100,12 @@ def _csv_rows(plan: Plan, reader, columns: list[str], moods: MoodNames, limits: 
             short += 1  # a real export's last row without its empty trailing note cell
             cells = cells + [""] * (len(columns) - len(cells))
         if len(cells) != len(columns):
-            plan.problem(f"line {line}: {len(cells)} cells where the header has {len(columns)}")
+            plan.problem(Phrase("{where}: {problem}", where=at_line(line), problem=n_(
+                "{n} cell where the header has {columns}",
+                "{n} cells where the header has {columns}", len(cells), columns=len(columns))))
             continue
         record = dict(zip(columns, map(unquoted, cells), strict=True))
-        row = _csv_row(plan, record, f"line {line}", moods)
+        row = _csv_row(plan, record, at_line(line), moods)
         if row is not None:
             signature = (row.local_date.isoformat(), record["time"].strip(),
                          record["mood"].strip(), record["activities"], record["note"])
@@ -103,10 +114,16 @@ def _csv_rows(plan: Plan, reader, columns: list[str], moods: MoodNames, limits: 
             row.import_key = f"daylio-csv:{digest.hex()}:{seen[digest]}"
             yield row
     if short:
-        plan.warnings.append(f"{short} row{'s' if short > 1 else ''} ended before the header's"
-                             f" last optional column{'s' if short > 1 else ''}"
-                             f" ({', '.join(c for c in columns if c in OPTIONAL_COLUMNS)}):"
-                             f" read as empty")
+        cut = [c for c in columns if c in OPTIONAL_COLUMNS]
+        plan.warnings.append(n_("{n} row ended before the header's last optional column"
+                                " ({columns}): read as empty",
+                                "{n} rows ended before the header's last optional column"
+                                " ({columns}): read as empty", short, columns=", ".join(cut))
+                             if len(cut) == 1 else
+                             n_("{n} row ended before the header's last optional columns"
+                                " ({columns}): read as empty",
+                                "{n} rows ended before the header's last optional columns"
+                                " ({columns}): read as empty", short, columns=", ".join(cut)))
 
 
 def _csv_row(plan: Plan, record: dict, where: str, moods: MoodNames) -> Row | None:
@@ -119,8 +136,9 @@ def _csv_row(plan: Plan, record: dict, where: str, moods: MoodNames) -> Row | No
             day = localised_day(record["year"], record["date"])
     except ValueError as exc:
         raw = record.get("full_date", f"{record.get('year')} {record.get('date')}")
-        errors.append(f"the date {raw.strip()!r} is not a real day ({exc})"
-                      if "full_date" in record else str(exc))
+        errors.append(Phrase("the date {date} is not a real day ({reason})",
+                             date=repr(raw.strip()), reason=str(exc))
+                      if "full_date" in record else exc.args[0])
     if day is not None:
         plan.saw_day(day)
     minute = None
@@ -128,15 +146,15 @@ def _csv_row(plan: Plan, record: dict, where: str, moods: MoodNames) -> Row | No
         # Daylio always writes a time; k-mood's own CSV leaves it empty for a date-only entry.
         minute = parse_time(record["time"]) if record["time"].strip() else None
     except ValueError as exc:
-        errors.append(str(exc))
+        errors.append(exc.args[0])
     name = record["mood"].strip()
     level = moods.level(name) if name else None
     if not name:
-        errors.append("the mood is empty")
+        errors.append(Phrase("the mood is empty"))
     elif level is None:
         plan.unknown_mood(name, where)
     for message in errors:
-        plan.problem(f"{where}: {message}")
+        plan.problem(Phrase("{where}: {problem}", where=where, problem=message))
     if errors or level is None:
         return None
     plan.moods[(name, level)] += 1
@@ -160,7 +178,8 @@ def _scales(plan: Plan, cell: str, where: str) -> list[Metric]:
         name, value = name.strip(), value.strip()
         metric = _scale_value(name, value) if sep and name else None
         if metric is None:
-            plan.warnings.append(f"{where}: scale {part!r} not understood, left out")
+            plan.warnings.append(Phrase("{where}: scale {scale} not understood, left out",
+                                        where=where, scale=repr(part)))
         else:
             out.append(metric)
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key
 
 # Month names in the languages Daylio's oldest CSV localises its `date` cell into, nominative
@@ -40,7 +41,7 @@ def localised_day(year_cell: str, date_cell: str) -> date:
     """The oldest header's day: `year` plus a localised day and month such as `June 22`,
     `22. Juni`, `7 września`, `16 de octubre`; raises ValueError naming what it could not read."""
     if not year_cell.strip().isdigit():
-        raise ValueError(f"year {year_cell!r} is not a number")
+        raise ValueError(Phrase("year {year} is not a number", year=repr(year_cell)))
     days, months = [], []
     for token in _WORD.findall(date_cell):
         if token.isdigit():
@@ -48,12 +49,13 @@ def localised_day(year_cell: str, date_cell: str) -> date:
         elif name_key(token) in MONTH_NAMES:
             months.append(MONTH_NAMES[name_key(token)])
     if len(days) != 1 or len(months) != 1:
-        raise ValueError(f"cannot read a day and a month from the date {date_cell!r}")
+        raise ValueError(Phrase("cannot read a day and a month from the date {date}",
+                                date=repr(date_cell)))
     try:
         return date(int(year_cell.strip()), months[0], days[0])
     except (ValueError, OverflowError):
-        raise ValueError(f"{year_cell.strip()[:12]} {date_cell.strip()[:40]!r} is not a real"
-                         f" day") from None
+        raise ValueError(Phrase("{year} {date} is not a real day", year=year_cell.strip()[:12],
+                                date=repr(date_cell.strip()[:40]))) from None
 
 
 def parse_time(cell: str) -> int:
@@ -67,15 +69,19 @@ def parse_time(cell: str) -> int:
     hours, sep, minutes = text.partition(":")
     if not (sep and hours.isascii() and hours.isdigit() and minutes.isascii()
             and minutes.isdigit() and len(minutes) == 2 and 1 <= len(hours) <= 2):
-        raise ValueError(f"cannot read the time {cell!r}")
+        raise ValueError(_unreadable_time(cell))
     h, m = int(hours), int(minutes)
     if suffix:
         if not 1 <= h <= 12:
-            raise ValueError(f"cannot read the time {cell!r}")
+            raise ValueError(_unreadable_time(cell))
         h = h % 12 + (12 if suffix == "pm" else 0)
     if h > 23 or m > 59:
-        raise ValueError(f"cannot read the time {cell!r}")
+        raise ValueError(_unreadable_time(cell))
     return h * 60 + m
+
+
+def _unreadable_time(cell: str) -> Phrase:
+    return Phrase("cannot read the time {time}", time=repr(cell))
 
 
 def date_ordinal_ms(day: date) -> int:

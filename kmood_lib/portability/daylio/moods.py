@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.text import name_key, without_hidden
 
 # Daylio's default mood names (SPEC §8): English (older exports say "fugly" for 2), French,
@@ -51,28 +52,31 @@ def parse_mood_map(value: str) -> dict[str, int]:
         try:
             raw = json.loads(text)
         except ValueError as exc:
-            raise ValueError(f"the mood map is not valid JSON ({exc})") from None
+            raise ValueError(Phrase("the mood map is not valid JSON ({reason})", reason=str(exc))
+                             ) from None
         except RecursionError:
-            raise ValueError("the mood map is JSON nested too deeply") from None
+            raise ValueError(Phrase("the mood map is JSON nested too deeply")) from None
         if not isinstance(raw, dict):
-            raise ValueError("the mood map must be a JSON object of name: level")
+            raise ValueError(Phrase("the mood map must be a JSON object of name: level"))
         pairs = list(raw.items())
     else:
         pairs = []
         for part in text.split(","):
             name, sep, level = part.partition("=")
             if not sep:
-                raise ValueError(f"{part.strip()!r} in the mood map is not name=level")
+                raise ValueError(Phrase("{part} in the mood map is not name=level",
+                                        part=repr(part.strip())))
             pairs.append((name, level.strip()))
     out: dict[str, int] = {}
     for name, level in pairs:
         if isinstance(level, str) and level.isascii() and level.isdigit():
             level = int(level)
         if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 5:
-            raise ValueError(f"the mood map gives {name.strip()!r} the level {level!r}: "
-                             f"levels run from 1 (worst) to 5 (best)")
+            raise ValueError(Phrase("the mood map gives {name} the level {level}: levels run"
+                                    " from 1 (worst) to 5 (best)",
+                                    name=repr(name.strip()), level=repr(level)))
         if not name.strip():
-            raise ValueError("the mood map has an empty name")
+            raise ValueError(Phrase("the mood map has an empty name"))
         out[name_key(name.strip())] = level
     return out
 

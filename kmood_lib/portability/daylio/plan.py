@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from kmood_lib.core.errors import DomainError
+from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.text import hidden_character, name_key, without_hidden
 from kmood_lib.portability.daylio.notes import _PlainText
 
+THE_FILE = Phrase("the file")  # what a refusal names when it is the uploaded file itself
 MAX_PROBLEMS = 200  # listed in a report; the count says how many more there were
 MIB = 1024 * 1024
 
@@ -28,15 +30,15 @@ class Limits:
 
     def check_bytes(self, size: int, what: str) -> None:
         if size > self.max_bytes:
-            raise DaylioFormatError(
-                f"{what} holds more than {self.max_bytes / MIB:g} MiB, the most one import"
-                f" reads (KMOOD_IMPORT_MAX_BYTES)")
+            raise DaylioFormatError(Phrase(
+                "{what} holds more than {mib} MiB, the most one import reads"
+                " (KMOOD_IMPORT_MAX_BYTES)", what=what, mib=f"{self.max_bytes / MIB:g}"))
 
     def check_rows(self, rows: int) -> None:
         if rows > self.max_rows:
-            raise DaylioFormatError(
-                f"the file holds more than {self.max_rows} entries, the most one import"
-                f" brings (KMOOD_IMPORT_MAX_ROWS): split it by year")
+            raise DaylioFormatError(Phrase(
+                "the file holds more than {n} entries, the most one import brings"
+                " (KMOOD_IMPORT_MAX_ROWS): split it by year", n=self.max_rows))
 
 
 DEFAULT_LIMITS = Limits()
@@ -47,6 +49,27 @@ class DaylioFormatError(DomainError):
 
     def __init__(self, message: str):
         super().__init__(message, {"file": message})
+
+
+def at_line(n: int) -> Phrase:
+    """Where a row is in a CSV file, for the report: "line 12"."""
+    return Phrase("line {n}", n=n)
+
+
+def at_entry(ident: str) -> Phrase:
+    """Where a row is in a backup or an export, for the report: "entry 345"."""
+    return Phrase("entry {id}", id=ident)
+
+
+def where_again(text: str) -> str:
+    """A row's place as a staged row keeps it (its English: "line 12") -> the Phrase it was
+    made as, to be said again in a report; any other place as it is."""
+    kind, _, rest = str(text).partition(" ")
+    if kind == "line" and rest.isascii() and rest.isdigit():
+        return at_line(int(rest))
+    if kind == "entry" and rest:
+        return at_entry(rest)
+    return text
 
 
 @dataclass
@@ -62,7 +85,7 @@ class Metric:
 class Row:
     """One entry to import, on its own local wall clock."""
 
-    where: str  # "line 12" or "entry 345", for the report
+    where: str  # "line 12" or "entry 345" (at_line, at_entry), for the report
     local_date: date
     minute: int | None  # None: no time recorded (a date-only entry)
     offset_s: int | None  # None: read the wall time in the user's timezone
@@ -100,6 +123,27 @@ class Notes(list):
             self.append(message)
 
 
+# A character a name may not hold, taken out of a name from the file, by what the name names.
+TAKEN_OUT = {
+    "mood name": N_("{where}: {character} taken out of the mood name {name} (a name may not"
+                    " hold it)"),
+    "mood label": N_("{where}: {character} taken out of the mood label {name} (a name may not"
+                     " hold it)"),
+    "activity": N_("{where}: {character} taken out of the activity {name} (a name may not hold"
+                   " it)"),
+    "group": N_("{where}: {character} taken out of the group {name} (a name may not hold it)"),
+    "metric": N_("{where}: {character} taken out of the metric {name} (a name may not hold"
+                 " it)"),
+    "unit": N_("{where}: {character} taken out of the unit {name} (a name may not hold it)"),
+    "title": N_("{where}: {character} taken out of the title {name} (a name may not hold it)"),
+    "song's artist": N_("{where}: {character} taken out of the song's artist {name} (a name"
+                        " may not hold it)"),
+    "song's title": N_("{where}: {character} taken out of the song's title {name} (a name may"
+                       " not hold it)"),
+    "song's album": N_("{where}: {character} taken out of the song's album {name} (a name may"
+                       " not hold it)"),
+    "name": N_("{where}: {character} taken out of the name {name} (a name may not hold it)"),
+}
 MAX_UNKNOWN_MOODS = 500  # distinct unknown names listed; more are counted under the last
 
 
@@ -141,8 +185,9 @@ class Plan:
             return text
         if text not in self._cleaned:
             self._cleaned.add(text)
-            self.warnings.append(f"{where}: {hidden_character(text)} taken out of the {what}"
-                                 f" {cleaned.strip()[:40]!r} (a name may not hold it)")
+            self.warnings.append(Phrase(TAKEN_OUT.get(what, TAKEN_OUT["name"]), where=where,
+                                        character=hidden_character(text),
+                                        name=repr(cleaned.strip()[:40])))
         return cleaned.strip()
 
     def clean_row(self, row: Row) -> None:
@@ -211,8 +256,9 @@ def text_stream(data: bytes) -> io.TextIOWrapper:
         try:
             decoder.decode(view[start:start + CHECK_CHUNK], final=start + CHECK_CHUNK >= len(data))
         except UnicodeDecodeError as exc:
-            raise DaylioFormatError(f"the file is not UTF-8 text (byte {start + exc.start} cannot"
-                                    f" be read): Daylio writes UTF-8") from None
+            raise DaylioFormatError(Phrase("the file is not UTF-8 text (byte {n} cannot be"
+                                           " read): Daylio writes UTF-8",
+                                           n=start + exc.start)) from None
     return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
 
 

@@ -8,6 +8,7 @@ from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.web.authentication import Auth, end_browser_session, log_in, set_session_cookie
 from kmood_lib.web.http import json_body, json_response
 from kmood_lib.web.routing import Routes
@@ -18,7 +19,8 @@ routes = Routes()
 def refuse_unknown(body: dict, allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
-        raise ValidationError({n: "unknown field" for n in unknown}, "unknown fields")
+        raise ValidationError({n: Phrase("unknown field") for n in unknown},
+                              Phrase("unknown fields"))
 
 
 @routes.post("/api/session", auth="public", csrf=False)
@@ -61,10 +63,11 @@ def change_password(services, conn, auth: Auth):
     refuse_unknown(body, {"old_password", "new_password", "revoke_api_tokens"})
     revoke = body.get("revoke_api_tokens", True)
     if not isinstance(revoke, bool):
-        raise ValidationError({"revoke_api_tokens": "must be true or false"})
+        raise ValidationError({"revoke_api_tokens": Phrase("must be true or false")})
     if not isinstance(old, str) or len(old) > users.MAX_PASSWORD_LENGTH or users.authenticate(
             conn, auth.user.username, old, services.hasher) is None:
-        raise ValidationError({"old_password": "wrong password"}, "the old password is wrong")
+        raise ValidationError({"old_password": Phrase("wrong password")},
+                              Phrase("the old password is wrong"))
     users.validate_password(new, "new_password")
     ended = auth_store.change_password(
         conn, auth.user.id, services.hasher.hash(new), services.clock.now_ms(),

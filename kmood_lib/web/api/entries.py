@@ -5,6 +5,7 @@ from __future__ import annotations
 import bottle
 
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.journal import queries, saving, versions, writes
 from kmood_lib.journal.entry_json import dumps
 from kmood_lib.web.authentication import Auth
@@ -45,8 +46,8 @@ def create_entry(services, conn, auth: Auth):
         raise
     if saved.deleted:
         services.outbox.count(auth.user, batch, "deleted")
-        raise ApiError(410, "this entry was deleted after it was saved: it is not saved again",
-                       code="deleted")
+        raise ApiError(410, Phrase("this entry was deleted after it was saved: it is not saved"
+                                   " again"), code="deleted")
     services.outbox.count(auth.user, batch, "new" if saved.created else "replayed")
     text = (dumps(saved.entry) if saved.entry is not None  # created: no second read
             else queries.get_entry_json(conn, auth.user.id, saved.entry_id))

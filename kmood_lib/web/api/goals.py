@@ -6,6 +6,7 @@ import bottle
 
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.timezones import local_today
 from kmood_lib.journal import goals
 from kmood_lib.web.authentication import Auth
@@ -19,7 +20,7 @@ routes = Routes()
 def list_goals(services, conn, auth: Auth):
     wanted = query_params(bottle.request).get("archived", "1")
     if wanted not in ("0", "1"):
-        raise ValidationError({"archived": "must be 0 or 1"})
+        raise ValidationError({"archived": Phrase("must be 0 or 1")})
     return json_response({"goals": goals.list_goals(conn, auth.user.id,
                                                     local_today(services.clock, auth.user.timezone),
                                                     archived=wanted == "1")})
@@ -71,9 +72,9 @@ def post_checkin(services, conn, auth: Auth, goal_id: int):
     today = local_today(services.clock, auth.user.timezone)
     unknown = set(body) - {"date", "done"}
     if unknown:
-        raise ValidationError({name: "unknown field" for name in unknown})
+        raise ValidationError({name: Phrase("unknown field") for name in unknown})
     if not isinstance(body.get("done", True), bool):
-        raise ValidationError({"done": "must be true or false"})
+        raise ValidationError({"done": Phrase("must be true or false")})
     with transaction(conn):
         goal = goals.check_in(conn, auth.user.id, goal_id, body.get("date", today.isoformat()),
                               today, services.clock.now_ms(), body.get("done", True))

@@ -10,6 +10,7 @@ import bottle
 
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.core.errors import Conflict, NotFound, ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.memory import resident_bytes
 from kmood_lib.core.validation import MAX_ID, parse_int_param
 from kmood_lib.queue import heartbeat, jobs
@@ -149,7 +150,8 @@ def list_jobs(conn):
     query = query_params(bottle.request)
     status, kind = query.get("status") or None, query.get("kind") or None
     if status and status not in jobs.STATUSES:
-        raise ValidationError({"status": f"one of {', '.join(jobs.STATUSES)}"}, "unknown status")
+        raise ValidationError({"status": Phrase("one of {names}", names=", ".join(jobs.STATUSES))},
+                              Phrase("unknown status"))
     limit = parse_int_param(query.get("limit"), "limit", 1, 500, default=100)
     cursor = parse_int_param(query.get("cursor"), "cursor", 1, MAX_ID)
     rows = jobs.list_jobs(conn, status, kind, limit + 1, cursor)
@@ -171,7 +173,8 @@ def retry_one(services, conn, job_id: int):
     if outcome == "not_found":
         raise NotFound("job")
     if outcome != "retried":
-        raise Conflict(jobs.RETRY_MESSAGES.get(outcome, "job {id} is " + outcome).format(id=job_id))
+        why = jobs.RETRY_MESSAGES.get(outcome, "job {id} is " + outcome)
+        raise Conflict(Phrase(why, id=job_id))
     services.relay.wake()
     return json_response(job_json(jobs.list_jobs(conn, before_id=job_id + 1, limit=1)[0]))
 
@@ -180,11 +183,12 @@ def retry_one(services, conn, job_id: int):
 def retry_kind(services, conn):
     kind = query_params(bottle.request).get("kind")
     if not kind:
-        raise ValidationError({"kind": "required"}, "say which kind")
+        raise ValidationError({"kind": Phrase("required")}, Phrase("say which kind"))
     if kind not in services.job_kinds.names():
+        names = ", ".join(services.job_kinds.names())
         raise ValidationError(
-            {"kind": f"one of {', '.join(services.job_kinds.names()) or '(none)'}"},
-            f"no job kind {kind!r}")
+            {"kind": Phrase("one of {names}", names=names) if names else Phrase("one of (none)")},
+            Phrase("no job kind {kind}", kind=repr(kind)))
     retried = jobs.retry_exhausted(conn, kind, services.clock.now_ms())
     services.relay.wake()
     return json_response({"kind": kind, "retried": retried})

@@ -7,6 +7,7 @@ import bottle
 
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.journal import photos, queries
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import json_body, json_response
@@ -33,7 +34,7 @@ def order_photos(services, conn, auth: Auth, entry_id: int):
     order = body.get("order")
     if set(body) != {"order"} or not isinstance(order, list) or not all(
             isinstance(i, int) and not isinstance(i, bool) for i in order):
-        raise ValidationError({"order": "must be the list of the entry's photo ids"})
+        raise ValidationError({"order": Phrase("must be the list of the entry's photo ids")})
     with transaction(conn):
         photos.reorder(conn, auth.user.id, entry_id, order)
     return json_response(entry_photos(conn, auth.user.id, entry_id))

@@ -10,6 +10,7 @@ import bottle
 
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.portability import export, importer
 from kmood_lib.portability.daylio.moods import parse_mood_map
 from kmood_lib.web.authentication import Auth
@@ -18,29 +19,31 @@ from kmood_lib.web.routing import Routes
 
 routes = Routes()
 
-FILE_HINT = "a Daylio CSV export or .daylio backup"
 
 
 def mood_map_field(value: str | None) -> dict[str, int]:
     try:
         return parse_mood_map(value or "")
     except ValueError as exc:
-        raise ValidationError({"mood_map": str(exc)}, str(exc)) from None
+        raise ValidationError({"mood_map": exc.args[0]}, exc.args[0]) from None
 
 
 @routes.post("/api/import/daylio", max_body="upload")
 def import_file(services, conn, auth: Auth):
     request = bottle.request
     if not is_multipart(request):
-        raise ApiError(415, "send the file as multipart/form-data, in the field `file`")
+        raise ApiError(415, Phrase("send the file as multipart/form-data, in the field {field}",
+                                   field="`file`"))
     fields, files = multipart(request)
     data = files.get("file") or None
     if data is None:
-        raise ValidationError({"file": "required"}, f"no file: send {FILE_HINT} in the field `file`")
+        raise ValidationError({"file": Phrase("required")},
+                              Phrase("no file: send a Daylio CSV export or .daylio backup in the"
+                                     " field {field}", field="`file`"))
     mood_map = mood_map_field(fields.get("mood_map"))
     dry_run = fields.get("dry_run", "0").strip().lower()
     if dry_run not in ("0", "1", "true", "false"):
-        raise ValidationError({"dry_run": dry_run}, "dry_run must be 0, 1, true or false")
+        raise ValidationError({"dry_run": dry_run}, Phrase("dry_run must be 0, 1, true or false"))
     return json_response(importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                               data, mood_map, services.clock,
                                               dry_run=dry_run in ("1", "true"),
@@ -51,7 +54,8 @@ def import_file(services, conn, auth: Auth):
 def export_file(services, conn, auth: Auth):
     wanted = query_params(bottle.request).get("format", "json")
     if wanted not in ("json", "csv", "zip"):
-        raise ValidationError({"format": "json, zip or csv"}, "format must be json, zip or csv")
+        raise ValidationError({"format": Phrase("json, zip or csv")},
+                              Phrase("format must be json, zip or csv"))
     return download(services, conn, auth, wanted)
 
 

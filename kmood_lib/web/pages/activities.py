@@ -13,7 +13,7 @@ from kmood_lib.core.db import transaction
 from kmood_lib.journal import starter, vocab
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params, query_params
-from kmood_lib.web.rendering import form_fields, plural, redirect, settings_page
+from kmood_lib.web.rendering import form_fields, redirect, settings_page, words
 from kmood_lib.web.routing import Routes
 
 routes = Routes()
@@ -83,15 +83,18 @@ def change_activity(services, conn, auth: Auth, item_id: int):
 @routes.get("/settings/activities/<item_id:id>/delete")
 def confirm_delete_activity(conn, auth: Auth, item_id: int):
     activity = vocab.get_activity(conn, auth.user.id, item_id)
-    n = activity["entries"]
+    i18n = words(auth)
+    _, n_ = i18n.gettext, i18n.ngettext
     return settings_page(
-        "confirm", auth, what="activity", subject=activity["name"],
+        "confirm", auth, what="activity", subject=activity["name"], i18n=i18n,
         action=f"/settings/activities/{item_id}/delete", back="/settings/activities",
         consequences=[
-            f"It is removed from {n} entr{'y' if n == 1 else 'ies'}; the entries themselves"
-            " stay, with their mood, notes and other activities.",
-            "To stop seeing it on the log form but keep it on those entries, archive it"
-            " instead."])
+            n_("It is removed from {n} entry; the entry itself stays, with its mood, notes and"
+               " other activities.",
+               "It is removed from {n} entries; the entries themselves stay, with their mood,"
+               " notes and other activities.", activity["entries"]),
+            _("To stop seeing it on the log form but keep it on those entries, archive it"
+              " instead.")])
 
 
 @routes.post("/settings/activities/<item_id:id>/delete")
@@ -141,17 +144,20 @@ def confirm_delete_activities(conn, auth: Auth):
     ids = bulk_ids(query_params(bottle.request))
     reach = vocab.activities_reach(conn, auth.user.id, ids)
     names = [a["name"] for a in vocab.list_activities(conn, auth.user.id) if a["id"] in ids]
-    n, entries = reach["activities"], reach["entries"]
+    i18n = words(auth)
+    _, n_ = i18n.gettext, i18n.ngettext
     return settings_page(
-        "confirm", auth, section="activities", what=plural(n, "activity", "activities"),
-        subject=None, names=names, action="/settings/activities/delete",
+        "confirm", auth, section="activities", what="activities", count=reach["activities"],
+        subject=None, names=names, action="/settings/activities/delete", i18n=i18n,
         back="/settings/activities", hidden=[("ids", i) for i in ids],
         consequences=[
-            f"They are removed from {plural(entries, 'entry', 'entries')} (an entry with"
-            " several of them counts once); the entries themselves stay, with their mood,"
-            " notes and other activities.",
-            "To stop seeing them on the log form but keep them on those entries, archive"
-            " them instead."])
+            n_("They are removed from {n} entry (an entry with several of them counts once);"
+               " the entry itself stays, with its mood, notes and other activities.",
+               "They are removed from {n} entries (an entry with several of them counts"
+               " once); the entries themselves stay, with their mood, notes and other"
+               " activities.", reach["entries"]),
+            _("To stop seeing them on the log form but keep them on those entries, archive"
+              " them instead.")])
 
 
 @routes.post("/settings/activities/delete")

@@ -3,14 +3,17 @@ queue (counts, oldest waiting, retrying and exhausted jobs, retry buttons)."""
 
 from __future__ import annotations
 
+import functools
+
 import bottle
 
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.errors import Conflict, NotFound
+from kmood_lib.core.i18n import N_, Phrase, Translator
 from kmood_lib.queue import heartbeat, jobs
 from kmood_lib.web.authentication import Auth
-from kmood_lib.web.rendering import FormError, form_fields, redirect, settings_page
+from kmood_lib.web.rendering import FormError, Html, form_fields, redirect, settings_page, words
 from kmood_lib.web.routing import Routes
 
 routes = Routes()
@@ -41,7 +44,8 @@ def add_member(services, conn, auth: Auth):
     users.create_user(conn, fields.get("username", "").strip(), fields.get("password", ""),
                       now_ms=services.clock.now_ms(), hasher=services.hasher,
                       timezone=fields.get("timezone") or auth.user.timezone,
-                      admin=bool(fields.get("admin")))
+                      admin=bool(fields.get("admin")),
+                      mood_labels=users.default_mood_labels(words(auth).gettext))
     return redirect("/settings/users", "created")
 
 
@@ -59,35 +63,74 @@ def reset_password(services, conn, auth: Auth, user_id: int):
 def confirm_delete_member(conn, auth: Auth, user_id: int):
     person = member(conn, user_id)
     held = users.holdings(conn, person.id)
-    return settings_page("confirm", auth, what="account", subject=person.username,
+    i18n = words(auth)
+    n_, _html = i18n.ngettext, i18n.html
+    return settings_page("confirm", auth, what="account", subject=person.username, i18n=i18n,
                          action=f"/settings/users/{person.id}/delete",
                          back="/settings/users", consequences=[
-                             f"{held['entries']} entries, {held['activities']} activities, "
-                             f"{held['metrics']} metrics and {held['tokens']} API tokens of "
-                             f"{person.username} are deleted for good.",
-                             f"{person.username} is logged out everywhere and can no longer "
-                             "log in. Export their data first if it should be kept."])
+                             Html(_html('{entries}, {activities}, {metrics} and {tokens} of'
+                                        ' <bdi dir="auto">{name}</bdi> are deleted for good.',
+                                        entries=n_("{n} entry", "{n} entries", held["entries"]),
+                                        activities=n_("{n} activity", "{n} activities",
+                                                      held["activities"]),
+                                        metrics=n_("{n} metric", "{n} metrics", held["metrics"]),
+                                        tokens=n_("{n} API token", "{n} API tokens",
+                                                  held["tokens"]),
+                                        name=person.username)),
+                             Html(_html('<bdi dir="auto">{name}</bdi> is logged out everywhere'
+                                        " and can no longer log in. Export their data first if"
+                                        " it should be kept.", name=person.username))])
 
 
 @routes.post("/settings/users/<user_id:id>/delete", auth="admin", form=users_page)
 def delete_member(conn, auth: Auth, user_id: int):
     person = member(conn, user_id)
     if person.id == auth.user.id:
-        raise Conflict("you cannot delete your own account here",
-                       {"account": "you cannot delete your own account here"})
+        said = Phrase("you cannot delete your own account here")
+        raise Conflict(said, {"account": said})
     users.delete_user(conn, person.id)
     return redirect("/settings/users", "removed")
 
 
 # --- the job queue ------------------------------------------------------------------------
 
+# Why a job was not retried (jobs.RETRY_MESSAGES, said on the page in the person's language).
+RETRY_REFUSALS = {
+    "running": N_("job {id} is running; it cannot be retried now"),
+    "queued": N_("job {id} is already queued; it runs as soon as a worker is free"),
+    "conflict": N_("job {id} not retried: a live job with the same kind and key exists"),
+}
+
+# A job's status as the page says it.
+STATUS_WORDS = {"queued": N_("queued"), "running": N_("running"), "retrying": N_("retrying"),
+                "done": N_("done"), "exhausted": N_("exhausted")}
+
+
+def duration(i18n: Translator, seconds: float) -> str:
+    """A short duration in the person's language: '4 s', '3 min', '2 h 5 min', '3 days'."""
+    _, n_ = i18n.gettext, i18n.ngettext
+    s = int(seconds)
+    if s < 90:
+        return _("{n} s", n=i18n.number(s))
+    if s < 3600:
+        return _("{n} min", n=i18n.number(round(s / 60)))
+    if s < 48 * 3600:
+        hours, minutes = divmod(round(s / 60), 60)
+        return (_("{hours} h {minutes} min", hours=i18n.number(hours),
+                  minutes=i18n.number(minutes)) if minutes
+                else _("{n} h", n=i18n.number(hours)))
+    return n_("{n} day", "{n} days", round(s / 86400))
+
+
 def jobs_page(services, conn, auth: Auth, fields=None, errors=None, status=200):
+    i18n = words(auth)
     return settings_page("jobs", auth, status, summary=heartbeat.queue_summary(
                              conn, services.clock.now_ms(), services.config.worker_stale_s),
                          kinds=services.job_kinds.names(), statuses=jobs.STATUSES,
+                         status_words=STATUS_WORDS, duration=functools.partial(duration, i18n),
                          troubled=jobs.list_jobs(conn, "retrying", limit=100)
                          + jobs.list_jobs(conn, "exhausted", limit=100),
-                         errors=errors or {})
+                         errors=errors or {}, i18n=i18n)
 
 
 @routes.get("/admin/jobs", auth="admin")
@@ -101,7 +144,8 @@ def retry_job(services, conn, auth: Auth, job_id: int):
     if outcome == "not_found":
         raise NotFound("job")
     if outcome != "retried":
-        message = jobs.RETRY_MESSAGES.get(outcome, "job {id} is " + outcome).format(id=job_id)
+        why = RETRY_REFUSALS.get(outcome) or "job {id} is " + outcome
+        message = Phrase(why, id=job_id)
         raise Conflict(message, {"job": message})
     services.relay.wake()
     return redirect("/admin/jobs", "retried")
@@ -111,7 +155,7 @@ def retry_job(services, conn, auth: Auth, job_id: int):
 def retry_kind(services, conn, auth: Auth):
     kind = form_fields(bottle.request, services.config).get("kind", "")
     if kind not in services.job_kinds.names():
-        raise FormError({"Kind": f"no job kind {kind!r}"})
+        raise FormError({N_("Kind"): Phrase("no job kind {kind}", kind=repr(kind))})
     jobs.retry_exhausted(conn, kind, services.clock.now_ms())
     services.relay.wake()
     return redirect("/admin/jobs", "retried")

@@ -9,7 +9,7 @@ from kmood_lib.core.db import transaction
 from kmood_lib.journal import vocab
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params
-from kmood_lib.web.rendering import form_fields, redirect, settings_page
+from kmood_lib.web.rendering import form_fields, redirect, settings_page, words
 from kmood_lib.web.routing import Routes
 
 routes = Routes()
@@ -63,11 +63,15 @@ def confirm_delete_metric(conn, auth: Auth, item_id: int):
     metric = vocab.get_metric(conn, auth.user.id, item_id)
     used = conn.execute("SELECT count(*) FROM entry_metrics WHERE metric_id = ?",
                         (metric["id"],)).fetchone()[0]
+    i18n = words(auth)
+    n_ = i18n.ngettext
     return settings_page(
-        "confirm", auth, what="metric", subject=metric["name"],
+        "confirm", auth, what="metric", subject=metric["name"], i18n=i18n,
         action=f"/settings/metrics/{item_id}/delete", back="/settings/metrics",
-        consequences=[f"Its {used} recorded value{' is' if used == 1 else 's are'} deleted"
-                      " with it; the entries themselves stay."])
+        consequences=[n_("Its {n} recorded value is deleted with it; the entries themselves"
+                         " stay.",
+                         "Its {n} recorded values are deleted with it; the entries themselves"
+                         " stay.", used)])
 
 
 @routes.post("/settings/metrics/<item_id:id>/delete")

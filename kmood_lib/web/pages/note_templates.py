@@ -9,7 +9,7 @@ from kmood_lib.core.db import transaction
 from kmood_lib.journal import templates
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params
-from kmood_lib.web.rendering import form_fields, redirect, settings_page
+from kmood_lib.web.rendering import form_fields, redirect, settings_page, words
 from kmood_lib.web.routing import Routes
 
 routes = Routes()
@@ -51,10 +51,12 @@ def change_template(services, conn, auth: Auth, item_id: int):
 @routes.get("/settings/templates/<item_id:id>/delete")
 def confirm_delete_template(conn, auth: Auth, item_id: int):
     template = templates.get_template(conn, auth.user.id, item_id)
+    i18n = words(auth)
+    _ = i18n.gettext
     return settings_page(
-        "confirm", auth, what="template", subject=template["name"],
+        "confirm", auth, what="template", subject=template["name"], i18n=i18n,
         action=f"/settings/templates/{item_id}/delete", back="/settings/templates",
-        consequences=["Entries written from it keep their title and note."])
+        consequences=[_("Entries written from it keep their title and note.")])
 
 
 @routes.post("/settings/templates/<item_id:id>/delete")

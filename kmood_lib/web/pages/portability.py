@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 import bottle
 
 from kmood_lib.core.errors import NotFound
+from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.text import name_key
 from kmood_lib.journal import vocab
 from kmood_lib.portability import importer, pending_imports
@@ -19,7 +20,7 @@ from kmood_lib.web.routing import Routes
 
 routes = Routes()
 
-FILE_HINT = "a Daylio CSV export or .daylio backup"
+CHOOSE_FILE = N_("choose a Daylio CSV export or .daylio backup")
 MAX_MAPPED = 500  # mood names one confirm may map
 
 
@@ -40,11 +41,11 @@ def import_upload(services, conn, auth: Auth):
     fields, files = multipart(bottle.request)
     data = files.get("file")
     if not data:
-        raise FormError({"File": f"choose {FILE_HINT}"})
+        raise FormError({N_("File"): CHOOSE_FILE})
     try:
         mood_map = parse_mood_map(fields.get("mood_map") or "")
     except ValueError as exc:
-        raise FormError({"Mood map": str(exc)}) from None
+        raise FormError({N_("Mood map"): exc.args[0]}) from None
     now_ms = services.clock.now_ms()
     try:
         preview = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone), data,
@@ -59,8 +60,8 @@ def import_upload(services, conn, auth: Auth):
 def pending_upload(conn, auth: Auth, token: str) -> dict:
     pending = pending_imports.stashed_upload(conn, auth.user.id, token)
     if pending is None:
-        raise NotFound("upload", "it may be more than a day old, or replaced by a newer one:"
-                                 " upload the file again")
+        raise NotFound("upload", Phrase("it may be more than a day old, or replaced by a newer"
+                                        " one: upload the file again"))
     return pending
 
 
@@ -97,7 +98,8 @@ def import_confirm(services, conn, auth: Auth, token: str):
         else:
             unmapped.append(repr(name))
     if unmapped:
-        raise FormError({"Moods": f"choose a level for {', '.join(unmapped)}"})
+        raise FormError({N_("Moods"): Phrase("choose a level for {names}",
+                                             names=", ".join(unmapped))})
     report = importer.import_file(conn, auth.user.id, ZoneInfo(auth.user.timezone),
                                   pending_imports.stashed_file(conn, auth.user.id, token), mood_map,
                                   services.clock, **importer.settings_of(services))

@@ -16,7 +16,7 @@ import bottle
 
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
-from kmood_lib.core.i18n import N_
+from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.web import script_words, template_helpers
 from kmood_lib.web.authentication import Auth, end_browser_session, log_in, set_session_cookie
@@ -153,6 +153,7 @@ LOGIN_REFUSALS = {401: N_("Wrong username or password."),
                   429: N_("Too many failed logins; wait a while and try again."),
                   503: N_("The server is busy; try again in a moment.")}
 FORM_EXPIRED = N_("The form expired; please try again.")
+SETUP_FINISHED = Phrase("Not found: setup is finished")
 
 
 def login_page(services, fields=None, errors=None, status=200, message: str = ""):
@@ -205,9 +206,7 @@ def setup_page(services, fields=None, errors=None, status=200, message: str = ""
     request = bottle.request
     fields = fields or {}
     token = form_token(request)
-    if errors and not message:
-        message = "; ".join(errors.values())
-    page = render("setup.tpl", status, error=message, form_token=token,
+    page = render("setup.tpl", status, error=message, errors=errors or {}, form_token=token,
                   username=fields.get("username") or "", timezone=fields.get("timezone") or "UTC",
                   zones=canonical_zones(), scripts=("settings.js",))
     return with_form_cookie(page, token, services.config)
@@ -215,7 +214,7 @@ def setup_page(services, fields=None, errors=None, status=200, message: str = ""
 
 def setup_finished(conn) -> None:
     if users.count_users(conn) > 0:
-        raise bottle.HTTPError(404, "Not found: setup is finished")
+        raise bottle.HTTPError(404, SETUP_FINISHED)
 
 
 @routes.get("/setup", auth="public")
@@ -235,10 +234,12 @@ def setup_submit(services, conn):
     try:
         user = users.create_user(conn, fields.get("username") or "", fields.get("password") or "",
                                  now_ms=services.clock.now_ms(), hasher=services.hasher,
-                                 timezone=fields.get("timezone") or "UTC", only_if_no_users=True)
+                                 timezone=fields.get("timezone") or "UTC", only_if_no_users=True,
+                                 mood_labels=users.default_mood_labels(
+                                     translator(request, None).gettext))
     except users.AccountError as exc:
         if exc.status == 404:  # someone else finished setup a moment ago
-            raise bottle.HTTPError(404, "Not found: setup is finished") from None
+            raise bottle.HTTPError(404, SETUP_FINISHED) from None
         raise
     session = auth_store.create_session(conn, user.id, services.clock.now_ms(),
                                         services.config.session_ttl_s)

@@ -3,6 +3,7 @@ the last deliveries — plain forms over the same domain functions as `/api/remi
 
 from __future__ import annotations
 
+import functools
 import urllib.parse
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -10,16 +11,23 @@ from zoneinfo import ZoneInfo
 import bottle
 
 from kmood_lib.core.db import transaction
+from kmood_lib.core.i18n import Translator
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.reminders import delivery, schedule
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params, query_params
-from kmood_lib.web.rendering import form_fields, page, redirect, settings_page
+from kmood_lib.web.rendering import form_fields, page, redirect, settings_page, words
 from kmood_lib.web.routing import Routes
 
 routes = Routes()
 
-WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+# The channels by their own names (never translated).
+CHANNEL_NAMES = {"ntfy": "ntfy", "gotify": "Gotify", "webhook": "Webhook"}
+
+
+def weekdays(i18n: Translator) -> list[str]:
+    """Monday to Sunday, short, in the person's language."""
+    return [i18n.weekday_name(day, "abbreviated") for day in range(7)]
 
 
 def reminder_body(fields: Params, creating: bool) -> dict:
@@ -45,13 +53,14 @@ def destination(reminder: dict) -> str:
     return f"{parts.hostname}{'/' + topic if topic else ''}"
 
 
-def local_next(reminder: dict) -> str | None:
-    """'Fri 4 Dec, 20:30' in the reminder's own zone."""
+def local_next(i18n: Translator, reminder: dict) -> str | None:
+    """'Fri, Dec 4, 20:30' ('Fr., 4. Dez., 20:30') in the reminder's own zone."""
     if not reminder["next_fire_at"]:
         return None
     moment = datetime.fromisoformat(reminder["next_fire_at"].replace("Z", "+00:00")).astimezone(
         ZoneInfo(reminder["timezone"]))
-    return f"{moment.strftime('%a')} {moment.day} {moment.strftime('%b')}, {moment:%H:%M}"
+    day = i18n.date(moment.date(), i18n.locale.datetime_skeletons["MMMEd"].pattern)
+    return i18n.gettext("{day}, {time}", day=day, time=f"{moment:%H:%M}")
 
 
 def save(services, conn, auth: Auth, reminder_id: int | None) -> int:
@@ -76,19 +85,23 @@ def save(services, conn, auth: Auth, reminder_id: int | None) -> int:
 
 def list_page(conn, auth: Auth, fields=None, errors=None, status=200):
     mine = schedule.list_reminders(conn, auth.user.id)
+    i18n = words(auth)
     return settings_page("reminders", auth, status, reminders=mine, zones=canonical_zones(),
                          deliveries=schedule.recent_deliveries(conn, auth.user.id),
-                         fields=fields or {}, errors=errors or {}, weekdays=WEEKDAYS,
-                         local_next=local_next, destination=destination,
-                         default_zone=auth.user.timezone)
+                         fields=fields or {}, errors=errors or {}, weekdays=weekdays(i18n),
+                         local_next=functools.partial(local_next, i18n), destination=destination,
+                         channel_names=CHANNEL_NAMES, default_zone=auth.user.timezone, i18n=i18n)
 
 
 def edit_page(conn, auth: Auth, reminder_id: int, fields=None, errors=None, status=200):
     reminder = schedule.get_reminder(conn, auth.user.id, reminder_id)
+    i18n = words(auth)
     return settings_page("reminder_edit", auth, status, section="reminders",
-                         reminder=reminder, zones=canonical_zones(), weekdays=WEEKDAYS,
+                         reminder=reminder, zones=canonical_zones(), weekdays=weekdays(i18n),
                          deliveries=schedule.recent_deliveries(conn, auth.user.id, reminder_id),
-                         fields=fields or {}, errors=errors or {}, local_next=local_next,
+                         fields=fields or {}, errors=errors or {},
+                         local_next=functools.partial(local_next, i18n),
+                         channel_names=CHANNEL_NAMES, i18n=i18n,
                          tested=query_params(bottle.request).get("tested"))
 
 
@@ -136,9 +149,11 @@ def reminder_test(services, conn, auth: Auth, reminder_id: int):
 @routes.get("/settings/reminders/<reminder_id:id>/delete")
 def reminder_delete_confirm(conn, auth: Auth, reminder_id: int):
     reminder = schedule.get_reminder(conn, auth.user.id, reminder_id)
-    return page("settings_confirm.tpl", auth, active="settings", what="reminder",
-                subject=f"{reminder['time']} by {reminder['channel']}",
-                consequences=["It stops, and its list of past deliveries goes with it."],
+    i18n = words(auth)
+    _ = i18n.gettext
+    return page("settings_confirm.tpl", auth, active="settings", what="reminder", i18n=i18n,
+                subject=reminder["time"], channel=CHANNEL_NAMES.get(reminder["channel"], ""),
+                consequences=[_("It stops, and its list of past deliveries goes with it.")],
                 action=f"/settings/reminders/{reminder_id}/delete",
                 back=f"/settings/reminders/{reminder_id}")
 

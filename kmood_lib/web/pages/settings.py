@@ -3,12 +3,15 @@ domain functions as the JSON API (activities, metrics and note templates have th
 
 from __future__ import annotations
 
+from datetime import date, datetime, timezone
+
 import bottle
 
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import users
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.journal import storage, vocab
 from kmood_lib.web.authentication import Auth
@@ -53,9 +56,9 @@ def change_password(services, conn, auth: Auth):
     old, new = fields.get("old_password", ""), fields.get("new_password", "")
     if len(old) > users.MAX_PASSWORD_LENGTH or users.authenticate(
             conn, auth.user.username, old, services.hasher) is None:
-        raise FormError({"Current password": "is not right"})
+        raise FormError({N_("Current password"): N_("is not right")})
     if new != fields.get("repeat_password"):
-        raise FormError({"New password": "the two entries differ"})
+        raise FormError({N_("New password"): N_("the two entries differ")})
     users.validate_password(new, "new_password")
     ended = auth_store.change_password(
         conn, auth.user.id, services.hasher.hash(new), services.clock.now_ms(),
@@ -85,16 +88,23 @@ def save_moods(services, conn, auth: Auth):
                 vocab.set_mood_label(conn, auth.user.id, level,
                                      {"label": fields.get(f"label_{level}", "")})
             except ValidationError as exc:
-                raise FormError({f"Level {level}": exc.fields["label"]}) from None
+                raise FormError({Phrase("Level {level}", level=level): exc.fields["label"]}
+                                ) from None
     return redirect("/settings/moods", "saved")
 
 
 # --- API tokens ---------------------------------------------------------------------------
 
+def utc_day(ms: int) -> date:
+    """The day (UTC) of a stored instant, for a list's short dates."""
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).date()
+
+
 def tokens_page(conn, auth: Auth, fields=None, errors=None, status=200, new_token=None):
     return settings_page("tokens", auth, status,
                          tokens=auth_store.list_api_tokens(conn, auth.user.id),
-                         new_token=new_token, fields=fields or {}, errors=errors or {})
+                         new_token=new_token, fields=fields or {}, errors=errors or {},
+                         utc_day=utc_day)
 
 
 @routes.get("/settings/tokens")

@@ -1,10 +1,14 @@
 % if deliveries:
-<h2>Last deliveries</h2>
+<h2>{{_('Last deliveries')}}</h2>
+% from datetime import date
+% said = {'sent': _('sent'), 'skipped': _('skipped'), 'missed': _('missed'), 'failed': _('failed')}
 <ul class="list deliveries">
   % for d in deliveries:
-  <li><span><strong>{{d['local_date']}}</strong> {{d['time']}}</span> <span class="status {{d['status']}}">{{d['status']}}</span>
-    % if d['last_error'] and d['status'] != 'sent':
-    <span class="muted">{{d['last_error']}}</span>
+  <li><span><strong><time datetime="{{d['local_date']}}">{{i18n.date(date.fromisoformat(d['local_date']))}}</time></strong> {{d['time']}}</span> <span class="status {{d['status']}}">{{said.get(d['status'], d['status'])}}</span>
+    % if d['status'] == 'missed':
+    <span class="muted">{{_('the worker did not get to it within the grace window')}}</span>
+    % elif d['last_error'] and d['status'] != 'sent':
+    <span class="muted" translate="no">{{d['last_error']}}</span>
     % end
   </li>
   % end

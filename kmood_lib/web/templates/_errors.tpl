@@ -1,9 +1,9 @@
 % if errors:
 <div class="errors" role="alert">
-  <strong>Please check:</strong>
+  <strong>{{_('Please check:')}}</strong>
   <ul>
   % for field, message in errors.items():
-    <li>{{field}}: {{message}}</li>
+    <li>{{!said_html('{field}: {problem}', field=_(field), problem=said_html(message))}}</li>
   % end
   </ul>
 </div>

@@ -6,7 +6,7 @@
 <form method="post" action="/login" class="card">
   <input type="hidden" name="csrf_token" value="{{form_token}}">
   <input type="hidden" name="next" value="{{next}}">
-  <label>{{_('Username')}} <input name="username" autocomplete="username" required autofocus value="{{username}}"></label>
+  <label>{{_('Username')}} <input name="username" autocomplete="username" required autofocus value="{{username}}" dir="auto"></label>
   <label>{{_('Password')}} <input name="password" type="password" autocomplete="current-password" required></label>
   <button type="submit">{{_('Log in')}}</button>
 </form>

@@ -4,9 +4,9 @@
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <h2>{{_('Profile')}}</h2>
   % if me['is_admin']:
-  <p class="muted">{{!_html('Signed in as <strong>{name}</strong> (admin).', name=me['username'])}}</p>
+  <p class="muted">{{!_html('Signed in as <strong dir="auto">{name}</strong> (admin).', name=me['username'])}}</p>
   % else:
-  <p class="muted">{{!_html('Signed in as <strong>{name}</strong>.', name=me['username'])}}</p>
+  <p class="muted">{{!_html('Signed in as <strong dir="auto">{name}</strong>.', name=me['username'])}}</p>
   % end
   % language = fields.get('language', me['language'] or '')
   <label>{{_('Language')}}
@@ -19,7 +19,7 @@
   </label>
   % chosen = fields.get('timezone', me['timezone'])
   <label>{{_('Time zone')}}
-    <select name="timezone" id="timezone" data-current="{{chosen}}">
+    <select name="timezone" id="timezone" data-current="{{chosen}}" translate="no">
       % if not any(chosen in zones_ for _, zones_ in zones):
       <option value="{{chosen}}" selected>{{chosen}}</option>
       % end
@@ -35,8 +35,8 @@
   <p class="muted" id="timezone-hint">{{_('Entries without an explicit offset are read in this zone; each entry keeps the offset it was logged with.')}}</p>
   <h2>{{_('Integrations')}}</h2>
   <p class="muted">{{_('Used to suggest the song you are listening to while you log.')}}</p>
-  <label>{{_('ListenBrainz user name')}} <input name="listenbrainz_user" value="{{fields.get('listenbrainz_user', me['listenbrainz_user'] or '')}}" autocomplete="off"></label>
-  <label>{{_('Last.fm user name')}} <input name="lastfm_user" value="{{fields.get('lastfm_user', me['lastfm_user'] or '')}}" autocomplete="off"></label>
+  <label>{{_('ListenBrainz user name')}} <input name="listenbrainz_user" value="{{fields.get('listenbrainz_user', me['listenbrainz_user'] or '')}}" autocomplete="off" dir="auto"></label>
+  <label>{{_('Last.fm user name')}} <input name="lastfm_user" value="{{fields.get('lastfm_user', me['lastfm_user'] or '')}}" autocomplete="off" dir="auto"></label>
   <div class="actions"><button type="submit">{{_('Save profile')}}</button></div>
 </form>
 <h2>{{_('Password')}}</h2>

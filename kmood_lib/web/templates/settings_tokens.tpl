@@ -1,28 +1,28 @@
-% rebase('layout.tpl', title='API tokens')
+% rebase('layout.tpl', title=_('API tokens'))
 % include('_settings_nav.tpl')
 % if new_token:
 <div class="card" role="status">
-  <h2>Token “{{new_token['name']}}” created</h2>
-  <p>Copy it now: it is shown only this once.</p>
-  <p class="token" id="new-token">{{new_token['token']}}</p>
-  <p class="muted">Send it as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+  <h2>{{!_html('Token “<bdi dir="auto">{name}</bdi>” created', name=new_token['name'])}}</h2>
+  <p>{{_('Copy it now: it is shown only this once.')}}</p>
+  <p class="token" translate="no" id="new-token">{{new_token['token']}}</p>
+  <p class="muted">{{!_html('Send it as <code translate="no">{header}</code>.', header='Authorization: Bearer <token>')}}</p>
 </div>
 % end
-<p class="muted">Tokens let scripts and other apps use the JSON API as you. Revoke one you no longer use.</p>
+<p class="muted">{{_('Tokens let scripts and other apps use the JSON API as you. Revoke one you no longer use.')}}</p>
 <form method="post" action="/settings/tokens" class="card inline-form">
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
-  <label>Name <input name="name" value="{{fields.get('name', '')}}" maxlength="100" required placeholder="phone shortcut"></label>
-  <button type="submit">Create token</button>
+  <label>{{_('Name')}} <input name="name" value="{{fields.get('name', '')}}" maxlength="100" required placeholder="{{_('phone shortcut')}}" dir="auto"></label>
+  <button type="submit">{{_('Create token')}}</button>
 </form>
 % if tokens:
-<h2>Your tokens</h2>
+<h2>{{_('Your tokens')}}</h2>
 <ul class="list">
 % for token in tokens:
   <li>
     <form method="post" action="/settings/tokens/{{token['id']}}/revoke" class="actions">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
-      <span><strong>{{token['name']}}</strong> <span class="muted">created {{helpers.instant(token['created_at'])}}{{', last used ' + helpers.instant(token['last_used_at']) if token['last_used_at'] else ', never used'}}</span></span>
-      <button type="submit" class="link">Revoke<span class="skip"> {{token['name']}}</span></button>
+      <span><strong dir="auto">{{token['name']}}</strong> <span class="muted">{{_('created {day}, last used {last}', day=i18n.date(utc_day(token['created_at'])), last=i18n.date(utc_day(token['last_used_at']))) if token['last_used_at'] else _('created {day}, never used', day=i18n.date(utc_day(token['created_at'])))}}</span></span>
+      <button type="submit" class="link">{{_('Revoke')}}<span class="skip" dir="auto"> {{token['name']}}</span></button>
     </form>
   </li>
 % end

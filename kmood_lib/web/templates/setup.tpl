@@ -4,12 +4,15 @@
 % if error:
 <p class="error" role="alert">{{_(error)}}</p>
 % end
+% for message in get('errors', {}).values():
+<p class="error" role="alert">{{!said_html(message)}}</p>
+% end
 <form method="post" action="/setup" class="card">
   <input type="hidden" name="csrf_token" value="{{form_token}}">
-  <label>{{_('Username')}} <input name="username" autocomplete="username" required autofocus value="{{username}}"></label>
+  <label>{{_('Username')}} <input name="username" autocomplete="username" required autofocus value="{{username}}" dir="auto"></label>
   <label>{{_('Password')}} {{n_('(at least {n} character)', '(at least {n} characters)', 8)}} <input name="password" type="password" autocomplete="new-password" required minlength="8"></label>
   <label>{{_('Time zone')}}
-    <select name="timezone" id="timezone" data-current="{{timezone}}" data-prefer-device="1">
+    <select name="timezone" id="timezone" data-current="{{timezone}}" data-prefer-device="1" translate="no">
       % for region, names in zones:
       <optgroup label="{{region}}">
         % for name in names:
