@@ -25,6 +25,9 @@ from kmood_lib.core.config import LOCALE_DIR, SOURCE_LANGUAGE, available_languag
 if TYPE_CHECKING:
     from babel.support import Translations
 
+# The counts tried for one of each plural category a language has: 1 first, so that a message
+# no catalogue has yet falls back to the English singular where it is one.
+_PLURAL_SAMPLES = (*range(1, 1000), 0)
 MAX_HEADER_CHARS = 512
 MAX_RANGES = 16
 _RANGE = re.compile(r"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*")
@@ -57,6 +60,27 @@ class Phrase(str):
 
 def _phrase(message: str, values: dict) -> Phrase:
     return Phrase(message, **values)
+
+
+class Counted(Phrase):
+    """A Phrase said for a count `n` ("3 files under assets/ were left out"): its English is
+    the form for `n`; a Translator says it by its language's plural rule. Made with
+    `counted(...)`, the name extraction knows plural messages by."""
+
+    __slots__ = ("plural",)
+
+    def __new__(cls, singular: str, plural: str, n: int, **values):
+        phrase = super().__new__(cls, singular if n == 1 else plural, n=n, **values)
+        phrase.message, phrase.plural = singular, plural
+        return phrase
+
+    def __reduce__(self):
+        values = dict(self.values)
+        return (_counted, (self.message, self.plural, values.pop("n"), values))
+
+
+def _counted(singular: str, plural: str, n: int, values: dict) -> Counted:
+    return Counted(singular, plural, n, **values)
 
 
 # The pseudo-languages (KMOOD_PSEUDO_LANGUAGES): every message the code passes through a
@@ -119,11 +143,30 @@ class Translator:
         return name[:1].upper() + name[1:]
 
     def gettext(self, message: str, **values) -> str:
-        """`message` in this language, its {values} filled in; a Phrase brings its own."""
+        """`message` in this language, its {values} filled in. A Phrase brings its own values
+        (a Phrase among them said too: "{where}: {problem}" of an import report), a Counted
+        its plural, said by this language's rule."""
         if isinstance(message, Phrase):
-            message, values = message.message, {**message.values, **values}
+            values = {**{name: self.gettext(value) if isinstance(value, Phrase) else value
+                         for name, value in message.values.items()}, **values}
+            if isinstance(message, Counted):
+                return self.ngettext(message.message, message.plural, values.pop("n"), **values)
+            message = message.message
         text = self._translations.gettext(message)
         return text.format(**values) if values else text
+
+    def plural_forms(self, singular: str, plural: str) -> dict[str, str]:
+        """{CLDR category: the form the catalogue gives for a count in it}, for each category
+        an integer count can be in (Polish: one, few, many; English: one, other), its {n} kept:
+        for the scripts to pick from by Intl.PluralRules."""
+        rule = self.locale.plural_form
+        samples: dict[str, int] = {}
+        for n in _PLURAL_SAMPLES:
+            samples.setdefault(rule(n), n)
+            if len(samples) == len(rule.tags | {"other"}):
+                break
+        return {category: self._translations.ngettext(singular, plural, n)
+                for category, n in samples.items()}
 
     def html(self, message: str, **values) -> str:
         """A message that holds markup of its own (<strong>, from the catalogue, which is this

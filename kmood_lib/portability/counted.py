@@ -1,33 +1,13 @@
-"""Words of an import report that count something ("3 files under assets/ ... left out"): a
-Phrase with a plural. Its English is the form for `n`, as the API and the CLI show it; a page
-says it by the person's language's plural rule (web.rendering). `n_` marks the pair for
-extraction where it is made. Phrase itself (core.i18n) has no plural; this is the one place
-that adds it, for the reports' sake."""
+"""Words of an import report: counted ones ("3 files under assets/ ... left out", a Counted
+of core.i18n: its English is the form for `n`, as the API and the CLI show it; a page says it
+by the person's language's plural rule), lists of them, and a report kept as JSON with its
+Phrases intact. `n_` marks a plural pair for extraction where it is made."""
 
 from __future__ import annotations
 
 import functools
 
-from kmood_lib.core.i18n import N_, Phrase
-
-
-class Counted(Phrase):
-    """A Phrase said for a count `n`: `message` is the singular, `plural` the plural."""
-
-    __slots__ = ("plural",)
-
-    def __new__(cls, singular: str, plural: str, n: int, **values):
-        phrase = super().__new__(cls, singular if n == 1 else plural, n=n, **values)
-        phrase.message, phrase.plural = singular, plural
-        return phrase
-
-    def __reduce__(self):
-        values = dict(self.values)
-        return (_counted, (self.message, self.plural, values.pop("n"), values))
-
-
-def _counted(singular: str, plural: str, n: int, values: dict) -> Counted:
-    return Counted(singular, plural, n, **values)
+from kmood_lib.core.i18n import N_, Counted, Phrase
 
 
 def n_(singular: str, plural: str, n: int, **values) -> Counted:

@@ -92,20 +92,6 @@ class Html(str):
         return str(self)
 
 
-def say(words: Translator, text: str, /, **values) -> str:
-    """`text` in the person's language (the `_` of the templates): a Phrase with its own
-    values, a Phrase among them said too ("{where}: {problem}" of an import report), one with
-    a plural (portability.counted) by the language's plural rule."""
-    if not isinstance(text, Phrase):
-        return words.gettext(text, **values)
-    values = {**{name: say(words, value) if isinstance(value, Phrase) else value
-                 for name, value in text.values.items()}, **values}
-    plural = getattr(text, "plural", None)
-    if plural is not None:
-        return words.ngettext(text.message, plural, values.pop("n"), **values)
-    return words.gettext(text.message, **values)
-
-
 def said_html(words: Translator, text: str, /, **values) -> Html:
     """`text` in the person's language as HTML (`said_html` of the templates, for refusals and
     import reports): a Phrase's own text values are what was sent (a name, a date from a file),
@@ -184,7 +170,7 @@ def render(name: str, status: int = 200, headers: dict | None = None, **values
     values.setdefault("user", None)
     values.setdefault("helpers", template_helpers)
     words = values.setdefault("i18n", translator(bottle.request, values["user"]))
-    values.setdefault("_", functools.partial(say, words))
+    values.setdefault("_", words.gettext)
     values.setdefault("n_", words.ngettext)
     values.setdefault("_html", words.html)
     values.setdefault("said_html", functools.partial(said_html, words))

@@ -73,30 +73,10 @@ WORDS: dict[str, str | tuple[str, str]] = {
 }
 
 SERVICE_WORKER_PREFIX = "sw."
-# The counts tried for one of each plural category the language has: 1 first, so that a
-# message no catalogue has yet falls back to the English singular where it is one.
-SAMPLES = (*range(1, 1000), 0)
-
-
-def plural_forms(i18n: Translator, singular: str, plural: str) -> dict[str, str]:
-    """{CLDR category: the form the catalogue gives for a count in it}, for each category an
-    integer count can be in (Polish: one, few, many; English: one, other)."""
-    rule = i18n.locale.plural_form
-    samples: dict[str, int] = {}
-    for n in SAMPLES:
-        samples.setdefault(rule(n), n)
-        if len(samples) == len(rule.tags | {"other"}):
-            break
-    # The raw form, its {n} kept for the browser: Translator.ngettext would fill it in.
-    translations = i18n._translations
-    return {category: translations.ngettext(singular, plural, n)
-            for category, n in samples.items()}
-
-
 def said(i18n: Translator) -> dict:
     """What a page tells its scripts: the language's tags, the words, and the short weekday
     (Monday first) and month names a date is written with."""
-    words = {key: plural_forms(i18n, *message) if isinstance(message, tuple)
+    words = {key: i18n.plural_forms(*message) if isinstance(message, tuple)
              else i18n.gettext(message) for key, message in WORDS.items()}
     return {"lang": i18n.html_lang, "dir": i18n.direction,
             "locale": str(i18n.locale).replace("_", "-"), "words": words,

@@ -96,7 +96,8 @@ def test_the_import_pages_upload_report_map_and_confirm(client_for):
     assert count_entries(ann) == 0
     unmapped = ann.request("POST", report_url, form={"csrf_token": token, "map_name_0": "Sad",
                                                      "map_level_0": ""})
-    assert unmapped.status == 422 and 'choose a level for <bdi dir="auto">&#039;Sad&#039;</bdi>' in unmapped.text
+    assert unmapped.status == 422
+    assert 'choose a level for <bdi dir="auto">&#039;Sad&#039;</bdi>' in unmapped.text
     confirmed = ann.request("POST", report_url, form={"csrf_token": token, "map_name_0": "Sad",
                                                       "map_level_0": "2"})
     assert confirmed.status == 303 and confirmed.headers["Location"] == report_url
