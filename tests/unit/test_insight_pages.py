@@ -52,9 +52,10 @@ def test_the_stats_page_draws_accessible_charts(alice):
     page = alice.get("/stats?range=90").text
     assert page.count("<svg class=\"chart\"") == 4
     assert page.count("<title id=") == 4 and page.count("<desc id=") == 4
-    assert "Best week starting 2026-11-16 (5.00 · rad)" in page  # with its label (#39)
+    assert 'Best week starting Nov 16, 2026 (5.00 · <bdi dir="auto">rad</bdi>)' in page  # #39
     # walk (2 days) is shown, marked as having few days, not left out (#39)
-    assert '<th scope="row">walk <span class="tag muted">few days</span></th>' in page
+    assert ('<th scope="row"><span dir="auto">walk</span> <span class="tag muted">few days'
+            '</span></th>') in page
     for key in ("30", "365", "all"):
         assert alice.get(f"/stats?range={key}").status == 200
     assert alice.get("/stats?range=nonsense").status == 200
@@ -79,7 +80,7 @@ def test_imported_history_opens_where_its_entries_are(alice):
     assert 'href="/stats?range=all" aria-current="page"' in stats_page
     assert "All time: <strong>2</strong> entries" in stats_page
     empty = alice.get("/stats?range=30").text
-    assert "Your last entry is from 14 September 2023" in empty
+    assert "Your last entry is from September 14, 2023" in empty
     assert '<a href="/stats?range=all">see all time</a>' in empty
 
 
@@ -134,13 +135,13 @@ def test_the_activity_table_leads_with_the_activities_that_have_evidence_and_pag
         (r["enough"] for r in api["activities"]), reverse=True)
     page = alice.get("/stats?range=90").text
     table = page.split('id="activities"')[1]
-    rows = re.findall(r'<th scope="row">([^<]+?)(?: <span class="tag muted">(few days)</span>)?'
-                      r'</th>', table)
+    rows = re.findall(r'<th scope="row"><span dir="auto">([^<]+?)</span>'
+                      r'(?: <span class="tag muted">(few days)</span>)?</th>', table)
     assert len(rows) == 20 and all(name.startswith("often") and not few for name, few in rows)
     assert "Page 1 of 2" in page and "activities_page=2#activities" in page
     second = alice.get("/stats?range=90&activities_page=2").text.split('id="activities"')[1]
-    rest = re.findall(r'<th scope="row">([^<]+?)(?: <span class="tag muted">(few days)</span>)?'
-                      r'</th>', second)
+    rest = re.findall(r'<th scope="row"><span dir="auto">([^<]+?)</span>'
+                      r'(?: <span class="tag muted">(few days)</span>)?</th>', second)
     assert [name for name, few in rest if few] == ["sad thing", "once"]
     assert len(rest) == 6 and not {n for n, _ in rest} & {n for n, _ in rows}
     assert alice.get("/stats?range=90&activities_page=99").status == 200
@@ -169,17 +170,18 @@ def test_an_average_mood_wears_the_label_and_face_of_its_nearest_level(alice):
                                     "occurred_at": f"2026-11-{10 + i:02d}T09:00:00"})
     page = alice.get("/stats?range=90").text
     summary = re.search(r"average mood <strong>(.*?)</strong>", page).group(1)
-    assert summary.startswith('<span class="average">2.25 <span class="badge lv2">')
+    assert summary.startswith('<span class="average">2.25 <span class="badge lv2" dir="auto">')
     assert summary.endswith(" low</span></span>") and '<svg class="face"' in summary
-    assert "better than your average (<span class=\"average\">2.2 <span class=\"badge lv2\">" \
-        in page
-    row = re.search(r'<th scope="row">rain(?: <span class="tag muted">few days</span>)?</th>'
-                    r'(.*?)</tr>', page, re.S).group(1)
+    assert ('better than your average (<span class="average">2.2 <span class="badge lv2"'
+            ' dir="auto">') in page
+    row = re.search(r'<th scope="row"><span dir="auto">rain</span>'
+                    r'(?: <span class="tag muted">few days</span>)?</th>(.*?)</tr>', page,
+                    re.S).group(1)
     with_, without = re.findall(r'<td class="num">(.*?)</td>', row)[:2]
     assert with_.startswith('<span class="average">2.00 <svg class="face"')
-    assert '<span class="skip"> (low)</span>' in with_
+    assert '<span class="skip" dir="auto"> (low)</span>' in with_
     assert without.startswith('<span class="average">3.00 <svg class="face"')
-    assert '<span class="skip"> (meh)</span>' in without
+    assert '<span class="skip" dir="auto"> (meh)</span>' in without
     year = alice.get("/calendar?year=2026").text
     assert 'average mood <span class="average">2.2 <span class="badge lv2">' in year
     assert re.search(r'<div class="table-wrap card" role="region" aria-labelledby="impact-caption"'
