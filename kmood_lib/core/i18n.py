@@ -8,11 +8,14 @@ catalogue's translation keeps the same placeholders (tests/unit/test_i18n.py hol
 
 from __future__ import annotations
 
+import datetime
+import functools
 import gettext
 import html
 import io
 import re
 import threading
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -185,13 +188,21 @@ class Translator:
 
         return numbers.format_decimal(value, locale=self.locale)
 
-    def decimal(self, value: float, places: int = 1) -> str:
-        """`value` with exactly `places` decimals and the language's separator: 3,2 in German."""
+    def decimal(self, value: float, places: int = 1, sign: bool = False) -> str:
+        """`value` rounded to `places` decimals as Python rounds it ("%.1f"), with the
+        language's separator and signs: 3,2 in German. A value that rounds to zero is "0.0",
+        never "-0.0" or "+0.0"; `sign` puts a + before the rest."""
         from babel import numbers
 
+        rounded = Decimal(f"{abs(value):.{places}f}")
         pattern = "#,##0" + ("." + "0" * places if places else "")
-        return numbers.format_decimal(value, format=pattern, locale=self.locale,
-                                      decimal_quantization=True)
+        shown = numbers.format_decimal(rounded, format=pattern, locale=self.locale,
+                                       decimal_quantization=True)
+        if rounded == 0:
+            return shown
+        if value < 0:
+            return numbers.get_minus_sign_symbol(self.locale) + shown
+        return numbers.get_plus_sign_symbol(self.locale) + shown if sign else shown
 
     def file_size(self, n: int) -> str:
         """A size as people read it: 640 kB, 3.2 MB (3,2 MB in German), 52 MB."""
@@ -219,6 +230,35 @@ class Translator:
         from babel import dates
 
         return self._cldr_words(dates.format_date(day, format=form, locale=self.locale))
+
+    def day(self, day, skeleton: str = "yMMMd") -> str:
+        """A date (or a YYYY-MM-DD day) with the parts a CLDR skeleton names, in the language's
+        own pattern for them: "yMMMEd" (a day's heading: "So., 1. März 2026"), "yMMMd",
+        "MMMd" (within a year that is said), "yMMMM" (a month: "marzec 2026"), "yMMM", "long".
+        English keeps the forms k-mood's pages have always had, the day before the month
+        ("Sun 1 Mar 2026", "2 August 2026"), where CLDR's plain English is American."""
+        if isinstance(day, str):
+            day = datetime.date.fromisoformat(day)
+        return self.date(day, _day_pattern(str(self.locale), skeleton))
+
+
+# English's house forms (see Translator.day); other languages take CLDR's for the skeleton.
+ENGLISH_DAYS = {"yMMMEd": "EEE d MMM y", "MMMEd": "EEE d MMM", "yMMMd": "d MMM y",
+                "MMMd": "d MMM", "yMMMM": "MMMM y", "yMMM": "MMM y", "long": "d MMMM y",
+                "MMMMd": "d MMMM"}
+
+
+@functools.lru_cache(maxsize=128)
+def _day_pattern(locale: str, skeleton: str) -> str:
+    from babel import Locale, dates
+
+    if locale.split("_")[0] == SOURCE_LANGUAGE and skeleton in ENGLISH_DAYS:
+        return ENGLISH_DAYS[skeleton]
+    cldr = Locale.parse(locale)
+    if skeleton == "long":
+        return cldr.date_formats["long"].pattern
+    patterns = cldr.datetime_skeletons
+    return patterns[dates.match_skeleton(skeleton, patterns)].pattern
 
 
 def compile_catalogue(path: Path) -> Translations:

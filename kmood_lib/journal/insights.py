@@ -27,6 +27,7 @@ from datetime import date
 
 from kmood_lib.core.errors import ValidationError
 from kmood_lib.core.gate import ComputeGate
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.journal import insight_words as words
 from kmood_lib.journal import looking_back
 from kmood_lib.journal.enrichment import WEATHER_GROUPS, place_label
@@ -145,8 +146,8 @@ def read_journal(conn: sqlite3.Connection, user_id: int, date_from: str, date_to
         return None
     journal = _lay_out(rows)
     if journal.span > MAX_DAYS:
-        raise ValidationError({"from": f"the insights compare at most {MAX_DAYS} days at"
-                               " once: choose a later start"})
+        raise ValidationError({"from": Phrase("the insights compare at most {n} days at once:"
+                                      " choose a later start", n=MAX_DAYS)})
     span = (user_id, date_from, date_to)
     first_logged = rows[0][0]
     for name, joined, first_ever in conn.execute(
@@ -308,8 +309,9 @@ def _compare(journal: Journal, date_from: str, date_to: str, limits: Thresholds)
     # nothing is both a finding and "not enough evidence"
     not_enough = [r for r in not_enough if (r["kind"], r["name"]) not in found]
     not_enough.sort(key=lambda r: (-r["n_with"], r["kind"], r["name"]))
+    english = words.english()  # the API's words (a page says them in the person's language)
     for row in not_enough:
-        row["sentence"] = words.not_enough(row)
+        row["sentence"] = words.not_enough(row, english)
     return {"checked": len(q_values), "findings": findings, "not_enough": not_enough,
             "comparisons": compared}
 
@@ -337,7 +339,8 @@ def full_range(conn: sqlite3.Connection, user_id: int, date_from: str | None,
                              (user_id,)).fetchone()[0]
         date_from = min(first or date_to, date_to)
     if date_from > date_to:
-        raise ValidationError({"from": "must not be after to (today, when to is not given)"})
+        raise ValidationError({"from": Phrase("must not be after to (today, when to is not"
+                                      " given)")})
     return date_from, date_to
 
 

@@ -74,30 +74,9 @@ def icon(name: str) -> str:
             f'stroke-linecap="round" stroke-linejoin="round">{_ICONS[name]}</svg>')
 
 
-# English keeps the forms its pages have always had (the day before the month: "Mon 30 Nov
-# 2026"); every other language takes CLDR's own pattern for the same skeleton ("Mo., 30. Nov.
-# 2026", "lun. 30 nov. 2026").
-ENGLISH_DATES = {"yMMMEd": "EEE d MMM y", "MMMEd": "EEE d MMM", "yMMMd": "d MMM y",
-                 "MMMd": "d MMM", "yMMMM": "MMMM y"}
-
-
 def date_text(i18n, day: date | str, skeleton: str = "yMMMd") -> str:
-    """A date (or a YYYY-MM-DD day) in the language of `i18n`, with the parts a CLDR skeleton
-    names: "yMMMEd" (a day's heading), "yMMMd", "MMMd" (within a year that is said), "yMMMM"
-    (a month)."""
-    if isinstance(day, str):
-        day = date.fromisoformat(day)
-    return i18n.date(day, _date_pattern(str(i18n.locale), skeleton))
-
-
-@functools.lru_cache(maxsize=64)
-def _date_pattern(locale: str, skeleton: str) -> str:
-    if locale.split("_")[0] == "en":
-        return ENGLISH_DATES[skeleton]
-    from babel import Locale, dates
-
-    patterns = Locale.parse(locale).datetime_skeletons
-    return patterns[dates.match_skeleton(skeleton, patterns)].pattern
+    """A date (or a YYYY-MM-DD day) in the language of `i18n` (Translator.day)."""
+    return i18n.day(day, skeleton)
 
 
 def clock_time(entry: dict, i18n) -> str:
@@ -125,13 +104,10 @@ def decimal(value: float, digits: int = 1, sign: bool = False, i18n=None) -> str
     """A number for a label with `digits` decimals (and a + or - with `sign`): a value that
     rounds to zero is "0.0", never "-0.0" or "+0.0". Every chart's numbers come through here;
     with `i18n`, in its language's digits and separator ("3,2" in German)."""
+    if i18n is not None:
+        return i18n.decimal(value, digits, sign)
     text = f"{value:{'+' if sign else ''}.{digits}f}"
-    if float(text) == 0:
-        text = f"{0:.{digits}f}"
-    if i18n is None:
-        return text
-    shown = i18n.decimal(abs(float(text)), digits)
-    return (text[0] if text[0] in "+-" else "") + shown
+    return f"{0:.{digits}f}" if float(text) == 0 else text
 
 
 def number(value: float) -> str:

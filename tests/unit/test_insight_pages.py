@@ -52,9 +52,10 @@ def test_the_stats_page_draws_accessible_charts(alice):
     page = alice.get("/stats?range=90").text
     assert page.count("<svg class=\"chart\"") == 4
     assert page.count("<title id=") == 4 and page.count("<desc id=") == 4
-    assert "Best week starting 2026-11-16 (5.00 · rad)" in page  # with its label (#39)
+    assert 'Best week starting Nov 16, 2026 (5.00 · <bdi dir="auto">rad</bdi>)' in page  # #39
     # walk (2 days) is shown, marked as having few days, not left out (#39)
-    assert '<th scope="row">walk <span class="tag muted">few days</span></th>' in page
+    assert ('<th scope="row"><span dir="auto">walk</span> <span class="tag muted">few days'
+            '</span></th>') in page
     for key in ("30", "365", "all"):
         assert alice.get(f"/stats?range={key}").status == 200
     assert alice.get("/stats?range=nonsense").status == 200
@@ -79,7 +80,7 @@ def test_imported_history_opens_where_its_entries_are(alice):
     assert 'href="/stats?range=all" aria-current="page"' in stats_page
     assert "All time: <strong>2</strong> entries" in stats_page
     empty = alice.get("/stats?range=30").text
-    assert "Your last entry is from 14 September 2023" in empty
+    assert "Your last entry is from September 14, 2023" in empty
     assert '<a href="/stats?range=all">see all time</a>' in empty
 
 
@@ -134,13 +135,13 @@ def test_the_activity_table_leads_with_the_activities_that_have_evidence_and_pag
         (r["enough"] for r in api["activities"]), reverse=True)
     page = alice.get("/stats?range=90").text
     table = page.split('id="activities"')[1]
-    rows = re.findall(r'<th scope="row">([^<]+?)(?: <span class="tag muted">(few days)</span>)?'
-                      r'</th>', table)
+    rows = re.findall(r'<th scope="row"><span dir="auto">([^<]+?)</span>'
+                      r'(?: <span class="tag muted">(few days)</span>)?</th>', table)
     assert len(rows) == 20 and all(name.startswith("often") and not few for name, few in rows)
     assert "Page 1 of 2" in page and "activities_page=2#activities" in page
     second = alice.get("/stats?range=90&activities_page=2").text.split('id="activities"')[1]
-    rest = re.findall(r'<th scope="row">([^<]+?)(?: <span class="tag muted">(few days)</span>)?'
-                      r'</th>', second)
+    rest = re.findall(r'<th scope="row"><span dir="auto">([^<]+?)</span>'
+                      r'(?: <span class="tag muted">(few days)</span>)?</th>', second)
     assert [name for name, few in rest if few] == ["sad thing", "once"]
     assert len(rest) == 6 and not {n for n, _ in rest} & {n for n, _ in rows}
     assert alice.get("/stats?range=90&activities_page=99").status == 200

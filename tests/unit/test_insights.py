@@ -128,7 +128,8 @@ def test_eight_activities_begun_on_the_day_mood_rose_are_one_change_and_none_is_
     change = changes[0]
     assert change["since"] and change["effect"] > 0.5 and change["started"] == start.isoformat()
     assert change["began"] == sorted(NEW_THINGS, key=str.casefold)
-    assert change["sentence"].startswith(f"Around {start.day} {start:%B %Y} your mood rose by")
+    assert change["sentence"].startswith(
+        f"Around {start:%B} {start.day}, {start.year} your mood rose by")  # CLDR's English
     assert "began logging" in change["sentence"] and "return" in change["sentence"]
     assert [f["name"] for f in found["findings"] if f["name"] in NEW_THINGS] == []
     # asked once, and each of the eight compared only from the day the change began
@@ -299,8 +300,9 @@ def test_the_page_shows_findings_with_their_interval_and_the_method_without_scri
     assert "<h2>What goes with your better and worse days</h2>" in page
     assert re.search(r"Checked <strong>16</strong> comparisons together; <strong>\d+</strong>",
                      page)
-    card = re.search(r'<li class="card finding">\s*<h3>running.*?</li>', page, re.S).group(0)
-    assert "On days you logged running, your mood averaged" in card
+    card = re.search(r'<li class="card finding">\s*<h3><bdi dir="auto">running</bdi>.*?</li>',
+                     page, re.S).group(0)
+    assert 'On days you logged <bdi dir="auto">running</bdi>, your mood averaged' in card
     assert '<svg class="chart interval"' in card and "likely between" in card
     # its two averages, each beside the face and label of its nearest mood (#38.9)
     means = re.search(r'<p class="means">With it (.*?) · without (.*?)</p>', card).group(1, 2)
@@ -440,7 +442,9 @@ def test_every_number_in_a_finding_s_sentence_is_the_value_it_names_on_the_api_a
             assert abs(figures["effect"] - (with_ - without)) <= 0.005 + 1e-9, f["name"]
     page = alice.get("/insights?range=all").text
     cards = re.findall(r'<li class="card finding">(.*?)</li>', page, re.S)
-    assert [html.unescape(re.search(r'<p dir="auto">(.*?)</p>', card, re.S).group(1))
+    # the names the person gave are marked dir="auto" inside the sentence
+    assert [html.unescape(re.sub(r"<[^>]+>", "", re.search(r'<p class="sentence">(.*?)</p>',
+                                                           card, re.S).group(1)))
             for card in cards] == [f["sentence"] for f in found["findings"]]
     for card, f in zip(cards, found["findings"], strict=True):
         shown = re.findall(r'<span class="average">(\d\.\d) ', card)
@@ -662,7 +666,8 @@ def test_the_five_clearest_findings_are_open_and_the_rest_folded_under_a_count(
     assert opened.count('<li class="card finding">') == 5
     assert f"<summary>{len(findings) - 5} more findings, weaker</summary>" in folded
     assert folded.split("</details>")[0].count('<li class="card finding">') == len(findings) - 5
-    first = re.search(r'<li class="card finding">\s*<h3>([^<]+?)\s*<', opened).group(1)
+    first = re.search(r'<li class="card finding">\s*<h3><bdi dir="auto">([^<]+?)</bdi>',
+                      opened).group(1)
     assert first == findings[0]["name"]
     assert "Standing out means a difference of at least 0.3 mood points" in page
     assert f"after allowing for checking {found['checked']} things at once" in page

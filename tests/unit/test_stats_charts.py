@@ -10,7 +10,7 @@ import pytest
 
 from kmood_lib.journal.stats import continuous_from
 from kmood_lib.web import charts
-from kmood_lib.web.pages.insight import left_off_note
+from kmood_lib.web.stats_charts import left_off_note
 from kmood_lib.web.template_helpers import decimal
 from tests.insight_data import Plan, plant
 
@@ -59,14 +59,15 @@ def test_every_chart_label_goes_through_the_one_number_format():
                                    labels={1: "awful", 2: "bad", 3: "meh", 4: "good", 5: "rad"})
     assert ">0.0</text>" in diffs and ">+0.5</text>" in diffs
     assert not re.search(r"[-+]0\.0+(?!\d)", diffs)
-    assert "Mon: 2.99 · meh, -0.01 from your average" in diffs
+    assert 'Mon: 2.99 · <bdi dir="auto">meh</bdi>, -0.01 from your average' in diffs
 
 
 def test_an_activity_with_no_difference_reads_zero_without_a_sign_or_an_arrow(alice):
     for day, acts in (("2026-11-02", ["tea"]), ("2026-11-03", [])):
         alice.post("/api/entries", {"mood": 3, "occurred_at": f"{day}T09:00:00",
                                     "activities": acts})
-    row = re.search(r'<th scope="row">tea.*?</tr>', alice.get("/stats?range=90").text,
+    row = re.search(r'<th scope="row"><span dir="auto">tea</span>.*?</tr>',
+                    alice.get("/stats?range=90").text,
                     re.S).group(0)
     assert re.findall(r'<td class="num ?([a-z]*)">([^<]*)</td>', row) == [("", "0.00")]
 
@@ -107,8 +108,8 @@ def test_all_time_starts_where_an_imported_history_becomes_continuous(alice, con
     note = ("5 earlier entries from March 2015 to June 2015, before a gap of 8 years, are not"
             " drawn.")
     assert f'<p class="chart-note">{note}</p>' in chart
-    desc = re.search(r"<desc [^>]*>([^<]*)</desc>", chart).group(1)
-    assert desc.startswith("35 weeks with entries between 2023-04-05 and 2023-11-30.")
+    desc = re.sub(r"<[^>]+>", "", re.search(r"<desc [^>]*>(.*?)</desc>", chart).group(1))
+    assert desc.startswith("35 weeks with entries between Apr 5, 2023 and Nov 30, 2023.")
     assert desc.endswith(f" {note}")
     assert "2015" not in chart.replace(note, "")  # neither a dot nor a tick from 2015
     ticks = re.findall(r'<text x="[\d.]+" y="218" text-anchor="middle">([^<]*)</text>', chart)
@@ -122,7 +123,7 @@ def test_a_history_without_a_long_gap_is_drawn_from_its_first_day(alice):
         log(alice, day, 3)
     page = alice.get("/stats?range=all").text
     assert 'class="chart-note"' not in page
-    assert "4 weeks with entries between 2026-06-01 and 2026-11-02." in page
+    assert "4 weeks with entries between Jun 1, 2026 and Nov 2, 2026." in page
 
 
 def ranges_on(page: str) -> tuple[list[str], str]:
@@ -168,10 +169,11 @@ def test_every_average_mood_in_the_stats_charts_says_its_mood_label(alice, conn)
     plant(conn, uid_of(conn, "alice"), seed=5,
           plan=Plan(days=80, noise=0, places=3, artists=2, entries_per_day=(1, 2)))
     page = alice.get("/stats?range=90").text
-    said = re.findall(r"<(?:title|desc)[^>]*>([^<]*)</", page)
+    said = [re.sub(r"<[^>]+>", "", words)  # the person's labels are marked dir="auto"
+            for _, words in re.findall(r"<(title|desc)[^>]*>(.*?)</\1>", page, re.S)]
     bare = [s for s in said for n in re.findall(r"(?<![\d.+\-−])[1-5]\.\d+(?!\d)(?! · )", s)]
     assert said and bare == [], bare
-    assert re.search(r"your average of \d\.\d\d · (bad|so-so|good)", page)
+    assert re.search(r'your average of \d\.\d\d · <bdi dir="auto">(bad|so-so|good)</bdi>', page)
     weekday = page.split("<h2>By weekday</h2>")[1].split("</section>")[0]
     mean = re.search(r'text-anchor="end">(\d\.\d)</text><text [^>]*text-anchor="end"'
                      r'(?: textLength="\d+" lengthAdjust="spacingAndGlyphs")?>([^<]+)</text>',
@@ -181,8 +183,8 @@ def test_every_average_mood_in_the_stats_charts_says_its_mood_label(alice, conn)
     for section in ("By temperature", "By conditions"):
         chart = page.split(f"<h3>{section}</h3>")[1].split("</section>")[0]
         assert ">awful</text>" in chart and ">rad</text>" in chart, section  # the mood axis
-        bars = re.findall(r'<rect class="bar lv(\d)"[^>]*><title>[^:]+: (\d\.\d) · ([^ (]+)',
-                          chart)
+        bars = re.findall(r'<rect class="bar lv(\d)"[^>]*><title>[^:]+: (\d\.\d) · '
+                          r'<bdi dir="auto">([^<]+)</bdi>', chart)
         assert len(bars) >= 3, section
         for level, value, label in bars:  # the colour and the label: the level nearest it
             assert abs(int(level) - float(value)) <= 0.55 and level_of[label] == int(level)

@@ -23,10 +23,14 @@ def alice(client_for, clock):
     return client
 
 
+def words(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html)  # the person's labels are marked dir="auto"
+
+
 def described(page: str) -> dict[str, str]:
     """Each chart's title -> its description in words (what a screen reader says)."""
-    return dict(re.findall(r'<title id="c[0-9a-f]+t">([^<]*)</title><desc id="c[0-9a-f]+d">'
-                           r"([^<]*)</desc>", page))
+    return {words(title): words(desc) for title, desc in re.findall(
+        r'<title id="c[0-9a-f]+t">(.*?)</title><desc id="c[0-9a-f]+d">(.*?)</desc>', page)}
 
 
 def distribution(page: str) -> str:
@@ -86,6 +90,20 @@ def test_a_change_to_what_the_charts_show_draws_them_again(alice, services, chan
     assert services.stats_cache.computed == 2
     if change is _rename_a_mood:  # the mood axis of the chart over time is labelled too
         assert ">splendid</text>" in after and ">splendid</text>" not in before
+
+
+def test_another_language_draws_the_charts_again_in_its_words(alice, services):
+    """The charts' words are the page's language: a German page never shows the English
+    drawing kept for the same journal (nor the English one the German)."""
+    weekdays = re.compile(r'<text x="[\d.]+" y="224" text-anchor="middle">([^<]*)</text>')
+    english = alice.get("/stats?range=30").text
+    assert alice.patch("/api/me", {"language": "de"}).status == 200
+    german = alice.get("/stats?range=30").text
+    assert weekdays.findall(english)[:7] == ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    assert weekdays.findall(german)[:7] == ["Mo", "Di", "Mi", "Do", "Fr", "Sa", "So"]
+    assert services.stats_cache.computed == 2
+    assert alice.patch("/api/me", {"language": "en"}).status == 200
+    assert alice.get("/stats?range=30").text == english and services.stats_cache.computed == 2
 
 
 def test_a_new_day_draws_the_charts_again(alice, services, clock):

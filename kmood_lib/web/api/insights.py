@@ -7,6 +7,7 @@ from __future__ import annotations
 import bottle
 
 from kmood_lib.core.errors import ValidationError
+from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.timezones import local_today
 from kmood_lib.enrich.insights import standard_insights
 from kmood_lib.journal import insight_store, insights, queries
@@ -25,10 +26,11 @@ def insights_json(services, conn, auth: Auth):
     params = query_params(bottle.request)
     key = params.get("range")
     if key is not None and key not in insight_store.STANDARD:
-        raise ValidationError({"range": f"must be one of {', '.join(insight_store.STANDARD)}"})
+        raise ValidationError({"range": Phrase("must be one of {choices}",
+                                               choices=", ".join(insight_store.STANDARD))})
     flt = queries.parse_filter({k: params.get(k) for k in ("from", "to")})
     if key is not None and (flt.date_from or flt.date_to):
-        raise ValidationError({"range": "give a range or dates (from, to), not both"})
+        raise ValidationError({"range": Phrase("give a range or dates (from, to), not both")})
     if not (flt.date_from or flt.date_to):
         return json_response(standard_insights(services, conn, auth.user.id, key or "all",
                                                today))
