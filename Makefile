@@ -81,7 +81,8 @@ test: $(STAMP) test-tools
 FUZZ_EXAMPLES ?= 300
 fuzz: $(STAMP)
 	KMOOD_TEST_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) KMOOD_TEST_FUZZ_RANDOM=1 \
-		$(PY) -m pytest -q -p no:xdist tests/fuzz $(PYTEST_ARGS)
+		$(PY) -m pytest -q -p no:xdist -p no:cacheprovider -o addopts= \
+		tests/fuzz/api_fuzz.py tests/fuzz/test_hostile_strings.py $(PYTEST_ARGS)
 
 # The quick loop while working: everything not marked slow (no processes, browsers or NATS).
 test-fast: $(STAMP)

@@ -48,6 +48,25 @@ def base_env(db_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """A file `make(path)` writes once for the whole run, whichever test process asks first
+    (the others wait on a lock and take the same file): under xdist every process has a
+    base temp of its own inside one shared by the run. Users copy the file, never change it."""
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / f"made-once-{name}"
+    folder.mkdir(exist_ok=True)
+    path, done = folder / name, folder / "done"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            make(path)
+            done.touch()
+    return path
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

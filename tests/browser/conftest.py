@@ -21,7 +21,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.e2e.conftest import Stack  # noqa: F401 (re-exported for browser tests)
-from tests.helpers import ROOT, base_env, http, run, three_years_of_daylio
+from tests.helpers import ROOT, base_env, http, made_once, run, three_years_of_daylio
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -396,8 +396,12 @@ def store_insights(env: dict, username: str) -> None:
 @pytest.fixture(scope="session")
 def pia_history(tmp_path_factory) -> Path:
     """A database holding pia (an admin) with three years imported from Daylio, made once per
-    test process through the command line; checkpointed, so the file alone is all of it."""
-    path = tmp_path_factory.mktemp("pia-history") / "kmood.db"
+    run through the command line (made_once: the first test process to ask makes it, the others
+    wait for it); checkpointed, so the file alone is all of it."""
+    return made_once(tmp_path_factory, "pia-history.db", make_pia_history)
+
+
+def make_pia_history(path: Path) -> None:
     env = base_env(path)
     assert run(["kmood.py", "create-user", "pia", "--password-stdin", "--admin"], env,
                input=PASSWORD + "\n").returncode == 0
@@ -409,7 +413,6 @@ def pia_history(tmp_path_factory) -> Path:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
-    return path
 
 
 @pytest.fixture(scope="module")
