@@ -114,7 +114,7 @@ def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: dat
         return "".join(out)
 
     def day(iso: str | date) -> str:
-        return escape(say.date(date.fromisoformat(iso) if isinstance(iso, str) else iso))
+        return escape(say.day(iso))
 
     body = [_mood_axis(labels, y_of),
             f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{HEIGHT - BOTTOM}" '

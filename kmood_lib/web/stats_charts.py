@@ -189,8 +189,7 @@ def finding_title(say: Translator, f: dict) -> str:
     """A finding's name: 'Around Mar 5, 2026' for a change, a kind of weather in the
     language, else the name the person gave it."""
     if f["kind"] == "change":
-        return escape(say.gettext(N_("Around {date}"), date=say.date(
-            date.fromisoformat(f["started"]))))
+        return escape(say.gettext(N_("Around {date}"), date=say.day(f["started"])))
     if f["kind"] == "weather":
         known = words.WEATHER_LABELS.get(f["name"])
         return escape(say.gettext(known) if known else say.gettext(words.TEMPERATURE))

@@ -91,7 +91,7 @@ def test_the_import_pages_upload_report_map_and_confirm(client_for):
     assert sent.status == 303
     report_url = sent.headers["Location"]
     report = ann.get(report_url).text
-    assert "3</strong> entries readable, from Jan 1, 2024 to Jan 2, 2024" in report
+    assert "3</strong> entries readable, from 1 Jan 2024 to 2 Jan 2024" in report
     assert "“Sad”" in report and 'name="map_level_0"' in report
     assert count_entries(ann) == 0
     unmapped = ann.request("POST", report_url, form={"csrf_token": token, "map_name_0": "Sad",

@@ -57,7 +57,7 @@ def test_create_edit_switch_test_and_delete_with_plain_forms(ann, channel):
     listing = ann.get(made.headers["Location"]).text
     assert "Created." in listing and "<strong>20:30</strong> Mon, Fri" in listing
     assert '<span translate="no">Webhook</span> to <span translate="no">127.0.0.1</span>' in listing
-    assert "next: Fri, Dec 4, 20:30" in listing and "tk_page_secret" not in listing
+    assert "next: Fri 4 Dec, 20:30" in listing and "tk_page_secret" not in listing
     reminder = ann.get("/api/reminders").json["reminders"][0]
     assert reminder["weekdays"] == [0, 4] and reminder["has_token"] is True
     edit_url = f"/settings/reminders/{reminder['id']}"

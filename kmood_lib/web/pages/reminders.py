@@ -59,7 +59,7 @@ def local_next(i18n: Translator, reminder: dict) -> str | None:
         return None
     moment = datetime.fromisoformat(reminder["next_fire_at"].replace("Z", "+00:00")).astimezone(
         ZoneInfo(reminder["timezone"]))
-    day = i18n.date(moment.date(), i18n.locale.datetime_skeletons["MMMEd"].pattern)
+    day = i18n.day(moment.date(), "MMMEd")
     return i18n.gettext("{day}, {time}", day=day, time=f"{moment:%H:%M}")
 
 

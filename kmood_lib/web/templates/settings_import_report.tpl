@@ -1,7 +1,7 @@
 % rebase('layout.tpl', title=_('Import'))
 % include('_settings_nav.tpl')
 % from datetime import date
-% day = lambda iso: helpers.escape(i18n.date(date.fromisoformat(iso)))
+% day = lambda iso: helpers.escape(i18n.day(iso))
 % if done:
 <div class="card" role="status" id="import-result">
   <h2>{{_('Import finished')}}</h2>
