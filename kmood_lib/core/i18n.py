@@ -111,11 +111,23 @@ def pseudo(text: str) -> str:
 
 
 class PseudoTranslations(gettext.NullTranslations):
+    """Every message the catalogues' template (locale/messages.pot) holds, accented; one it
+    does not hold (never marked, so never extracted, so never translated) stays plain."""
+
+    def __init__(self, template: Path):
+        super().__init__()
+        from babel.messages.pofile import read_po
+
+        with template.open("rb") as pot:
+            self.known = {message.id[0] if isinstance(message.id, (list, tuple)) else message.id
+                          for message in read_po(pot) if message.id}
+
     def gettext(self, message):
-        return pseudo(message)
+        return pseudo(message) if message in self.known else message
 
     def ngettext(self, singular, plural, n):
-        return pseudo(singular if n == 1 else plural)
+        chosen = singular if n == 1 else plural
+        return pseudo(chosen) if singular in self.known else chosen
 
 
 class Translator:
@@ -311,7 +323,8 @@ class Languages:
         with self._lock:
             if code not in self._loaded:
                 words = (gettext.NullTranslations() if code == SOURCE_LANGUAGE else
-                         PseudoTranslations() if code in PSEUDO_LANGUAGES else
+                         PseudoTranslations(self.locale_dir / "messages.pot")
+                         if code in PSEUDO_LANGUAGES else
                          compile_catalogue(self.locale_dir / code / "LC_MESSAGES" / "messages.po"))
                 self._loaded[code] = Translator(code, words)
             return self._loaded[code]

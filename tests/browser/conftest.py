@@ -419,7 +419,8 @@ def make_pia_history(path: Path) -> None:
 def pia(pia_history, tmp_path_factory):
     """A module's server and worker on a copy of pia's three years, with an API token, a
     reminder, and `pages`: every page to open, hers filled in."""
-    for stack in running_stack(tmp_path_factory, database=pia_history):
+    for stack in running_stack(tmp_path_factory, database=pia_history,
+                               KMOOD_PSEUDO_LANGUAGES="1"):
         auth = api_session(stack.url, "pia")
         http("POST", stack.url + "/api/tokens", {"name": "my phone, the old one"}, auth)
         http("POST", stack.url + "/api/reminders", {

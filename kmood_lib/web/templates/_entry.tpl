@@ -64,7 +64,7 @@
     % end
     % end
     % if entry['weather'] and not entry['weather'].get('unavailable'):
-    <span>{{_('{weather}, {temperature} °C', weather=_(entry['weather']['description']), temperature=i18n.decimal(entry['weather']['temperature_c'], 1))}}</span>
+    <span>{{_('{weather}, {temperature} °C', weather=i18n.gettext(entry['weather']['description']), temperature=i18n.decimal(entry['weather']['temperature_c'], 1))}}</span>
     % end
   </div>
   % end
