@@ -106,7 +106,10 @@ def pseudo(text: str) -> str:
     parts = _NOT_WORDS.split(text)
     words = "".join(part if index % 2 else part.translate(_ACCENTED)
                     for index, part in enumerate(parts))
-    padding = "·" * max(1, sum(len(part) for part in parts[::2]) // 3)
+    # The padding comes in runs of at most eight, so a long message can still wrap as its
+    # words do (one run of a hundred would be an unbreakable word no language has).
+    length = max(1, sum(len(part) for part in parts[::2]) // 3)
+    padding = " ".join("·" * min(8, length - start) for start in range(0, length, 8))
     return f"⟦{words}{padding}⟧"
 
 

@@ -53,7 +53,7 @@ def test_upload_map_a_custom_mood_confirm_and_find_the_entries(app_stack, window
     follow(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
     for name in each_look(driver):
         report = driver.find_element(By.ID, "import-report").text
-        assert "4 entries readable, from May 31, 2025 to Jun 3, 2025" in report, name
+        assert "4 entries readable, from 31 May 2025 to 3 Jun 2025" in report, name
         # One screen: a row of five levels per name; "pretty awful" comes with awful picked
         # (a default name inside it), "Chill" with nothing: the person taps good.
         assert "“Chill”" in driver.page_source and "“pretty awful”" in driver.page_source
