@@ -233,6 +233,13 @@ class Translator:
         return self._cldr_words(
             dates.get_month_names(width, "stand-alone", locale=self.locale)[month])
 
+    def week_order(self) -> list[int]:
+        """The weekdays (Monday 0, as date.weekday() counts) in the order the language's week
+        runs, for what shows a week: Monday first in German, Sunday first in Brazil. (Goals
+        still count Monday to Sunday: only displays follow the locale.)"""
+        first = self.locale.first_week_day
+        return [(first + i) % 7 for i in range(7)]
+
     def weekday_name(self, weekday: int, width: str = "wide") -> str:
         """Monday is 0, as date.weekday() counts."""
         from babel import dates

@@ -126,9 +126,11 @@ def against_mean(items: list[dict], mean: float, labels: dict[int, str], title: 
 
 def weekday_chart(weekdays: list[dict], mean: float, labels: dict[int, str], say: Translator
                   ) -> str:
+    order = {weekday: place for place, weekday in enumerate(say.week_order())}
     return against_mean(
         [{"label": say.weekday_name(w["weekday"], "abbreviated"), "value": w["average"],
-          "count": w["count"]} for w in weekdays], mean, labels,
+          "count": w["count"]} for w in sorted(weekdays, key=lambda w: order[w["weekday"]])],
+        mean, labels,
         N_("Mood by weekday, against your average"),
         N_("Average mood per weekday as a difference from your average of {mood}: {slots}."),
         say)

@@ -74,3 +74,14 @@ def test_imports_exports_and_api_codes_are_the_same_in_every_language(client_for
         refused = me.post("/api/entries", {"mood": 9}, headers=headers)
         said[name] = (report, exported, refused.status, refused.json["error"])
     assert said["de_user"] == said["en_user"] == said["pl_user"]
+
+
+def test_a_week_shown_starts_on_the_languages_first_day(client_for):
+    """The reminder's days and Stats' weekday chart run as the language's week does (Sunday
+    first in Brazil, Monday in Germany); what is stored is the same weekday numbers."""
+    ana = client_for("ana")
+    for language, first in (("pt_BR", "6"), ("de", "0")):
+        assert ana.patch("/api/me", {"language": language}).status == 200
+        form = ana.get("/settings/reminders").text
+        days = re.findall(r'name="weekday" value="(\d)"', form)
+        assert days[0] == first and sorted(days) == list("0123456"), (language, days)

@@ -20,8 +20,8 @@
   </div>
   <fieldset class="weekdays">
     <legend>{{_('Days')}}</legend>
-    % for i, day in enumerate(weekdays):
-    <label class="chip"><input type="checkbox" name="weekday" value="{{i}}"{{' checked' if i in chosen_days else ''}}> {{day}}</label>
+    % for i in i18n.week_order():
+    <label class="chip"><input type="checkbox" name="weekday" value="{{i}}"{{' checked' if i in chosen_days else ''}}> {{weekdays[i]}}</label>
     % end
   </fieldset>
   <label>{{_('Send with')}}
