@@ -95,7 +95,9 @@ def test_pure_noise_in_twenty_real_shaped_journals_makes_at_most_one_claim(conn)
         real_shaped(conn, uid, seed=seed)
         # every finding counts: differences, correlations and changes alike
         made += [(seed, f["kind"], f["name"], f["effect"]) for f in analysed(conn, uid)["findings"]]
-    print(f"\nclaims in {NOISE_SEEDS} pure-noise runs: {made}")
+        if len(made) > 1:
+            break  # the bar is missed already: the seeds after this one cannot mend it
+    print(f"\nclaims in pure-noise runs, seeds 0-{seed}: {made}")
     assert len(made) <= 1, made
 
 
