@@ -119,11 +119,8 @@ class PseudoTranslations(gettext.NullTranslations):
 
     def __init__(self, template: Path):
         super().__init__()
-        from babel.messages.pofile import read_po
-
-        with template.open("rb") as pot:
-            self.known = {message.id[0] if isinstance(message.id, (list, tuple)) else message.id
-                          for message in read_po(pot) if message.id}
+        stat = template.stat()
+        self.known = _template_ids(str(template), stat.st_mtime_ns, stat.st_size)
 
     def gettext(self, message):
         return pseudo(message) if message in self.known else message
@@ -284,17 +281,35 @@ def _day_pattern(locale: str, skeleton: str) -> str:
 
 
 def compile_catalogue(path: Path) -> Translations:
-    """A .po file compiled in memory (fuzzy entries left out, as msgfmt does)."""
+    """A .po file compiled in memory (fuzzy entries left out, as msgfmt does), once per
+    process for a given file as it stands (reading 1 000 messages takes ~0.4 s; the compiled
+    catalogue is only read from, so every Languages of the process shares it)."""
+    stat = path.stat()
+    return _compiled(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(path: str, mtime_ns: int, size: int) -> Translations:
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po
     from babel.support import Translations
 
-    with path.open("rb") as po:
+    with open(path, "rb") as po:
         catalogue = read_po(po)
     compiled = io.BytesIO()
     write_mo(compiled, catalogue)
     compiled.seek(0)
     return Translations(compiled)
+
+
+@functools.lru_cache(maxsize=4)
+def _template_ids(path: str, mtime_ns: int, size: int) -> frozenset[str]:
+    """The message ids of the catalogues' template (the singular of a plural)."""
+    from babel.messages.pofile import read_po
+
+    with open(path, "rb") as pot:
+        return frozenset(message.id[0] if isinstance(message.id, (list, tuple)) else message.id
+                         for message in read_po(pot) if message.id)
 
 
 def parse_accept_language(header: str | None) -> list[str]:
