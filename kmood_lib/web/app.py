@@ -49,9 +49,30 @@ ROUTE_MODULES = (accounts, entries, moods, activities, metrics, note_templates, 
                  note_template_pages, portability_pages, reminder_pages, admin)
 
 
+class BuiltOnceRouter(bottle.Router):
+    """Bottle's router, whose combined pattern per method is compiled once when every route is
+    in (`finish`), not again after each of the ~150 routes (a quadratic 10 ms per app)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._building: set[str] | None = set()
+
+    def _compile(self, method):
+        if self._building is None:
+            super()._compile(method)
+        else:
+            self._building.add(method)
+
+    def finish(self) -> None:
+        methods, self._building = self._building or set(), None
+        for method in methods:
+            super()._compile(method)
+
+
 def make_app(services) -> bottle.Bottle:
     """Build the Bottle app: one database connection per server thread, JSON errors under /api."""
     app = bottle.Bottle(catchall=True)
+    app.__dict__["router"] = BuiltOnceRouter()  # (Bottle refuses to set an attribute twice)
     app.config["json.enable"] = False
     app.config["kmood.services"] = services
     pool = ConnectionPerThread(services.connect)
@@ -74,6 +95,7 @@ def make_app(services) -> bottle.Bottle:
     app.install(ErrorPlugin(services))
     for module in ROUTE_MODULES:
         module.routes.install(app)
+    app.router.finish()
     return app
 
 

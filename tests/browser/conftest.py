@@ -534,20 +534,27 @@ def axe_source() -> str:
 # What a colour scheme can change: the rest of axe's rules read the document and its layout,
 # which are the same in light and dark (the dark style sheet only sets colours).
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
+# What a page's language can change (the same page in another language has the same markup,
+# colours and layout rules): its lang attributes, and the names read out.
+LANGUAGE_RULES = ("html-has-lang", "html-lang-valid", "valid-lang", "html-xml-lang-mismatch",
+                  "button-name", "link-name", "label", "image-alt", "document-title",
+                  "aria-command-name", "aria-input-field-name", "select-name")
 
 
-def violations(driver) -> list[str]:
-    """What axe-core finds on the open page as it looks now. axe is sent into a page once; a
-    page seen in dark whose document and size are the ones all the rules just passed in light
-    is checked again by the colour rules alone (the page itself remembers what was checked)."""
+def violations(driver, only: tuple[str, ...] | None = None) -> list[str]:
+    """What axe-core finds on the open page as it looks now (`only`: these rules alone). axe
+    is sent into a page once; a page seen in dark whose document and size are the ones all the
+    rules just passed in light is checked again by the colour rules alone (the page itself
+    remembers what was checked)."""
     if not driver.execute_script("return typeof axe !== 'undefined'"):
         driver.execute_script(axe_source())
     return driver.execute_async_script("""
-        const done = arguments[arguments.length - 1], rules = arguments[0];
+        const done = arguments[arguments.length - 1], rules = arguments[0], only = arguments[1];
         const dark = matchMedia('(prefers-color-scheme: dark)').matches;
         const seen = [innerWidth, innerHeight, document.documentElement.outerHTML].join('|');
         const options = {resultTypes: ["violations"]};
-        if (dark && window.kmoodAxePassedInLight === seen)
+        if (only.length) options.runOnly = {type: "rule", values: only};
+        else if (dark && window.kmoodAxePassedInLight === seen)
           options.runOnly = {type: "rule", values: rules};
         axe.run(document, options).then(
           (r) => {
@@ -557,4 +564,4 @@ def violations(driver) -> list[str]:
             ).join("; ")));
           },
           (e) => done(["axe failed: " + e]));
-    """, list(COLOUR_RULES))
+    """, list(COLOUR_RULES), list(only or ()))
