@@ -76,7 +76,7 @@ TEST_PROCESSES ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinit
 test: $(STAMP) test-tools
 	$(PY) -m pytest -q -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
-# The API fuzz run deep, with fresh random cases each time (`make test` runs a fixed set of 12
+# The API fuzz run deep, with fresh random cases each time (`make test` runs a fixed set of 8
 # per operation): FUZZ_EXAMPLES per operation, default 300.
 FUZZ_EXAMPLES ?= 300
 fuzz: $(STAMP)

@@ -1,4 +1,4 @@
-"""Across 30 seeded journals with real effects (running, cold days) and 40 activities of pure
+"""Across 20 seeded journals with real effects (running, cold days) and 40 activities of pure
 noise, the insights keep the false discovery rate they promise (q = 0.10: on average at most a
 tenth of what a page reports is noise), and report noise in far fewer runs than the same bars
 without the correction, or each comparison tested on its own (issue #25)."""
@@ -12,7 +12,7 @@ import pytest
 from kmood_lib.journal import insights
 from tests.insight_data import plant
 
-SEEDS = 30
+SEEDS = 20
 
 
 def noise(rows: list[dict]) -> list[dict]:
