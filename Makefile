@@ -66,13 +66,13 @@ test-tools:
 	  fi; \
 	fi
 
-# The whole suite on every core, and one process more: a test file runs whole on one worker
-# (--dist loadfile), so a module's server, browser or NATS server is started once, and the
-# extra process works while the others wait on their servers and browsers (on 2 cores: 433 s
-# of tests instead of 450).
+# The whole suite on every core: a test file runs whole on one worker (--dist loadfile), so a
+# module's server, browser or NATS server is started once. (One process more than the cores
+# once filled the waits; with the browser tests now most of the work it only adds a third
+# Chromium and collection to share 2 cores: a fresh clone took 8:06-8:13 with 3, 8:01 with 2.)
 # Whole files to each process, in the order tests/conftest.py sorts them (longest first):
 # --no-loadscope-reorder keeps xdist from putting the files with most tests first instead.
-TEST_PROCESSES ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
+TEST_PROCESSES ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)))')
 test: $(STAMP) test-tools
 	$(PY) -m pytest -q -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
