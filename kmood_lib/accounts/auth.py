@@ -34,18 +34,30 @@ class NewSession:
     token: str
     csrf_token: str
     expires_at: int
+    id: int = 0
+
+
+# The live sessions one account keeps; a new one past this ends the one seen least recently.
+# A client that never keeps its cookie (a script behind a sign-in proxy gets a session on every
+# request) so cannot grow the table without bound.
+MAX_SESSIONS_PER_USER = 50
 
 
 def create_session(conn: sqlite3.Connection, user_id: int, now_ms: int, ttl_s: int) -> NewSession:
     token = secrets.token_urlsafe(32)
     csrf = secrets.token_urlsafe(32)
     expires = now_ms + ttl_s * 1000
-    conn.execute(
-        "INSERT INTO sessions (user_id, token_hash, csrf_token, created_at, expires_at,"
-        " last_seen_at) VALUES (?, ?, ?, ?, ?, ?)",
-        (user_id, token_hash(token), csrf, now_ms, expires, now_ms),
-    )
-    return NewSession(token, csrf, expires)
+    with transaction(conn):
+        made = conn.execute(
+            "INSERT INTO sessions (user_id, token_hash, csrf_token, created_at, expires_at,"
+            " last_seen_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            (user_id, token_hash(token), csrf, now_ms, expires, now_ms),
+        ).fetchall()[0][0]
+        conn.execute(
+            "DELETE FROM sessions WHERE user_id = ? AND id IN (SELECT id FROM sessions"
+            " WHERE user_id = ? ORDER BY last_seen_at DESC, id DESC LIMIT -1 OFFSET ?)",
+            (user_id, user_id, MAX_SESSIONS_PER_USER))
+    return NewSession(token, csrf, expires, made)
 
 
 _USER_COLUMNS = "u.id, u.username, u.timezone, u.is_admin, u.language"

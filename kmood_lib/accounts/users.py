@@ -94,10 +94,15 @@ def validate_timezone(name: object, field: str = "timezone") -> str:
     return name
 
 
+# The password_hash of an account made at a first sign-in through a proxy or provider: no
+# password matches it (authenticate never even compares), until an admin sets one.
+NO_PASSWORD = "!"
+
+
 def create_user(
     conn: sqlite3.Connection,
     username: str,
-    password: str,
+    password: str | None,
     *,
     now_ms: int,
     hasher: PasswordHasher,
@@ -105,14 +110,18 @@ def create_user(
     admin: bool = False,
     only_if_no_users: bool = False,
     mood_labels: dict[int, str] | None = None,
+    identity: tuple[str, str, str] | None = None,
 ) -> User:
     """Insert a user; the first user is always an admin. `only_if_no_users` guards /setup.
     `mood_labels` (default_mood_labels in the language the account is made in) replace the
-    English defaults the new account starts with; without them it keeps those."""
+    English defaults the new account starts with; without them it keeps those. A password of
+    None: an account without one, made for the `identity` (method, issuer, subject) linked to
+    it in the same transaction."""
     validate_username(username)
-    validate_password(password)
+    if password is not None or identity is None:
+        validate_password(password)
     validate_timezone(timezone)
-    password_hash = hasher.hash(password)  # slow: outside the write lock
+    password_hash = NO_PASSWORD if password is None else hasher.hash(password)  # slow: unlocked
     with transaction(conn):
         has_users = conn.execute("SELECT EXISTS (SELECT 1 FROM users)").fetchone()[0]
         if has_users and only_if_no_users:
@@ -132,6 +141,14 @@ def create_user(
         for level, label in (mood_labels or {}).items():
             conn.execute("UPDATE mood_labels SET label = ? WHERE user_id = ? AND level = ?"
                          " AND label IS NOT ?", (label, row["id"], level, label))
+        if identity is not None:
+            try:
+                conn.execute("INSERT INTO identities (user_id, method, issuer, subject,"
+                             " created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?)",
+                             (row["id"], *identity, now_ms, now_ms))
+            except sqlite3.IntegrityError:  # linked to another account a moment ago
+                raise AccountError(Phrase("{subject} is already linked to an account",
+                                          subject=repr(identity[2])), None, 409) from None
     return User.from_row(row)
 
 
@@ -154,7 +171,7 @@ def authenticate(conn: sqlite3.Connection, username: str, password: str,
         "SELECT id, username, timezone, is_admin, language, password_hash FROM users"
         " WHERE username_key = ?", (name_key(username),),
     ).fetchone()
-    if row is None:
+    if row is None or row["password_hash"] == NO_PASSWORD:
         hasher.burn(password)
         return None
     if not hasher.verify(password, row["password_hash"]):

@@ -152,6 +152,38 @@ def _language(raw: str) -> str:
     return value
 
 
+def _networks(raw: str) -> tuple:
+    """Comma-separated addresses or CIDR blocks (127.0.0.1, 10.0.0.0/8, ::1), each a network;
+    empty: none."""
+    import ipaddress
+
+    out = []
+    for part in (p.strip() for p in raw.split(",")):
+        if not part:
+            continue
+        try:
+            out.append(ipaddress.ip_network(part, strict=False))
+        except ValueError:
+            raise ValueError(f"expected addresses or CIDR blocks such as 127.0.0.1 or"
+                             f" 172.16.0.0/12, got {part!r}") from None
+    return tuple(out)
+
+
+def _header_name(raw: str) -> str:
+    """An HTTP header's name (token characters), or empty: off."""
+    value = raw.strip()
+    if value and not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}", value):
+        raise ValueError(f"expected a header name such as Remote-User, got {raw!r}")
+    return value
+
+
+def _group_name(raw: str) -> str:
+    value = raw.strip()
+    if len(value) > 200 or any(ord(c) < 0x20 or c == "," for c in value):
+        raise ValueError(f"expected one group's name (no commas), got {raw!r}")
+    return value
+
+
 def _setting(env: str, default: str, parse: Callable[[str], object], doc: str):
     return field(metadata={"env": env, "default": default, "parse": parse, "doc": doc})
 
@@ -213,6 +245,39 @@ class Config:
     )
     trust_proxy: bool = _setting(
         "KMOOD_TRUST_PROXY", "0", _bool, "take the client address from X-Forwarded-For"
+    )
+    trusted_proxies: tuple = _setting(
+        "KMOOD_TRUSTED_PROXIES", "", _networks,
+        "addresses or CIDR blocks of the sign-in proxies whose KMOOD_AUTH_HEADER is believed"
+        " (comma-separated); from any other address the header is ignored"
+    )
+    auth_header: str = _setting(
+        "KMOOD_AUTH_HEADER", "", _header_name,
+        "the header a forward-auth proxy (Authelia, Authentik, oauth2-proxy) signs people in"
+        " with, such as Remote-User; empty: off"
+    )
+    auth_groups_header: str = _setting(
+        "KMOOD_AUTH_GROUPS_HEADER", "", _header_name,
+        "the proxy's header with the person's groups, comma-separated (Remote-Groups), read"
+        " for KMOOD_SSO_MEMBER_GROUP and KMOOD_SSO_ADMIN_GROUP"
+    )
+    auth_logout_url: str = _setting(
+        "KMOOD_AUTH_LOGOUT_URL", "", _optional_url,
+        "where logging out of k-mood sends a person signed in by the proxy, to sign out there"
+        " too (Authelia: https://auth.example.com/logout); empty: the logout page says so"
+    )
+    sso_auto_create: bool = _setting(
+        "KMOOD_SSO_AUTO_CREATE", "0", _bool,
+        "a person the sign-in proxy vouches for who has no k-mood account yet gets one (a"
+        " member) at their first visit; off: an admin links them in Household"
+    )
+    sso_member_group: str = _setting(
+        "KMOOD_SSO_MEMBER_GROUP", "", _group_name,
+        "with KMOOD_SSO_AUTO_CREATE: only people in this group get an account (empty: anyone)"
+    )
+    sso_admin_group: str = _setting(
+        "KMOOD_SSO_ADMIN_GROUP", "", _group_name,
+        "with KMOOD_SSO_AUTO_CREATE: people in this group get an admin's account"
     )
     max_body_bytes: int = _setting(
         "KMOOD_MAX_BODY_BYTES", "1048576", _int(1024), "largest accepted JSON body"
@@ -460,6 +525,13 @@ class Config:
             raise ConfigError(
                 f"KMOOD_INSIGHTS_CONCURRENCY: must be at most {most}, below KMOOD_THREADS"
                 f" ({values['threads']}), got {values['insights_concurrency']}")
+        if values["auth_header"] and not values["trusted_proxies"]:
+            raise ConfigError(
+                "KMOOD_AUTH_HEADER: set KMOOD_TRUSTED_PROXIES too (the addresses of the proxy"
+                " that sets it); a header believed from anyone lets anyone sign in as anyone")
+        if values["auth_header"] and values["auth_header"].lower() == (
+                values["auth_groups_header"].lower()):
+            raise ConfigError("KMOOD_AUTH_GROUPS_HEADER: must differ from KMOOD_AUTH_HEADER")
         return cls(**values)
 
     def with_overrides(self, **changes) -> Config:

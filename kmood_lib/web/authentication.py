@@ -4,6 +4,8 @@ one path the JSON API and the login page share). The plugin that applies it is i
 from __future__ import annotations
 
 import hmac
+import ipaddress
+import logging
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,11 +13,15 @@ from dataclasses import dataclass
 import bottle
 
 from kmood_lib.accounts import auth as auth_store
-from kmood_lib.accounts import throttle, users
+from kmood_lib.accounts import identities, throttle, users
 from kmood_lib.accounts.users import User
 from kmood_lib.core.errors import Unauthorized, ValidationError
 from kmood_lib.core.i18n import Phrase
+from kmood_lib.core.logs import EveryInterval
 from kmood_lib.web.http import ApiError, cookie, form_params, header
+from kmood_lib.web.rendering import translator
+
+log = logging.getLogger(__name__)
 
 SESSION_COOKIE = "kmood_session"
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -31,6 +37,11 @@ class Auth:
     # An admin's: whether a worker has beaten lately, asked only when a page renders (its
     # banner says so when none has); None for everyone else.
     worker_alive: Callable[[], bool] | None = None
+    # Signed in by the trusted proxy's header on this request: the session made for it now
+    # (its cookie goes out with the answer), and whether the proxy vouches at all.
+    new_session: auth_store.NewSession | None = None
+    proxied: bool = False
+    unlinked: identities.Unlinked | None = None  # the proxy's person no account holds
 
     @property
     def csrf_token(self) -> str | None:
@@ -81,12 +92,77 @@ def identify(conn, request: bottle.BaseRequest, services) -> Auth:
             raise ApiError(401, "invalid or revoked API token")
         return Auth(user, "token")
     token = cookie(request, SESSION_COOKIE)
-    if token:
-        session = auth_store.session_for_token(conn, token, now_ms,
-                                               services.config.session_ttl_s)
-        if session is not None:
-            return Auth(session.user, "session", session)
+    session = auth_store.session_for_token(conn, token, now_ms, services.config.session_ttl_s
+                                           ) if token else None
+    vouched = proxy_subject(request, services.config)
+    if vouched is not None:
+        return proxy_sign_in(conn, request, services, vouched, session)
+    if session is not None:
+        return Auth(session.user, "session", session)
     return Auth(None)
+
+
+_IGNORED = EveryInterval()
+
+
+def proxy_subject(request: bottle.BaseRequest, config) -> str | None:
+    """The user name the sign-in proxy vouches for: KMOOD_AUTH_HEADER, believed only from a
+    peer in KMOOD_TRUSTED_PROXIES (the connection's own address, never X-Forwarded-For); from
+    anyone else it is ignored, with a log line (at most one a minute)."""
+    if not config.auth_header:
+        return None
+    name = config.auth_header
+    sent = request.environ.get("HTTP_" + name.upper().replace("-", "_"))
+    if sent is None:
+        return None
+    peer = request.environ.get("REMOTE_ADDR", "")
+    try:
+        address = ipaddress.ip_address(peer.split("%", 1)[0])
+        trusted = any(address in network for network in config.trusted_proxies)
+    except ValueError:
+        trusted = False
+    if not trusted:
+        if held := _IGNORED.due():
+            log.warning("ignored the %s header from %r: not in KMOOD_TRUSTED_PROXIES (%d time%s"
+                        " since the last line)", name, peer[:64], held, "" if held == 1 else "s")
+        return None
+    sent = header(request, name)
+    if "," in sent:  # the header came more than once (waitress joins them): which is meant?
+        raise ApiError(400, Phrase("the sign-in proxy sent the {header} header more than once",
+                                   header=name))
+    subject = identities.clean_subject(sent)
+    if subject is None:
+        raise ApiError(400, Phrase("the sign-in proxy's {header} header is not a user name"
+                                   " (1-255 characters, no control characters)", header=name))
+    return subject
+
+
+def proxy_sign_in(conn, request: bottle.BaseRequest, services, subject: str,
+                  session: auth_store.Session | None) -> Auth:
+    """The person the proxy vouches for, on their session: this browser's if it is theirs,
+    else a new one (another person's session on this browser is ended). A first sign-in
+    follows the household's rules for newcomers (identities.sign_in)."""
+    config = services.config
+    now_ms = services.clock.now_ms()
+    groups = identities.groups_of(header(request, config.auth_groups_header)
+                                  if config.auth_groups_header else None)
+
+    def labels() -> dict[int, str]:  # an account made now starts in the request's language
+        return users.default_mood_labels(translator(request, None).gettext)
+
+    user, unlinked = identities.sign_in(conn, identities.PROXY, "", subject, groups,
+                                        identities.Newcomers.from_config(config), now_ms, labels)
+    if user is None:
+        log.info("sign-in method=proxy subject=%r refused (%s)", subject, unlinked.reason)
+        return Auth(None, proxied=True, unlinked=unlinked)
+    if session is not None and session.user.id == user.id:
+        return Auth(session.user, "session", session, proxied=True)
+    if session is not None:
+        auth_store.delete_session(conn, session.id)
+    made = auth_store.create_session(conn, user.id, now_ms, config.session_ttl_s)
+    log.info("sign-in method=proxy user=%s ok", user.username)
+    return Auth(user, "session", auth_store.Session(made.id, user, made.csrf_token),
+                new_session=made, proxied=True)
 
 
 def csrf_ok(request: bottle.BaseRequest, expected: str, max_body: int) -> bool:
@@ -128,8 +204,10 @@ def log_in(conn, services, request: bottle.BaseRequest, username: object, passwo
                                         config.login_max_failures_per_address)
     user = users.authenticate(conn, username, password, services.hasher)
     if user is None:
+        log.info("sign-in method=password user=%r refused (wrong)", username[:64])
         raise Unauthorized(Phrase("wrong username or password"))
     throttle.login_succeeded(conn, username, reserved)
     session = auth_store.create_session(conn, user.id, services.clock.now_ms(),
                                         config.session_ttl_s)
+    log.info("sign-in method=password user=%s ok", user.username)
     return user, session

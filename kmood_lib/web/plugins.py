@@ -26,7 +26,13 @@ from kmood_lib.core.db import storage_error
 from kmood_lib.core.errors import DomainError, NotFound
 from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.logs import EveryInterval
-from kmood_lib.web.authentication import UNSAFE_METHODS, csrf_ok, identify, login_redirect
+from kmood_lib.web.authentication import (
+    UNSAFE_METHODS,
+    csrf_ok,
+    identify,
+    login_redirect,
+    set_session_cookie,
+)
 from kmood_lib.web.http import ApiError, form_params, is_json_path
 from kmood_lib.web.rendering import worker_alive
 
@@ -128,6 +134,11 @@ class AuthPlugin:
                 if level != "public":
                     if who.user is None:
                         if is_json_path(request.path):
+                            if who.unlinked is not None:
+                                raise ApiError(403, Phrase(
+                                    "no k-mood account is linked to the sign-in proxy's user"
+                                    " {name}; an admin links it in Household",
+                                    name=repr(who.unlinked.subject)), code="not_linked")
                             raise ApiError(401, "log in or send an API token")
                         raise login_redirect(request)
                     if level == "admin" and not who.user.is_admin:
@@ -146,7 +157,16 @@ class AuthPlugin:
                     worker_alive, conn, services))
             if wants_auth:
                 kwargs["auth"] = who
-            return callback(*args, **kwargs)
+            if who.new_session is None:
+                return callback(*args, **kwargs)
+            try:  # signed in by the proxy just now: the answer carries the session's cookie
+                answer = callback(*args, **kwargs)
+            except bottle.HTTPResponse as raised:
+                set_session_cookie(raised, who.new_session.token, config)
+                raise
+            set_session_cookie(answer if isinstance(answer, bottle.HTTPResponse)
+                               else bottle.response, who.new_session.token, config)
+            return answer
 
         return wrapper
 
@@ -165,7 +185,7 @@ FIELD_LABELS = {
     "new_password": N_("New password"), "language": N_("Language"),
     "listenbrainz_user": N_("ListenBrainz user name"), "lastfm_user": N_("Last.fm user name"),
     "file": N_("File"), "mood_map": N_("Mood map"), "account": N_("Account"), "job": N_("Job"),
-    "kind": N_("Kind"),
+    "kind": N_("Kind"), "subject": N_("Sign-in proxy user name"),
 }
 ERROR = N_("Error")
 
@@ -187,7 +207,8 @@ NOT_FOUND = {
     "day": N_("No such day"), "entry": N_("No such entry"), "goal": N_("No such goal"),
     "group": N_("No such group"), "job": N_("No such job"), "metric": N_("No such metric"),
     "mood": N_("No such mood"), "photo": N_("No such photo"),
-    "reminder": N_("No such reminder"), "template": N_("No such template"),
+    "reminder": N_("No such reminder"), "sign-in": N_("No such linked sign-in"),
+    "template": N_("No such template"),
     "token": N_("No such token"), "upload": N_("No such upload"),
     "voice memo": N_("No such voice memo"), "year": N_("No such year"),
 }

@@ -79,6 +79,11 @@ def date_text(i18n, day: date | str, skeleton: str = "yMMMd") -> str:
     return i18n.day(day, skeleton)
 
 
+def utc_day(ms: int) -> date:
+    """The day (UTC) of a stored instant, for a list's short dates."""
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).date()
+
+
 def clock_time(entry: dict, i18n) -> str:
     """'21:15' on the entry's own wall clock; 'no time' for a date-only entry."""
     return entry["occurred_at"][11:16] if entry["time_known"] else i18n.gettext(N_("no time"))

@@ -11,6 +11,7 @@ import re
 import shutil
 import sqlite3
 import tempfile
+import urllib.parse
 from datetime import date, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -431,8 +432,16 @@ def pia(pia_history, tmp_path_factory):
     """A module's server and worker on a copy of pia's three years, with an API token, a
     reminder, and `pages`: every page to open, hers filled in."""
     for stack in running_stack(tmp_path_factory, database=pia_history,
-                               KMOOD_PSEUDO_LANGUAGES="1"):
+                               KMOOD_PSEUDO_LANGUAGES="1", KMOOD_AUTH_HEADER="Remote-User",
+                               KMOOD_TRUSTED_PROXIES="127.0.0.2"):  # never the browser's
         auth = api_session(stack.url, "pia")
+        me = http("GET", stack.url + "/api/me", headers=auth)[2]
+        linked = http("POST", stack.url + f"/settings/users/{me['id']}/identities",
+                      urllib.parse.urlencode({"csrf_token": auth["X-CSRF-Token"],
+                                              "subject": "pia@auth.example.org"}).encode(),
+                      {**auth, "Content-Type": "application/x-www-form-urlencoded"})
+        # (followed to Household, which lists her link to the sign-in proxy)
+        assert linked[0] == 200 and "pia@auth.example.org" in linked[2], linked
         http("POST", stack.url + "/api/tokens", {"name": "my phone, the old one"}, auth)
         http("POST", stack.url + "/api/reminders", {
             "time": "21:00", "weekdays": [0, 1, 2, 3, 4], "timezone": "Europe/Berlin",

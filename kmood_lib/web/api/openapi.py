@@ -320,21 +320,33 @@ def _complete(paths: dict) -> dict:
 _complete(PATHS)
 
 
-def document() -> dict:
+def document(auth_header: str = "") -> dict:
+    """The description; with a sign-in proxy configured (KMOOD_AUTH_HEADER), its header as a
+    way in too."""
+    schemes = {"bearer": {"type": "http", "scheme": "bearer"},
+               "session": {"type": "apiKey", "in": "cookie", "name": "kmood_session"}}
+    security = [{"bearer": []}, {"session": []}]
+    about = ("Errors are {\"error\": {\"code\", \"message\", \"fields\"}}. "
+             "Cookie-authenticated writes need the X-CSRF-Token header.")
+    if auth_header:
+        schemes["proxy"] = {
+            "type": "apiKey", "in": "header", "name": auth_header,
+            "description": "set by the trusted sign-in proxy only (KMOOD_TRUSTED_PROXIES); the"
+                           " answer sets a session cookie, and writes need its X-CSRF-Token"}
+        security.append({"proxy": []})
+        about += (f" A request the sign-in proxy vouches for ({auth_header}) with a name no"
+                  " account is linked to is answered 403 with the code not_linked; a header"
+                  " that is not one name, 400.")
     return {
         "openapi": "3.1.0",
-        "info": {"title": "k-mood API", "version": __version__,
-                 "description": "Errors are {\"error\": {\"code\", \"message\", \"fields\"}}. "
-                                "Cookie-authenticated writes need the X-CSRF-Token header."},
+        "info": {"title": "k-mood API", "version": __version__, "description": about},
         "servers": [{"url": "/"}],
-        "components": {"schemas": SCHEMAS, "securitySchemes": {
-            "bearer": {"type": "http", "scheme": "bearer"},
-            "session": {"type": "apiKey", "in": "cookie", "name": "kmood_session"}}},
-        "security": [{"bearer": []}, {"session": []}],
+        "components": {"schemas": SCHEMAS, "securitySchemes": schemes},
+        "security": security,
         "paths": PATHS,
     }
 
 
 @routes.get("/api/openapi.json", auth="public")
-def openapi():
-    return json_response(document())
+def openapi(services):
+    return json_response(document(services.config.auth_header))

@@ -8,7 +8,7 @@ import functools
 import bottle
 
 from kmood_lib.accounts import auth as auth_store
-from kmood_lib.accounts import users
+from kmood_lib.accounts import identities, users
 from kmood_lib.core.errors import Conflict, NotFound
 from kmood_lib.core.i18n import N_, Phrase, Translator
 from kmood_lib.queue import heartbeat, jobs
@@ -21,8 +21,11 @@ routes = Routes()
 
 # --- household ----------------------------------------------------------------------------
 
-def users_page(conn, auth: Auth, fields=None, errors=None, status=200):
+def users_page(services, conn, auth: Auth, fields=None, errors=None, status=200):
+    """The household: each member with their linked sign-ins (and, with a sign-in proxy
+    configured, a form to link one: what its KMOOD_AUTH_HEADER says for them)."""
     return settings_page("users", auth, status, people=users.list_users(conn),
+                         linked=identities.by_user(conn), proxy=services.config.auth_header,
                          fields=fields or {}, errors=errors or {})
 
 
@@ -34,8 +37,8 @@ def member(conn, user_id: int) -> users.User:
 
 
 @routes.get("/settings/users", auth="admin")
-def household(conn, auth: Auth):
-    return users_page(conn, auth)
+def household(services, conn, auth: Auth):
+    return users_page(services, conn, auth)
 
 
 @routes.post("/settings/users", auth="admin", form=users_page)
@@ -83,13 +86,31 @@ def confirm_delete_member(conn, auth: Auth, user_id: int):
 
 
 @routes.post("/settings/users/<user_id:id>/delete", auth="admin", form=users_page)
-def delete_member(conn, auth: Auth, user_id: int):
+def delete_member(services, conn, auth: Auth, user_id: int):
     person = member(conn, user_id)
     if person.id == auth.user.id:
         said = Phrase("you cannot delete your own account here")
         raise Conflict(said, {"account": said})
     users.delete_user(conn, person.id)
     return redirect("/settings/users", "removed")
+
+
+@routes.post("/settings/users/<user_id:id>/identities", auth="admin", form=users_page)
+def link_identity(services, conn, auth: Auth, user_id: int):
+    """Link the user name the sign-in proxy says for this member to their account."""
+    person = member(conn, user_id)
+    subject = form_fields(bottle.request, services.config).get("subject", "")
+    identities.link(conn, person.id, identities.PROXY, "", subject, services.clock.now_ms())
+    return redirect("/settings/users", "linked")
+
+
+@routes.post("/settings/users/<user_id:id>/identities/<identity_id:id>/delete", auth="admin",
+             form=users_page)
+def unlink_identity(services, conn, auth: Auth, user_id: int, identity_id: int):
+    person = member(conn, user_id)
+    if not identities.unlink(conn, person.id, identity_id):
+        raise NotFound("sign-in")
+    return redirect("/settings/users", "unlinked")
 
 
 # --- the job queue ------------------------------------------------------------------------

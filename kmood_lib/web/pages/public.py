@@ -21,6 +21,7 @@ from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.web import script_words, template_helpers
 from kmood_lib.web.authentication import Auth, end_browser_session, log_in, set_session_cookie
 from kmood_lib.web.http import Params, cookie, query_params
+from kmood_lib.web.middleware import CSP
 from kmood_lib.web.rendering import LANGUAGE_COOKIE, form_fields, redirect, render, translator
 from kmood_lib.web.routing import Routes
 
@@ -156,7 +157,8 @@ FORM_EXPIRED = N_("The form expired; please try again.")
 SETUP_FINISHED = Phrase("Not found: setup is finished")
 
 
-def login_page(services, fields=None, errors=None, status=200, message: str = ""):
+def login_page(services, fields=None, errors=None, status=200, message: str = "",
+               unlinked=None):
     """The login form, with the languages to switch to; after a refusal, `status` says which
     words to show. `?lang=de` shows it in German and keeps that for this browser (a cookie)
     until someone logs in who has chosen a language of their own."""
@@ -169,7 +171,7 @@ def login_page(services, fields=None, errors=None, status=200, message: str = ""
     asked = query_params(request).get("lang")
     chosen = {"i18n": services.languages.get(asked)} if asked in services.languages.codes else {}
     page = render("login.tpl", status, error=message, form_token=token, next=safe_next(target),
-                  username=(fields.get("username") or "")[:64],
+                  username=(fields.get("username") or "")[:64], unlinked=unlinked,
                   languages=services.languages.names(), **chosen)
     if chosen:
         page.set_cookie(LANGUAGE_COOKIE, asked, path="/", httponly=True, samesite="Lax",
@@ -183,7 +185,7 @@ def login_form(services, conn, auth: Auth):
         return redirect("/setup")
     if auth.user is not None:
         return redirect(safe_next(query_params(bottle.request).get("next")))
-    return login_page(services)
+    return login_page(services, unlinked=auth.unlinked)
 
 
 @routes.post("/login", auth="public", form=login_page)
@@ -249,14 +251,24 @@ def setup_submit(services, conn):
 
 
 @routes.get("/logout")
-def logout_form(auth: Auth):
-    return render("logout.tpl", user=auth.user, csrf_token=auth.csrf_token or "")
+def logout_form(services, auth: Auth):
+    leave = services.config.auth_logout_url if auth.proxied else ""
+    page = render("logout.tpl", user=auth.user, csrf_token=auth.csrf_token or "",
+                  proxied=auth.proxied, logout_url=leave)
+    if leave:  # the form's answer sends the browser on to the proxy: its origin may be a target
+        parts = urllib.parse.urlsplit(leave)
+        page.set_header("Content-Security-Policy", CSP.replace(
+            "form-action 'self'", f"form-action 'self' {parts.scheme}://{parts.netloc}"))
+    return page
 
 
 @routes.post("/logout")
 def logout_submit(services, conn, auth: Auth):
+    """Ends this browser's session; signed in by the proxy, on to its own logout when
+    KMOOD_AUTH_LOGOUT_URL says where (else the proxy would sign the person in again)."""
     if auth.session is not None:
         auth_store.delete_session(conn, auth.session.id)
-    response = redirect("/login")
+    leave = services.config.auth_logout_url if auth.proxied else ""
+    response = redirect(leave or "/login")
     end_browser_session(response, services.config)
     return response

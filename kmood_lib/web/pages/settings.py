@@ -3,8 +3,6 @@ domain functions as the JSON API (activities, metrics and note templates have th
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
-
 import bottle
 
 from kmood_lib.accounts import auth as auth_store
@@ -95,16 +93,10 @@ def save_moods(services, conn, auth: Auth):
 
 # --- API tokens ---------------------------------------------------------------------------
 
-def utc_day(ms: int) -> date:
-    """The day (UTC) of a stored instant, for a list's short dates."""
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).date()
-
-
 def tokens_page(conn, auth: Auth, fields=None, errors=None, status=200, new_token=None):
     return settings_page("tokens", auth, status,
                          tokens=auth_store.list_api_tokens(conn, auth.user.id),
-                         new_token=new_token, fields=fields or {}, errors=errors or {},
-                         utc_day=utc_day)
+                         new_token=new_token, fields=fields or {}, errors=errors or {})
 
 
 @routes.get("/settings/tokens")

@@ -3,6 +3,9 @@
 % if error:
 <p class="error" role="alert">{{_(error)}}</p>
 % end
+% if unlinked:
+<p class="error" role="alert">{{!_html('Your sign-in proxy says you are <bdi dir="auto">{name}</bdi>, and only members of the group chosen for k-mood get an account here.', name=unlinked.subject) if unlinked.reason == 'not in the group' else _html('Your sign-in proxy says you are <bdi dir="auto">{name}</bdi>, but no k-mood account is linked to that name yet. An admin links it in Settings › Household.', name=unlinked.subject)}}</p>
+% end
 <form method="post" action="/login" class="card">
   <input type="hidden" name="csrf_token" value="{{form_token}}">
   <input type="hidden" name="next" value="{{next}}">

@@ -1,5 +1,8 @@
 % rebase('layout.tpl', title=_('Log out'))
 <h1>{{_('Log out')}}</h1>
+% if proxied:
+<p class="muted">{{_('You are signed in through your sign-in proxy. Logging out here takes you to it to sign out there too.') if logout_url else _('You are signed in through your sign-in proxy: it signs you in here again until you sign out there.')}}</p>
+% end
 <form method="post" action="/logout" class="card" id="logout-form">
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <fieldset class="js-only" id="outbox-choice" hidden>

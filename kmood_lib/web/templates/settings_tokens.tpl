@@ -21,7 +21,7 @@
   <li>
     <form method="post" action="/settings/tokens/{{token['id']}}/revoke" class="actions">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
-      <span><strong dir="auto">{{token['name']}}</strong> <span class="muted">{{_('created {day}, last used {last}', day=i18n.day(utc_day(token['created_at'])), last=i18n.day(utc_day(token['last_used_at']))) if token['last_used_at'] else _('created {day}, never used', day=i18n.day(utc_day(token['created_at'])))}}</span></span>
+      <span><strong dir="auto">{{token['name']}}</strong> <span class="muted">{{_('created {day}, last used {last}', day=i18n.day(helpers.utc_day(token['created_at'])), last=i18n.day(helpers.utc_day(token['last_used_at']))) if token['last_used_at'] else _('created {day}, never used', day=i18n.day(helpers.utc_day(token['created_at'])))}}</span></span>
       <button type="submit" class="link">{{_('Revoke')}}<span class="skip" dir="auto"> {{token['name']}}</span></button>
     </form>
   </li>

@@ -1,0 +1,144 @@
+"""The ways into an account besides its password (SPEC §14): the user name a trusted sign-in
+proxy vouches for, each linked to one account. Linked once — by an admin in Household, or at
+a first sign-in when the deployment lets newcomers in (KMOOD_SSO_AUTO_CREATE) — an identity
+is then found by exactly what the proxy says, never matched to an account by its name."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kmood_lib.accounts import users
+from kmood_lib.accounts.auth import LAST_SEEN_RESOLUTION_MS
+from kmood_lib.accounts.users import AccountError, User
+from kmood_lib.core.db import write_if_free
+from kmood_lib.core.errors import Conflict, NotFound
+from kmood_lib.core.i18n import Phrase
+
+PROXY = "proxy"  # method; a deployment has one sign-in proxy, so its issuer is ""
+MAX_SUBJECT = 255
+MAX_GROUPS = 1000
+
+
+@dataclass(frozen=True)
+class Newcomers:
+    """What a first sign-in by an identity no account holds may do: make an account (a member;
+    an admin's when in `admin_group`), only for people in `member_group` when one is set."""
+
+    auto_create: bool = False
+    member_group: str = ""
+    admin_group: str = ""
+
+    @classmethod
+    def from_config(cls, config) -> Newcomers:
+        return cls(config.sso_auto_create, config.sso_member_group, config.sso_admin_group)
+
+
+@dataclass(frozen=True)
+class Unlinked:
+    """A sign-in the proxy vouched for that no account holds and that may not make one: said
+    to the person (and in the log) with why."""
+
+    subject: str
+    reason: str  # "not linked" | "not in the group" | "name taken" | "name invalid"
+
+
+def clean_subject(value: object) -> str | None:
+    """What a proxy or an admin names an identity by: 1-255 characters, none of them control
+    characters, no space around it; else None."""
+    if (not isinstance(value, str) or not value or len(value) > MAX_SUBJECT
+            or value != value.strip()
+            or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF
+                   for c in value)):
+        return None
+    return value
+
+
+def groups_of(value: str | None) -> frozenset[str]:
+    """A groups header (`admins, family`) as a set of names, at most MAX_GROUPS of them."""
+    if not value:
+        return frozenset()
+    return frozenset(g.strip() for g in value.split(",", MAX_GROUPS)[:MAX_GROUPS] if g.strip())
+
+
+def user_for(conn: sqlite3.Connection, method: str, issuer: str, subject: str, now_ms: int
+             ) -> User | None:
+    """The account linked to the identity; notes when it was last used (once a minute)."""
+    row = conn.execute(
+        "SELECT i.id AS identity_id, i.last_used_at, u.id, u.username, u.timezone, u.is_admin,"
+        " u.language FROM identities i JOIN users u ON u.id = i.user_id"
+        " WHERE i.method = ? AND i.issuer = ? AND i.subject = ?", (method, issuer, subject)
+    ).fetchone()
+    if row is None:
+        return None
+    if row["last_used_at"] is None or now_ms - row["last_used_at"] >= LAST_SEEN_RESOLUTION_MS:
+        write_if_free(conn, "UPDATE identities SET last_used_at = ? WHERE id = ?",
+                      (now_ms, row["identity_id"]))  # skipped while busy or full
+    return User.from_row(row)
+
+
+def sign_in(conn: sqlite3.Connection, method: str, issuer: str, subject: str,
+            groups: frozenset[str], newcomers: Newcomers, now_ms: int,
+            mood_labels: Callable[[], dict[int, str]]) -> tuple[User | None, Unlinked | None]:
+    """The account the identity signs in to, made now if `newcomers` allows it (named as the
+    identity, with the default mood labels `mood_labels` gives); else None and why not."""
+    user = user_for(conn, method, issuer, subject, now_ms)
+    if user is not None:
+        return user, None
+    if not newcomers.auto_create:
+        return None, Unlinked(subject, "not linked")
+    if newcomers.member_group and newcomers.member_group not in groups:
+        return None, Unlinked(subject, "not in the group")
+    try:
+        users.validate_username(subject)
+    except AccountError:
+        return None, Unlinked(subject, "name invalid")
+    try:
+        made = users.create_user(conn, subject, None, now_ms=now_ms, hasher=None,
+                                 admin=bool(newcomers.admin_group)
+                                 and newcomers.admin_group in groups,
+                                 mood_labels=mood_labels(), identity=(method, issuer, subject))
+    except AccountError:  # the name is taken: by another account, or by this one a moment ago
+        user = user_for(conn, method, issuer, subject, now_ms)
+        return (user, None) if user is not None else (None, Unlinked(subject, "name taken"))
+    return made, None
+
+
+def link(conn: sqlite3.Connection, user_id: int, method: str, issuer: str, subject: object,
+         now_ms: int) -> int:
+    """An admin links an identity to an account; refused when another account holds it."""
+    clean = clean_subject(subject)
+    if clean is None:
+        said = Phrase("a user name of 1-{n} characters, without line breaks or spaces around it",
+                      n=MAX_SUBJECT)
+        raise AccountError(said, "subject")
+    try:
+        return conn.execute(
+            "INSERT INTO identities (user_id, method, issuer, subject, created_at)"
+            " VALUES (?, ?, ?, ?, ?) RETURNING id", (user_id, method, issuer, clean, now_ms)
+        ).fetchall()[0][0]
+    except sqlite3.IntegrityError:
+        holder = conn.execute(
+            "SELECT u.username FROM identities i JOIN users u ON u.id = i.user_id"
+            " WHERE i.method = ? AND i.issuer = ? AND i.subject = ?",
+            (method, issuer, clean)).fetchone()
+        if holder is None:  # the account itself is gone
+            raise NotFound("account") from None
+        said = Phrase("{subject} is already linked to {name}", subject=repr(clean),
+                      name=holder["username"])
+        raise Conflict(said, {"subject": said}) from None
+
+
+def unlink(conn: sqlite3.Connection, user_id: int, identity_id: int) -> bool:
+    return conn.execute("DELETE FROM identities WHERE id = ? AND user_id = ?",
+                        (identity_id, user_id)).rowcount == 1
+
+
+def by_user(conn: sqlite3.Connection) -> dict[int, list[dict]]:
+    """Every account's linked identities, oldest first, for the household page."""
+    out: dict[int, list[dict]] = {}
+    for row in conn.execute("SELECT id, user_id, method, issuer, subject, created_at,"
+                            " last_used_at FROM identities ORDER BY user_id, id"):
+        out.setdefault(row["user_id"], []).append(dict(row))
+    return out

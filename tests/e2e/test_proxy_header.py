@@ -1,0 +1,53 @@
+"""The sign-in proxy's header over real sockets (SPEC §14, issue #41): the server believes it
+from the trusted loopback address 127.0.0.1 and ignores it, with a log line, from 127.0.0.2."""
+
+from __future__ import annotations
+
+import http.client
+import json
+
+import pytest
+
+from tests.e2e.test_startup_errors import one_clear_line
+from tests.helpers import base_env, run
+
+pytestmark = pytest.mark.slow
+
+
+def ask(stack, source: str, path: str, headers: dict) -> tuple[int, dict, dict]:
+    """GET `path` from the loopback address `source` (the connection's own address)."""
+    connection = http.client.HTTPConnection("127.0.0.1", stack.port, timeout=10,
+                                            source_address=(source, 0))
+    try:
+        connection.request("GET", path, headers=headers)
+        answer = connection.getresponse()
+        return answer.status, dict(answer.getheaders()), json.loads(answer.read() or b"{}")
+    finally:
+        connection.close()
+
+
+def test_the_header_signs_in_from_the_trusted_address_only(stack_factory):
+    stack = stack_factory(KMOOD_AUTH_HEADER="Remote-User", KMOOD_TRUSTED_PROXIES="127.0.0.1",
+                          KMOOD_AUTH_GROUPS_HEADER="Remote-Groups", KMOOD_SSO_AUTO_CREATE="1",
+                          KMOOD_SSO_ADMIN_GROUP="admins")
+    stack.create_user("ann")  # the household's admin, signing in with her password
+    stack.start(worker=False)
+    stamped = {"Remote-User": "zoe", "Remote-Groups": "family,admins"}
+    status, headers, _ = ask(stack, "127.0.0.2", "/api/me", stamped)
+    assert status == 401 and "Set-Cookie" not in headers
+    status, headers, me = ask(stack, "127.0.0.1", "/api/me", stamped)
+    assert status == 200 and (me["username"], me["is_admin"]) == ("zoe", True)
+    cookie = headers["Set-Cookie"].split(";")[0]
+    # the session it made is an ordinary one: it holds from anywhere, header or not
+    status, _, me = ask(stack, "127.0.0.2", "/api/me", {"Cookie": cookie})
+    assert status == 200 and me["username"] == "zoe"
+    assert stack.stop() == {"server": 0}
+    log = stack.server_log.read_text()
+    assert "ignored the Remote-User header from '127.0.0.2'" in log
+    assert "sign-in method=proxy user=zoe ok" in log
+    assert "Traceback" not in log
+
+
+def test_a_header_believed_from_anyone_is_refused_at_start(tmp_path):
+    env = base_env(tmp_path / "k.db", KMOOD_AUTH_HEADER="Remote-User")
+    assert "KMOOD_TRUSTED_PROXIES" in one_clear_line(run(["kmood.py"], env))

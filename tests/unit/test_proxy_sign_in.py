@@ -1,0 +1,327 @@
+"""Sign-in through a trusted forward-auth proxy's header (SPEC §14, issue #41): believed only
+from KMOOD_TRUSTED_PROXIES, linked accounts only (by an admin, or made at a first sign-in when
+the household allows newcomers), sessions and CSRF as for a password sign-in."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import re
+
+import pytest
+
+from kmood_lib.accounts import users
+from kmood_lib.core.config import Config, ConfigError
+from kmood_lib.core.i18n import Languages
+from tests.conftest import PASSWORD
+from tests.helpers import base_env
+from tests.unit.test_default_mood_labels import labels_of
+from tests.wsgi import Client
+
+TRUSTED, STRANGER = "127.0.0.1", "127.0.0.2"
+
+
+@pytest.fixture
+def proxied(config, clock):
+    """A WSGI app behind a sign-in proxy at 127.0.0.1 that sends Remote-User and Remote-Groups
+    (`**settings` on top), and clients from the proxy or from elsewhere."""
+    from kmood_lib.bootstrap import bootstrap
+    from kmood_lib.web.app import make_wsgi
+
+    made = []
+
+    def make(**settings):
+        services = bootstrap(config.with_overrides(
+            auth_header="Remote-User", auth_groups_header="Remote-Groups",
+            trusted_proxies=(ipaddress.ip_network("127.0.0.1/32"),), **settings), clock=clock)
+        made.append(services)
+        return make_wsgi(services)
+
+    yield make
+    for services in made:
+        services.hasher.close()
+
+
+def through(wsgi, name: str | None = None, groups: str | None = None, address: str = TRUSTED
+            ) -> Client:
+    """A browser whose every request the proxy at `address` stamps with `name` (and groups)."""
+    client = Client(wsgi, remote_addr=address)
+    stamp = {"Remote-User": name} if name is not None else {}
+    if groups is not None:
+        stamp["Remote-Groups"] = groups
+    plain = client.request
+
+    def request(method, path, **kw):
+        kw["headers"] = {**stamp, **(kw.get("headers") or {})}
+        return plain(method, path, **kw)
+
+    client.request = request
+    return client
+
+
+def sessions(conn, name: str | None = None) -> int:
+    if name is None:
+        return conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+    return conn.execute("SELECT count(*) FROM sessions s JOIN users u ON u.id = s.user_id"
+                        " WHERE u.username = ?", (name,)).fetchone()[0]
+
+
+def link(conn, user_id: int, subject: str) -> None:
+    conn.execute("INSERT INTO identities (user_id, method, issuer, subject, created_at)"
+                 " VALUES (?, 'proxy', '', ?, 0)", (user_id, subject))
+
+
+def test_a_linked_person_is_signed_in_once_per_browser_and_the_log_says_so(
+        proxied, make_user, conn, caplog):
+    wsgi = proxied()
+    alice = make_user("alice")
+    link(conn, alice.id, "alice@home")
+    browser = through(wsgi, "alice@home")
+    with caplog.at_level(logging.INFO, logger="kmood_lib.web.authentication"):
+        first = browser.get("/api/me")
+    assert first.status == 200 and first.json["username"] == "alice"
+    assert len(first.set_cookies) == 1 and "HttpOnly" in first.set_cookies[0]
+    assert "sign-in method=proxy user=alice ok" in caplog.text
+    again = browser.get("/api/me")  # the session's cookie, no new session
+    assert again.status == 200 and again.set_cookies == [] and sessions(conn, "alice") == 1
+    assert browser.get("/").status == 200  # the pages too
+    used = conn.execute("SELECT last_used_at FROM identities").fetchone()[0]
+    assert used is not None
+
+
+def test_the_header_from_any_other_address_is_ignored_with_a_log_line(
+        proxied, make_user, conn, caplog):
+    wsgi = proxied()
+    alice = make_user("alice")
+    link(conn, alice.id, "alice")
+    with caplog.at_level(logging.WARNING, logger="kmood_lib.web.authentication"):
+        stranger = through(wsgi, "alice", address=STRANGER).get("/api/me")
+    assert stranger.status == 401 and stranger.set_cookies == []
+    assert "ignored the Remote-User header from '127.0.0.2'" in caplog.text
+    # X-Forwarded-For naming the proxy changes nothing: the connection's own address counts
+    forwarded = through(proxied(trust_proxy=True), "alice", address=STRANGER).get(
+        "/api/me", headers={"X-Forwarded-For": TRUSTED})
+    assert forwarded.status == 401
+    assert through(wsgi, "alice", address=STRANGER).get("/").status == 303  # to /login
+    assert sessions(conn) == 0
+
+
+def test_without_the_setting_the_header_means_nothing(wsgi, make_user, conn):
+    alice = make_user("alice")
+    link(conn, alice.id, "alice")
+    assert through(wsgi, "alice").get("/api/me").status == 401
+    assert sessions(conn) == 0
+
+
+def test_a_name_no_account_holds_is_refused_and_the_login_page_says_why(proxied, make_user,
+                                                                         conn):
+    wsgi = proxied()
+    make_user("alice")
+    browser = through(wsgi, "alice")  # the same name, never matched on its own
+    refused = browser.get("/api/me")
+    assert refused.status == 403 and refused.json["error"]["code"] == "not_linked"
+    assert "'alice'" in refused.json["error"]["message"]
+    page = browser.get("/entries")
+    assert page.status == 303 and page.headers["Location"].startswith("/login")
+    login = browser.get("/login")
+    assert login.status == 200
+    assert "no k-mood account is linked to that name yet" in login.text
+    assert 'name="password"' in login.text  # a password still signs in
+    assert sessions(conn) == 0
+    assert conn.execute("SELECT count(*) FROM identities").fetchone()[0] == 0
+
+
+def test_newcomers_get_an_account_only_when_allowed_and_in_the_group(proxied, make_user, conn,
+                                                                     caplog):
+    make_user("admin")
+    make_user("erin")
+    wsgi = proxied(sso_auto_create=True, sso_member_group="kmood", sso_admin_group="admins")
+    caplog.set_level(logging.INFO, logger="kmood_lib.web.authentication")
+    outsider = through(wsgi, "carol", "family, friends").get("/api/me")
+    assert outsider.status == 403 and sessions(conn) == 0
+    assert "sign-in method=proxy subject='carol' refused (not in the group)" in caplog.text
+    page = through(wsgi, "carol", "family").get("/login")
+    assert "only members of the group chosen for k-mood" in page.text
+
+    carol = through(wsgi, "carol", "family, kmood").get("/api/me")
+    assert carol.status == 200 and carol.json["username"] == "carol"
+    assert carol.json["is_admin"] is False
+    dave = through(wsgi, "dave", "kmood,admins").get("/api/me")
+    assert dave.status == 200 and dave.json["is_admin"] is True
+    # made without a password: none signs in as them
+    assert Client(wsgi).login("carol", "!").status == 401
+    assert Client(wsgi).login("carol", PASSWORD).status == 401
+
+    taken = through(wsgi, "erin", "kmood").get("/api/me")  # erin's own account stays hers
+    assert taken.status == 403 and "name taken" in caplog.text
+    invalid = through(wsgi, "Zoë Bloggs".encode().decode("latin-1"), "kmood").get("/api/me")
+    assert invalid.status == 403
+    assert [r[0] for r in conn.execute("SELECT subject FROM identities ORDER BY id")] == [
+        "carol", "dave"]
+    assert conn.execute("SELECT count(*) FROM users").fetchone()[0] == 4
+
+
+def test_the_first_account_made_by_the_proxy_is_the_admin_in_the_browsers_language(proxied):
+    wsgi = proxied(sso_auto_create=True)
+    first = through(wsgi, "pat").get("/api/me")
+    assert first.status == 200 and first.json["is_admin"] is True
+    sam = through(wsgi, "sam")
+    assert sam.get("/api/me", headers={"Accept-Language": "de"}).json["is_admin"] is False
+    assert labels_of(sam) == users.default_mood_labels(Languages().get("de").gettext)
+
+
+def test_another_persons_session_on_the_browser_ends_when_the_proxy_says_someone_else(
+        proxied, make_user, conn):
+    wsgi = proxied()
+    make_user("alice")
+    bob = make_user("bob")
+    link(conn, bob.id, "bob")
+    browser = through(wsgi, "bob")
+    assert browser.login("alice", PASSWORD).status == 201  # alice's session on this browser
+    alices = browser.cookies["kmood_session"]
+    me = browser.get("/api/me")
+    assert me.json["username"] == "bob" and browser.cookies["kmood_session"] != alices
+    assert sessions(conn, "alice") == 0 and sessions(conn, "bob") == 1
+
+
+def test_changes_still_need_the_sessions_csrf_token(proxied, make_user, conn):
+    wsgi = proxied()
+    alice = make_user("alice")
+    link(conn, alice.id, "alice")
+    browser = through(wsgi, "alice")
+    forged = browser.post("/api/tokens", {"name": "made cross-site"})
+    assert forged.status == 403 and forged.json["error"]["code"] == "csrf"
+    browser.csrf = browser.get("/api/me").json["csrf_token"]
+    assert browser.post("/api/tokens", {"name": "mine"}).status == 201
+    assert [tuple(r) for r in conn.execute("SELECT name FROM api_tokens")] == [("mine",)]
+
+
+def test_an_api_token_is_its_owner_whatever_the_header_says(proxied, make_user, conn):
+    wsgi = proxied()
+    make_user("alice")
+    bob = make_user("bob")
+    link(conn, bob.id, "bob")
+    owner = Client(wsgi)
+    owner.login("alice", PASSWORD)
+    token = owner.post("/api/tokens", {"name": "script"}).json["token"]
+    script = through(wsgi, "bob")
+    script.bearer = token
+    assert script.get("/api/me").json["username"] == "alice"
+    assert sessions(conn, "bob") == 0
+
+
+@pytest.mark.parametrize("sent, why", [
+    ("alice, mallory", "more than once"),  # a client's header the proxy passed on beside its own
+    ("alice\x01", "not a user name"),
+    (" alice", "not a user name"),
+    ("a" * 256, "not a user name"),
+    ("al\xffice", "not valid UTF-8"),  # WSGI's Latin-1 of bytes that are not UTF-8
+])
+def test_a_header_that_is_not_one_name_is_a_400_and_changes_nothing(proxied, make_user, conn,
+                                                                    sent, why):
+    wsgi = proxied(sso_auto_create=True)
+    make_user("alice")
+    answer = through(wsgi, sent).get("/api/me")
+    assert answer.status == 400 and why in answer.text
+    page = through(wsgi, sent).get("/entries")
+    assert page.status == 400 and "Traceback" not in page.text
+    assert sessions(conn) == 0 and conn.execute("SELECT count(*) FROM users").fetchone()[0] == 1
+
+
+def test_a_client_that_never_keeps_its_cookie_holds_at_most_fifty_sessions(proxied, make_user,
+                                                                         conn, clock):
+    wsgi = proxied()
+    alice = make_user("alice")
+    link(conn, alice.id, "alice")
+    for _ in range(60):
+        clock.advance(1)
+        assert through(wsgi, "alice").get("/api/me").status == 200
+    assert sessions(conn, "alice") == 50
+
+
+def test_an_admin_links_and_unlinks_a_proxy_name_in_household(proxied, make_user, conn):
+    wsgi = proxied()
+    make_user("admin", admin=True)
+    bob = make_user("bob")
+    other = make_user("cleo")
+    admin = Client(wsgi)
+    admin.login("admin", PASSWORD)
+    household = admin.get("/settings/users")
+    assert household.status == 200 and household.text.count('name="subject"') == 3
+    linked = admin.post(f"/settings/users/{bob.id}/identities", form={
+        "csrf_token": admin.csrf, "subject": "bob@authelia"})
+    assert linked.status == 303 and "done=linked" in linked.headers["Location"]
+    assert through(wsgi, "bob@authelia").get("/api/me").json["username"] == "bob"
+    page = admin.get("/settings/users").text
+    assert re.search(r"Signs in through the proxy as <bdi[^>]*>bob@authelia</bdi>", page)
+    assert "last used" in page
+    assert page.count('name="subject"') == 2  # bob has his; one name a person at the proxy
+
+    taken = admin.post(f"/settings/users/{other.id}/identities", form={
+        "csrf_token": admin.csrf, "subject": "bob@authelia"})
+    assert taken.status == 409
+    assert 'is already linked to <bdi dir="auto">bob</bdi>' in taken.text
+    spaced = admin.post(f"/settings/users/{other.id}/identities", form={
+        "csrf_token": admin.csrf, "subject": " cleo"})
+    assert spaced.status == 422 and "without line breaks or spaces around it" in spaced.text
+    forged = admin.post(f"/settings/users/{other.id}/identities", form={"subject": "cleo"},
+                        headers={"X-CSRF-Token": "not the session's"})
+    assert forged.status == 403
+
+    identity = conn.execute("SELECT id FROM identities").fetchone()[0]
+    assert admin.post(f"/settings/users/{other.id}/identities/{identity}/delete", form={
+        "csrf_token": admin.csrf}).status == 404  # not cleo's
+    gone = admin.post(f"/settings/users/{bob.id}/identities/{identity}/delete", form={
+        "csrf_token": admin.csrf})
+    assert gone.status == 303 and "done=unlinked" in gone.headers["Location"]
+    assert through(wsgi, "bob@authelia").get("/api/me").status == 403
+    member = Client(wsgi)
+    member.login("bob", PASSWORD)
+    assert member.post(f"/settings/users/{bob.id}/identities", form={
+        "csrf_token": member.csrf, "subject": "bob"}).status == 403  # admins only
+
+
+def test_logging_out_goes_on_to_the_proxys_own_logout(proxied, make_user, conn):
+    wsgi = proxied(auth_logout_url="https://auth.example.org/logout")
+    alice = make_user("alice")
+    link(conn, alice.id, "alice")
+    browser = through(wsgi, "alice")
+    page = browser.get("/logout")
+    assert "Logging out here takes you to it" in page.text
+    assert "form-action 'self' https://auth.example.org;" in page.headers[
+        "Content-Security-Policy"]
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    out = browser.post("/logout", form={"csrf_token": token})
+    assert out.status == 303 and out.headers["Location"] == "https://auth.example.org/logout"
+    assert sessions(conn) == 0
+    plain = Client(wsgi)  # signed in with a password: logged out here only
+    plain.login("alice", PASSWORD)
+    assert "sign-in proxy" not in plain.get("/logout").text
+    assert plain.post("/logout", form={"csrf_token": plain.csrf}).headers["Location"] == "/login"
+
+
+def test_the_settings_are_checked_at_start_up(tmp_path):
+    env = base_env(tmp_path / "k.db")
+    with pytest.raises(ConfigError, match="set KMOOD_TRUSTED_PROXIES too"):
+        Config.from_env({**env, "KMOOD_AUTH_HEADER": "Remote-User"})
+    with pytest.raises(ConfigError, match="KMOOD_TRUSTED_PROXIES: expected addresses"):
+        Config.from_env({**env, "KMOOD_TRUSTED_PROXIES": "127.0.0.1, the proxy"})
+    with pytest.raises(ConfigError, match="KMOOD_AUTH_HEADER: expected a header name"):
+        Config.from_env({**env, "KMOOD_AUTH_HEADER": "Remote User",
+                         "KMOOD_TRUSTED_PROXIES": "127.0.0.1"})
+    with pytest.raises(ConfigError, match="must differ"):
+        Config.from_env({**env, "KMOOD_AUTH_HEADER": "Remote-User",
+                         "KMOOD_AUTH_GROUPS_HEADER": "remote-user",
+                         "KMOOD_TRUSTED_PROXIES": "127.0.0.1"})
+    config = Config.from_env({**env, "KMOOD_AUTH_HEADER": "Remote-User",
+                              "KMOOD_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8,::1"})
+    assert [str(n) for n in config.trusted_proxies] == ["127.0.0.1/32", "10.0.0.0/8", "::1/128"]
+
+
+def test_the_api_description_names_the_proxys_header_where_one_is_configured(proxied, wsgi):
+    described = Client(proxied()).get("/api/openapi.json").json
+    assert described["components"]["securitySchemes"]["proxy"]["name"] == "Remote-User"
+    assert {"proxy": []} in described["security"]
+    assert "not_linked" in described["info"]["description"]
+    plain = Client(wsgi).get("/api/openapi.json").json
+    assert "proxy" not in plain["components"]["securitySchemes"]
