@@ -15,6 +15,7 @@ from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.config import Config
 from kmood_lib.core.gate import ComputeGate
 from kmood_lib.core.i18n import Languages
+from kmood_lib.core.logs import EveryInterval, EveryKey
 from kmood_lib.core.migrate import load_migrations
 from kmood_lib.core.migrate import run as run_all
 from kmood_lib.enrich.insights import insights_kind
@@ -69,6 +70,10 @@ class Services:
     prompt_hooks: list[Callable] = field(default_factory=list)
     # Memory the photos being read at once may take (KMOOD_PHOTO_MEMORY_BYTES).
     photo_budget: MemoryBudget | None = None
+    # Sign-in lines that can repeat on every request, at most one a minute: a proxy's header
+    # from an address not trusted, and a sign-in refused (by name).
+    proxy_ignored_log: EveryInterval = field(default_factory=EveryInterval)
+    sign_in_refused_log: EveryKey = field(default_factory=EveryKey)
 
 
 def caches(config: Config) -> dict[str, VersionedCache]:

@@ -37,9 +37,9 @@ class NewSession:
     id: int = 0
 
 
-# The live sessions one account keeps; a new one past this ends the one seen least recently.
-# A client that never keeps its cookie (a script behind a sign-in proxy gets a session on every
-# request) so cannot grow the table without bound.
+# The live sessions one account keeps; a new one past this ends one never used again since it
+# was made (a client that dropped its cookie), else the one seen least recently: a client that
+# never keeps its cookie cannot grow the table without bound, nor log out the person's phone.
 MAX_SESSIONS_PER_USER = 50
 
 
@@ -55,7 +55,8 @@ def create_session(conn: sqlite3.Connection, user_id: int, now_ms: int, ttl_s: i
         ).fetchall()[0][0]
         conn.execute(
             "DELETE FROM sessions WHERE user_id = ? AND id IN (SELECT id FROM sessions"
-            " WHERE user_id = ? ORDER BY last_seen_at DESC, id DESC LIMIT -1 OFFSET ?)",
+            " WHERE user_id = ? ORDER BY last_seen_at > created_at DESC, last_seen_at DESC,"
+            " id DESC LIMIT -1 OFFSET ?)",
             (user_id, user_id, MAX_SESSIONS_PER_USER))
     return NewSession(token, csrf, expires, made)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from kmood_lib.accounts import users
 from kmood_lib.accounts.auth import LAST_SEEN_RESOLUTION_MS
 from kmood_lib.accounts.users import AccountError, User
-from kmood_lib.core.db import write_if_free
+from kmood_lib.core.db import transaction, write_if_free
 from kmood_lib.core.errors import Conflict, NotFound
 from kmood_lib.core.i18n import Phrase
 
@@ -94,10 +94,11 @@ def sign_in(conn: sqlite3.Connection, method: str, issuer: str, subject: str,
         users.validate_username(subject)
     except AccountError:
         return None, Unlinked(subject, "name invalid")
+    admin = bool(newcomers.admin_group) and newcomers.admin_group in groups
+    if newcomers.admin_group and not admin and users.count_users(conn) == 0:
+        return None, Unlinked(subject, "not in the group")  # the first account is the admin's
     try:
-        made = users.create_user(conn, subject, None, now_ms=now_ms, hasher=None,
-                                 admin=bool(newcomers.admin_group)
-                                 and newcomers.admin_group in groups,
+        made = users.create_user(conn, subject, None, now_ms=now_ms, hasher=None, admin=admin,
                                  mood_labels=mood_labels(), identity=(method, issuer, subject))
     except AccountError:  # the name is taken: by another account, or by this one a moment ago
         user = user_for(conn, method, issuer, subject, now_ms)
@@ -107,32 +108,52 @@ def sign_in(conn: sqlite3.Connection, method: str, issuer: str, subject: str,
 
 def link(conn: sqlite3.Connection, user_id: int, method: str, issuer: str, subject: object,
          now_ms: int) -> int:
-    """An admin links an identity to an account; refused when another account holds it."""
+    """An admin links an identity to an account (one per way in: a person has one name at
+    the proxy); refused when another account holds it."""
     clean = clean_subject(subject)
     if clean is None:
         said = Phrase("a user name of 1-{n} characters, without line breaks or spaces around it",
                       n=MAX_SUBJECT)
         raise AccountError(said, "subject")
-    try:
-        return conn.execute(
-            "INSERT INTO identities (user_id, method, issuer, subject, created_at)"
-            " VALUES (?, ?, ?, ?, ?) RETURNING id", (user_id, method, issuer, clean, now_ms)
-        ).fetchall()[0][0]
-    except sqlite3.IntegrityError:
-        holder = conn.execute(
-            "SELECT u.username FROM identities i JOIN users u ON u.id = i.user_id"
-            " WHERE i.method = ? AND i.issuer = ? AND i.subject = ?",
-            (method, issuer, clean)).fetchone()
-        if holder is None:  # the account itself is gone
-            raise NotFound("account") from None
-        said = Phrase("{subject} is already linked to {name}", subject=repr(clean),
-                      name=holder["username"])
-        raise Conflict(said, {"subject": said}) from None
+    with transaction(conn):
+        held = conn.execute("SELECT subject FROM identities WHERE user_id = ? AND method = ?"
+                            " AND issuer = ?", (user_id, method, issuer)).fetchone()
+        if held is not None and held["subject"] != clean:
+            said = Phrase("this account is already linked to {subject}: unlink that first",
+                          subject=repr(held["subject"]))
+            raise Conflict(said, {"subject": said})
+        try:
+            return conn.execute(
+                "INSERT INTO identities (user_id, method, issuer, subject, created_at)"
+                " VALUES (?, ?, ?, ?, ?) RETURNING id", (user_id, method, issuer, clean, now_ms)
+            ).fetchall()[0][0]
+        except sqlite3.IntegrityError:  # held by an account (or the account is gone)
+            holder = conn.execute(
+                "SELECT u.username FROM identities i JOIN users u ON u.id = i.user_id"
+                " WHERE i.method = ? AND i.issuer = ? AND i.subject = ?",
+                (method, issuer, clean)).fetchone()
+    if holder is None:
+        raise NotFound("account")
+    said = Phrase("{subject} is already linked to {name}", subject=repr(clean),
+                  name=holder["username"])
+    raise Conflict(said, {"subject": said})
 
 
-def unlink(conn: sqlite3.Connection, user_id: int, identity_id: int) -> bool:
-    return conn.execute("DELETE FROM identities WHERE id = ? AND user_id = ?",
-                        (identity_id, user_id)).rowcount == 1
+def unlink(conn: sqlite3.Connection, user_id: int, identity_id: int) -> int | None:
+    """Drop one of the account's identities and end the account's sessions (those it made
+    would otherwise outlive it for KMOOD_SESSION_TTL_S): how many; None if no such identity."""
+    with transaction(conn):
+        if not conn.execute("DELETE FROM identities WHERE id = ? AND user_id = ?",
+                            (identity_id, user_id)).rowcount:
+            return None
+        return conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,)).rowcount
+
+
+def unlink_all(conn: sqlite3.Connection, user_id: int, method: str) -> int | None:
+    """unlink() for the account's identity of `method` (the command line's way)."""
+    row = conn.execute("SELECT id FROM identities WHERE user_id = ? AND method = ?",
+                       (user_id, method)).fetchone()
+    return None if row is None else unlink(conn, user_id, row["id"])
 
 
 def by_user(conn: sqlite3.Connection) -> dict[int, list[dict]]:

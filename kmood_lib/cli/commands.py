@@ -51,7 +51,8 @@ def people(sub) -> None:
     create.add_argument("--password-stdin", action="store_true",
                         help="read the password from the first line of standard input")
     create.add_argument("--timezone", default="UTC", help="IANA timezone (default UTC)")
-    people = sub.add_parser("users", help="list accounts, reset a password, delete an account",
+    people = sub.add_parser("users", help="list accounts, reset a password, link a sign-in"
+                            " proxy's name, delete an account",
                             description="Manage the accounts of this server.")
     actions = people.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("list", help="every account with its entry count")
@@ -60,6 +61,13 @@ def people(sub) -> None:
     reset.add_argument("name", help="username")
     reset.add_argument("--password-stdin", action="store_true",
                        help="read the password from the first line of standard input")
+    link = actions.add_parser("link", help="link the name a sign-in proxy (KMOOD_AUTH_HEADER)"
+                              " says for this user to their account")
+    link.add_argument("name", help="username")
+    link.add_argument("subject", help="what the proxy's header holds for them, exactly")
+    unlink = actions.add_parser("unlink", help="unlink the user's sign-in proxy name; ends"
+                                " their sessions")
+    unlink.add_argument("name", help="username")
     delete = actions.add_parser("delete", help="delete an account with all its data")
     delete.add_argument("name", help="username")
     delete.add_argument("--yes", action="store_true",

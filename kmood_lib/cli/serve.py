@@ -102,6 +102,22 @@ def addresses(server) -> list[str]:
             for host, port, *_ in found]
 
 
+def say_who_may_sign_in(config: Config) -> None:
+    """With a sign-in proxy: whose header is believed, and a warning for trusted networks
+    wider than one host's neighbourhood (a /24, or a /64): whoever else is in them can sign
+    in as anyone by sending the header themselves."""
+    if not config.auth_header:
+        return
+    log.info("sign-in: the %s header is believed from %s only", config.auth_header,
+             ", ".join(str(n) for n in config.trusted_proxies))
+    wide = [str(n) for n in config.trusted_proxies
+            if n.prefixlen < (24 if n.version == 4 else 64)]
+    if wide:
+        log.warning("KMOOD_TRUSTED_PROXIES: %s hold(s) more than the proxy: anyone there can"
+                    " sign in as anyone with the %s header; trust the proxy's own address",
+                    ", ".join(wide), config.auth_header)
+
+
 def serve(server, services, pool) -> None:
     """Run the server until stopped, then close it, the relay, the threads' connections and
     the shared writer."""
@@ -112,6 +128,7 @@ def serve(server, services, pool) -> None:
              services.config.threads)
     log.info("background work (enrichment, reminders, session cleanup) runs in kmood_worker.py; "
              "this process does none of it: run kmood_worker.py beside it")
+    say_who_may_sign_in(services.config)
     try:
         server.run()  # returns after SystemExit from the handler, once in-flight requests end
     finally:

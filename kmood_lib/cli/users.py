@@ -1,5 +1,6 @@
-"""`kmood.py create-user` and `kmood.py users list | reset-password | delete`: the accounts of
-this server from the command line (the first user ever created is an admin)."""
+"""`kmood.py create-user` and `kmood.py users list | reset-password | link | unlink | delete`:
+the accounts of this server from the command line (the first user ever created is an admin;
+`link` is how a household that signs in through a proxy reaches Household the first time)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import getpass
 import sys
 
 from kmood_lib.accounts import auth as auth_store
-from kmood_lib.accounts import users
+from kmood_lib.accounts import identities, users
 from kmood_lib.bootstrap import bootstrap
 from kmood_lib.cli.runner import EXIT_OK, EXIT_USAGE, UsageError
 from kmood_lib.core.config import Config
+from kmood_lib.core.errors import DomainError
 from kmood_lib.core.text import TextError, decode_utf8
 
 
@@ -62,6 +64,8 @@ def cmd_users(args, config: Config) -> int:
             raise UsageError(f"users {args.action}: no user {args.name!r}")
         if args.action == "reset-password":
             return reset_password(services, conn, person, args.password_stdin)
+        if args.action in ("link", "unlink"):
+            return link_identity(services, conn, person, args)
         return delete_account(conn, person, args.yes)
     finally:
         conn.close()
@@ -77,6 +81,23 @@ def reset_password(services, conn, person: users.User, from_stdin: bool) -> int:
                                        services.clock.now_ms())
     print(f"password of {person.username} changed; {ended['other_sessions_ended']} session(s)"
           f" ended, {ended['api_tokens_revoked']} API token(s) revoked")
+    return EXIT_OK
+
+
+def link_identity(services, conn, person: users.User, args) -> int:
+    now_ms = services.clock.now_ms()
+    try:
+        if args.action == "link":
+            identities.link(conn, person.id, identities.PROXY, "", args.subject, now_ms)
+            print(f"linked: the sign-in proxy's {args.subject!r} now signs in as"
+                  f" {person.username}")
+            return EXIT_OK
+        ended = identities.unlink_all(conn, person.id, identities.PROXY)
+    except DomainError as exc:
+        raise UsageError(f"users {args.action}: {exc.message}") from None
+    if ended is None:
+        raise UsageError(f"users unlink: {person.username} has no sign-in proxy name")
+    print(f"unlinked the sign-in proxy's name of {person.username}; {ended} session(s) ended")
     return EXIT_OK
 
 

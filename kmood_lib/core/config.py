@@ -169,11 +169,20 @@ def _networks(raw: str) -> tuple:
     return tuple(out)
 
 
+# Headers a sign-in proxy's cannot be: the server reads them for something else, or the WSGI
+# environ does not carry them as HTTP_* (and waitress drops any name with an underscore).
+_NOT_SIGN_IN_HEADERS = {"authorization", "content-length", "content-type", "cookie", "host",
+                        "x-csrf-token", "x-forwarded-for"}
+
+
 def _header_name(raw: str) -> str:
-    """An HTTP header's name (token characters), or empty: off."""
+    """An HTTP header's name (letters, digits and '-'), or empty: off."""
     value = raw.strip()
-    if value and not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}", value):
-        raise ValueError(f"expected a header name such as Remote-User, got {raw!r}")
+    if value and not re.fullmatch(r"[A-Za-z0-9-]{1,64}", value):
+        raise ValueError(f"expected a header name of letters, digits and '-' such as"
+                         f" Remote-User, got {raw!r}")
+    if value.lower() in _NOT_SIGN_IN_HEADERS:
+        raise ValueError(f"{value} is a header k-mood reads for something else")
     return value
 
 
@@ -532,6 +541,11 @@ class Config:
         if values["auth_header"] and values["auth_header"].lower() == (
                 values["auth_groups_header"].lower()):
             raise ConfigError("KMOOD_AUTH_GROUPS_HEADER: must differ from KMOOD_AUTH_HEADER")
+        for name in ("sso_member_group", "sso_admin_group"):
+            if values[name] and not (values["auth_header"] and values["auth_groups_header"]):
+                raise ConfigError(
+                    f"KMOOD_{name.upper()}: needs KMOOD_AUTH_HEADER and KMOOD_AUTH_GROUPS_HEADER"
+                    " (the header the groups are read from)")
         return cls(**values)
 
     def with_overrides(self, **changes) -> Config:

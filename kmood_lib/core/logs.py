@@ -66,6 +66,29 @@ class EveryInterval:
             return held
 
 
+class EveryKey:
+    """EveryInterval for each key on its own (a sign-in refused for one name does not hide
+    another's), holding at most `max_keys` keys: past that the oldest are forgotten."""
+
+    def __init__(self, interval_s: float = QUEUE_SUMMARY_INTERVAL_S, max_keys: int = 1024,
+                 clock: Callable[[], float] = time.monotonic):
+        self.interval_s, self.max_keys, self.clock = interval_s, max_keys, clock
+        self._lock = threading.Lock()
+        self._keys: dict[str, list] = {}  # key -> [next_at, held], oldest first
+
+    def due(self, key: str) -> int:
+        now = self.clock()
+        with self._lock:
+            state = self._keys.setdefault(key, [None, 0])
+            state[1] += 1
+            if state[0] is not None and now < state[0]:
+                return 0
+            held, state[0], state[1] = state[1], now + self.interval_s, 0
+            while len(self._keys) > self.max_keys:
+                del self._keys[next(iter(self._keys))]
+            return held
+
+
 def configure_logging(level: str) -> None:
     logging.basicConfig(
         level=level,

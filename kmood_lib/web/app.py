@@ -115,7 +115,8 @@ def error_language(request: bottle.BaseRequest, status: int) -> Translator | Non
         if status < 500 and http.cookie(request, SESSION_COOKIE):
             pool = request.app.config["kmood.pool"]
             try:
-                user = identify(pool.get(), request, request.app.config["kmood.services"]).user
+                user = identify(pool.get(), request, request.app.config["kmood.services"],
+                                proxy=False).user  # only looking: no sign-in on an error page
             finally:
                 pool.release()
         return translator(request, user)

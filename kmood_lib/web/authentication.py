@@ -17,8 +17,7 @@ from kmood_lib.accounts import identities, throttle, users
 from kmood_lib.accounts.users import User
 from kmood_lib.core.errors import Unauthorized, ValidationError
 from kmood_lib.core.i18n import Phrase
-from kmood_lib.core.logs import EveryInterval
-from kmood_lib.web.http import ApiError, cookie, form_params, header
+from kmood_lib.web.http import ApiError, cookie, form_params, header, is_json_path
 from kmood_lib.web.rendering import translator
 
 log = logging.getLogger(__name__)
@@ -32,7 +31,7 @@ class Auth:
     """The requester: a user (or None), how they proved it, and their session if by cookie."""
 
     user: User | None
-    via: str | None = None  # "session" | "token"
+    via: str | None = None  # "session" | "token" | "proxy" (the proxy's header, no session)
     session: auth_store.Session | None = None
     # An admin's: whether a worker has beaten lately, asked only when a page renders (its
     # banner says so when none has); None for everyone else.
@@ -76,8 +75,9 @@ def end_browser_session(response: bottle.BaseResponse, config) -> None:
     response.set_header("Clear-Site-Data", CLEAR_SITE_DATA)
 
 
-def identify(conn, request: bottle.BaseRequest, services) -> Auth:
-    """Bearer token first (an invalid one is a 401), then the session cookie."""
+def identify(conn, request: bottle.BaseRequest, services, proxy: bool = True) -> Auth:
+    """Bearer token first (an invalid one is a 401), then the sign-in proxy's header (unless
+    `proxy` is False: only looking, as an error page does), then the session cookie."""
     now_ms = services.clock.now_ms()
     try:
         sent = header(request, "Authorization") or ""
@@ -94,7 +94,7 @@ def identify(conn, request: bottle.BaseRequest, services) -> Auth:
     token = cookie(request, SESSION_COOKIE)
     session = auth_store.session_for_token(conn, token, now_ms, services.config.session_ttl_s
                                            ) if token else None
-    vouched = proxy_subject(request, services.config)
+    vouched = proxy_subject(request, services) if proxy else None
     if vouched is not None:
         return proxy_sign_in(conn, request, services, vouched, session)
     if session is not None:
@@ -102,27 +102,26 @@ def identify(conn, request: bottle.BaseRequest, services) -> Auth:
     return Auth(None)
 
 
-_IGNORED = EveryInterval()
-
-
-def proxy_subject(request: bottle.BaseRequest, config) -> str | None:
+def proxy_subject(request: bottle.BaseRequest, services) -> str | None:
     """The user name the sign-in proxy vouches for: KMOOD_AUTH_HEADER, believed only from a
     peer in KMOOD_TRUSTED_PROXIES (the connection's own address, never X-Forwarded-For); from
     anyone else it is ignored, with a log line (at most one a minute)."""
+    config = services.config
     if not config.auth_header:
         return None
     name = config.auth_header
     sent = request.environ.get("HTTP_" + name.upper().replace("-", "_"))
-    if sent is None:
+    if not sent:  # absent, or empty: nobody signed in at the proxy
         return None
     peer = request.environ.get("REMOTE_ADDR", "")
     try:
         address = ipaddress.ip_address(peer.split("%", 1)[0])
+        address = getattr(address, "ipv4_mapped", None) or address  # ::ffff:127.0.0.1
         trusted = any(address in network for network in config.trusted_proxies)
     except ValueError:
         trusted = False
     if not trusted:
-        if held := _IGNORED.due():
+        if held := services.proxy_ignored_log.due():
             log.warning("ignored the %s header from %r: not in KMOOD_TRUSTED_PROXIES (%d time%s"
                         " since the last line)", name, peer[:64], held, "" if held == 1 else "s")
         return None
@@ -141,7 +140,11 @@ def proxy_sign_in(conn, request: bottle.BaseRequest, services, subject: str,
                   session: auth_store.Session | None) -> Auth:
     """The person the proxy vouches for, on their session: this browser's if it is theirs,
     else a new one (another person's session on this browser is ended). A first sign-in
-    follows the household's rules for newcomers (identities.sign_in)."""
+    follows the household's rules for newcomers (identities.sign_in). A name no account holds
+    leaves a session signed in with a password as it is (else an admin could not reach
+    Household to link it); without one, nobody is signed in. The JSON API's requests are
+    answered without making a session (a script need not keep a cookie), except GET /api/me,
+    which hands a script its session and CSRF token for writing."""
     config = services.config
     now_ms = services.clock.now_ms()
     groups = identities.groups_of(header(request, config.auth_groups_header)
@@ -153,12 +156,18 @@ def proxy_sign_in(conn, request: bottle.BaseRequest, services, subject: str,
     user, unlinked = identities.sign_in(conn, identities.PROXY, "", subject, groups,
                                         identities.Newcomers.from_config(config), now_ms, labels)
     if user is None:
-        log.info("sign-in method=proxy subject=%r refused (%s)", subject, unlinked.reason)
+        if held := services.sign_in_refused_log.due(subject):
+            log.info("sign-in method=proxy subject=%r refused (%s)%s", subject, unlinked.reason,
+                     f", {held} times since the last line" if held > 1 else "")
+        if session is not None:
+            return Auth(session.user, "session", session, proxied=True, unlinked=unlinked)
         return Auth(None, proxied=True, unlinked=unlinked)
     if session is not None and session.user.id == user.id:
         return Auth(session.user, "session", session, proxied=True)
     if session is not None:
         auth_store.delete_session(conn, session.id)
+    if is_json_path(request.path) and request.path != "/api/me":
+        return Auth(user, "proxy", proxied=True)  # no session: reads only (writes need one)
     made = auth_store.create_session(conn, user.id, now_ms, config.session_ttl_s)
     log.info("sign-in method=proxy user=%s ok", user.username)
     return Auth(user, "session", auth_store.Session(made.id, user, made.csrf_token),

@@ -143,8 +143,10 @@ class AuthPlugin:
                         raise login_redirect(request)
                     if level == "admin" and not who.user.is_admin:
                         raise refusal(request, 403, Phrase("this needs an admin"))
-                if (check_csrf and who.via == "session" and request.method in UNSAFE_METHODS
-                        and not csrf_ok(request, who.session.csrf_token, limit)):
+                if (check_csrf and who.via in ("session", "proxy")
+                        and request.method in UNSAFE_METHODS
+                        and (who.session is None
+                             or not csrf_ok(request, who.session.csrf_token, limit))):
                     if is_json_path(request.path):
                         raise ApiError(403, "missing or wrong CSRF token (X-CSRF-Token header)",
                                        code="csrf")

@@ -51,3 +51,21 @@ def test_the_header_signs_in_from_the_trusted_address_only(stack_factory):
 def test_a_header_believed_from_anyone_is_refused_at_start(tmp_path):
     env = base_env(tmp_path / "k.db", KMOOD_AUTH_HEADER="Remote-User")
     assert "KMOOD_TRUSTED_PROXIES" in one_clear_line(run(["kmood.py"], env))
+
+
+def test_the_shell_links_and_unlinks_a_proxy_name(tmp_path):
+    """How a household that signs in through the proxy reaches Household the first time (or an
+    admin recovers): the command line links the admin's name at the proxy."""
+    env = base_env(tmp_path / "k.db")
+    assert run(["kmood.py", "create-user", "ann", "--password-stdin"], env,
+               input="correct horse battery\n").returncode == 0
+    linked = run(["kmood.py", "users", "link", "ann", "ann@auth.example.org"], env)
+    assert linked.returncode == 0, linked.stderr
+    assert "'ann@auth.example.org' now signs in as ann" in linked.stdout
+    again = run(["kmood.py", "users", "link", "ann", "someone else"], env)
+    assert again.returncode == 2 and "unlink that first" in again.stderr
+    assert "Traceback" not in again.stderr
+    unlinked = run(["kmood.py", "users", "unlink", "ann"], env)
+    assert unlinked.returncode == 0 and "0 session(s) ended" in unlinked.stdout
+    nothing = run(["kmood.py", "users", "unlink", "ann"], env)
+    assert nothing.returncode == 2 and "has no sign-in proxy name" in nothing.stderr

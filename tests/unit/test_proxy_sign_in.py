@@ -228,15 +228,73 @@ def test_a_header_that_is_not_one_name_is_a_400_and_changes_nothing(proxied, mak
     assert sessions(conn) == 0 and conn.execute("SELECT count(*) FROM users").fetchone()[0] == 1
 
 
-def test_a_client_that_never_keeps_its_cookie_holds_at_most_fifty_sessions(proxied, make_user,
-                                                                         conn, clock):
+def test_a_client_that_never_keeps_its_cookie_holds_at_most_fifty_sessions_and_no_phones(
+        proxied, make_user, conn, clock):
     wsgi = proxied()
     alice = make_user("alice")
     link(conn, alice.id, "alice")
-    for _ in range(60):
+    phone = Client(wsgi)
+    phone.login("alice", PASSWORD)
+    clock.advance(61)
+    assert phone.get("/api/me").status == 200  # a session in use
+    script = through(wsgi, "alice")
+    for _ in range(20):  # the JSON API answers a script without making sessions
+        assert script.get("/api/entries").status == 200
+        assert script.post("/api/tokens", {"name": "x"}).json["error"]["code"] == "csrf"
+    assert sessions(conn, "alice") == 1
+    for _ in range(60):  # pages (and /api/me) do make one, for the browser that keeps it
         clock.advance(1)
-        assert through(wsgi, "alice").get("/api/me").status == 200
+        assert through(wsgi, "alice").get("/").status == 200
     assert sessions(conn, "alice") == 50
+    assert phone.get("/api/me").status == 200  # the phone's was not the one to go
+
+
+def test_a_password_session_holds_while_the_proxy_names_someone_no_account_holds(
+        proxied, make_user, conn):
+    """An admin signing in behind the proxy for the first time: their name there is linked to
+    nothing yet, and their password session still reaches Household to link it."""
+    wsgi = proxied()
+    admin = make_user("admin", admin=True)
+    browser = through(wsgi, "admin@sso")
+    assert browser.login("admin", PASSWORD).status == 201
+    assert browser.get("/api/me").json["username"] == "admin"
+    assert browser.get("/settings/users").status == 200
+    assert browser.post(f"/settings/users/{admin.id}/identities", form={
+        "csrf_token": browser.csrf, "subject": "admin@sso"}).status == 303
+    assert through(wsgi, "admin@sso").get("/api/me").json["username"] == "admin"
+
+
+def test_an_error_page_only_looks_and_signs_nobody_in(proxied, make_user, conn):
+    wsgi = proxied(sso_auto_create=True)
+    make_user("admin")
+    browser = through(wsgi, "newcomer")
+    browser.cookies["kmood_session"] = "stale"
+    assert browser.get("/no/such/page").status == 404
+    assert sessions(conn) == 0 and conn.execute("SELECT count(*) FROM users").fetchone()[0] == 1
+
+
+def test_an_empty_header_is_nobody_signed_in_at_the_proxy(proxied, make_user):
+    wsgi = proxied(sso_auto_create=True)
+    make_user("admin")
+    assert through(wsgi, "").get("/login").status == 200
+    assert through(wsgi, "").get("/api/me").status == 401
+
+
+def test_an_ipv4_address_written_as_ipv6_is_the_same_trusted_proxy(proxied, make_user, conn):
+    wsgi = proxied()
+    alice = make_user("alice")
+    link(conn, alice.id, "alice")
+    mapped = through(wsgi, "alice", address="::ffff:127.0.0.1").get("/api/me")
+    assert mapped.status == 200 and mapped.json["username"] == "alice"
+    assert through(wsgi, "alice", address="::ffff:127.0.0.2").get("/api/me").status == 401
+
+
+def test_the_first_account_is_only_made_for_the_admin_group_when_there_is_one(proxied, conn):
+    wsgi = proxied(sso_auto_create=True, sso_admin_group="admins")
+    assert through(wsgi, "sam", "family").get("/api/me").status == 403
+    first = through(wsgi, "pat", "admins").get("/api/me")
+    assert first.status == 200 and first.json["is_admin"] is True
+    assert through(wsgi, "sam", "family").get("/api/me").json["is_admin"] is False
 
 
 def test_an_admin_links_and_unlinks_a_proxy_name_in_household(proxied, make_user, conn):
@@ -268,12 +326,18 @@ def test_an_admin_links_and_unlinks_a_proxy_name_in_household(proxied, make_user
                         headers={"X-CSRF-Token": "not the session's"})
     assert forged.status == 403
 
+    second = admin.post(f"/settings/users/{bob.id}/identities", form={
+        "csrf_token": admin.csrf, "subject": "bob@elsewhere"})
+    assert second.status == 409 and "unlink that first" in second.text
+
     identity = conn.execute("SELECT id FROM identities").fetchone()[0]
+    assert sessions(conn, "bob") == 1  # the proxy's, for bob's browser
     assert admin.post(f"/settings/users/{other.id}/identities/{identity}/delete", form={
         "csrf_token": admin.csrf}).status == 404  # not cleo's
     gone = admin.post(f"/settings/users/{bob.id}/identities/{identity}/delete", form={
         "csrf_token": admin.csrf})
     assert gone.status == 303 and "done=unlinked" in gone.headers["Location"]
+    assert sessions(conn, "bob") == 0  # what the link let in goes with it
     assert through(wsgi, "bob@authelia").get("/api/me").status == 403
     member = Client(wsgi)
     member.login("bob", PASSWORD)
@@ -313,6 +377,13 @@ def test_the_settings_are_checked_at_start_up(tmp_path):
         Config.from_env({**env, "KMOOD_AUTH_HEADER": "Remote-User",
                          "KMOOD_AUTH_GROUPS_HEADER": "remote-user",
                          "KMOOD_TRUSTED_PROXIES": "127.0.0.1"})
+    for name in ("Remote_User", "Content-Type", "cookie", "X-CSRF-Token"):
+        with pytest.raises(ConfigError, match="KMOOD_AUTH_HEADER"):
+            Config.from_env({**env, "KMOOD_AUTH_HEADER": name,
+                             "KMOOD_TRUSTED_PROXIES": "127.0.0.1"})
+    with pytest.raises(ConfigError, match="KMOOD_SSO_ADMIN_GROUP: needs"):
+        Config.from_env({**env, "KMOOD_AUTH_HEADER": "Remote-User", "KMOOD_SSO_AUTO_CREATE": "1",
+                         "KMOOD_SSO_ADMIN_GROUP": "admins", "KMOOD_TRUSTED_PROXIES": "127.0.0.1"})
     config = Config.from_env({**env, "KMOOD_AUTH_HEADER": "Remote-User",
                               "KMOOD_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8,::1"})
     assert [str(n) for n in config.trusted_proxies] == ["127.0.0.1/32", "10.0.0.0/8", "::1/128"]

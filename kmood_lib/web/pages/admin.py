@@ -108,7 +108,7 @@ def link_identity(services, conn, auth: Auth, user_id: int):
              form=users_page)
 def unlink_identity(services, conn, auth: Auth, user_id: int, identity_id: int):
     person = member(conn, user_id)
-    if not identities.unlink(conn, person.id, identity_id):
+    if identities.unlink(conn, person.id, identity_id) is None:
         raise NotFound("sign-in")
     return redirect("/settings/users", "unlinked")
 
