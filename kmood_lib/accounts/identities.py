@@ -21,6 +21,10 @@ MAX_SUBJECT = 255
 MAX_GROUPS = 1000
 
 
+SUBJECT_RULE = Phrase("a user name of 1-{n} characters, without line breaks or spaces around it",
+                      n=MAX_SUBJECT)
+
+
 @dataclass(frozen=True)
 class Newcomers:
     """What a first sign-in by an identity no account holds may do: make an account (a member;
@@ -112,9 +116,7 @@ def link(conn: sqlite3.Connection, user_id: int, method: str, issuer: str, subje
     the proxy); refused when another account holds it."""
     clean = clean_subject(subject)
     if clean is None:
-        said = Phrase("a user name of 1-{n} characters, without line breaks or spaces around it",
-                      n=MAX_SUBJECT)
-        raise AccountError(said, "subject")
+        raise AccountError(SUBJECT_RULE, "subject")
     with transaction(conn):
         held = conn.execute("SELECT subject FROM identities WHERE user_id = ? AND method = ?"
                             " AND issuer = ?", (user_id, method, issuer)).fetchone()

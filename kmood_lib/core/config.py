@@ -175,6 +175,15 @@ _NOT_SIGN_IN_HEADERS = {"authorization", "content-length", "content-type", "cook
                         "x-csrf-token", "x-forwarded-for"}
 
 
+def _on_off(raw: str) -> bool:
+    lowered = raw.strip().lower()
+    if lowered in ("on", "1", "true"):
+        return True
+    if lowered in ("off", "0", "false"):
+        return False
+    raise ValueError(f"expected on or off, got {raw!r}")
+
+
 def _header_name(raw: str) -> str:
     """An HTTP header's name (letters, digits and '-'), or empty: off."""
     value = raw.strip()
@@ -254,6 +263,12 @@ class Config:
     )
     trust_proxy: bool = _setting(
         "KMOOD_TRUST_PROXY", "0", _bool, "take the client address from X-Forwarded-For"
+    )
+    password_login: bool = _setting(
+        "KMOOD_PASSWORD_LOGIN", "on", _on_off,
+        "off: nobody signs in with a password (the login form, /setup, password changes and"
+        " resets are gone); people sign in through the sign-in proxy, and an admin recovers"
+        " from the shell (kmood.py users link)"
     )
     trusted_proxies: tuple = _setting(
         "KMOOD_TRUSTED_PROXIES", "", _networks,
@@ -541,6 +556,9 @@ class Config:
         if values["auth_header"] and values["auth_header"].lower() == (
                 values["auth_groups_header"].lower()):
             raise ConfigError("KMOOD_AUTH_GROUPS_HEADER: must differ from KMOOD_AUTH_HEADER")
+        if not values["password_login"] and not values["auth_header"]:
+            raise ConfigError("KMOOD_PASSWORD_LOGIN: off leaves no way in; set KMOOD_AUTH_HEADER"
+                              " (a sign-in proxy) first")
         for name in ("sso_member_group", "sso_admin_group"):
             if values[name] and not (values["auth_header"] and values["auth_groups_header"]):
                 raise ConfigError(

@@ -10,6 +10,7 @@ class DomainError(Exception):
     names each bad field with what is wrong; `extra` is more of the answer (an import report)."""
 
     status = 422
+    code: str | None = None  # the JSON error's code, when more than the status says
 
     def __init__(self, message: str, fields: dict[str, str] | None = None, *,
                  headers: dict[str, str] | None = None, extra: dict | None = None):

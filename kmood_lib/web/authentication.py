@@ -15,7 +15,7 @@ import bottle
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import identities, throttle, users
 from kmood_lib.accounts.users import User
-from kmood_lib.core.errors import Unauthorized, ValidationError
+from kmood_lib.core.errors import DomainError, Unauthorized, ValidationError
 from kmood_lib.core.i18n import Phrase
 from kmood_lib.web.http import ApiError, cookie, form_params, header, is_json_path
 from kmood_lib.web.rendering import translator
@@ -191,11 +191,29 @@ def login_redirect(request: bottle.BaseRequest) -> bottle.HTTPResponse:
 
 
 
+class PasswordLoginOff(DomainError):
+    """KMOOD_PASSWORD_LOGIN=off: what a password does (sign in, set up, change, reset) is
+    refused, as if those routes were not there for passwords."""
+
+    status = 403
+    code = "password_login_off"
+
+    def __init__(self):
+        super().__init__(Phrase("password sign-in is off on this server: sign in through the"
+                                " sign-in proxy"))
+
+
+def refuse_passwords(config) -> None:
+    if not config.password_login:
+        raise PasswordLoginOff()
+
+
 def log_in(conn, services, request: bottle.BaseRequest, username: object, password: object
            ) -> tuple[User, auth_store.NewSession]:
     """Check credentials under the throttle and open a session. Refusals are domain errors:
     422 (missing or too long), 429 (throttled, with Retry-After), 401 (wrong), 503 (busy)."""
     config = services.config
+    refuse_passwords(config)
     if not isinstance(username, str) or not isinstance(password, str) or not username:
         required = Phrase("required")
         raise ValidationError({"username": required, "password": required},

@@ -229,8 +229,8 @@ def page_error(exc: DomainError) -> bottle.HTTPError:
 
 
 def api_error(exc: DomainError) -> ApiError:
-    return ApiError(exc.status, exc.message, exc.fields, headers=exc.headers or None,
-                    extra=exc.extra or None)
+    return ApiError(exc.status, exc.message, exc.fields, code=exc.code,
+                    headers=exc.headers or None, extra=exc.extra or None)
 
 
 class ErrorPlugin:

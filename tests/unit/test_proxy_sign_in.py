@@ -7,6 +7,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import re
+from pathlib import Path
 
 import pytest
 
@@ -396,3 +397,47 @@ def test_the_api_description_names_the_proxys_header_where_one_is_configured(pro
     assert "not_linked" in described["info"]["description"]
     plain = Client(wsgi).get("/api/openapi.json").json
     assert "proxy" not in plain["components"]["securitySchemes"]
+
+
+def test_with_password_sign_in_off_only_the_proxy_signs_in(proxied, make_user, conn):
+    wsgi = proxied(password_login=False)
+    nobody = Client(wsgi).get("/login")  # no account yet: no /setup to go to either
+    assert nobody.status == 200 and "not with a password" in nobody.text
+    assert 'name="password"' not in nobody.text
+    assert Client(wsgi).get("/setup").status == 404
+    admin = make_user("admin", admin=True)
+    link(conn, admin.id, "admin@sso")
+    refused = Client(wsgi).login("admin", PASSWORD)
+    assert refused.status == 403 and refused.json["error"]["code"] == "password_login_off"
+    form = Client(wsgi)
+    form.get("/login")  # (a script posting the form anyway: the page's form cookie and token)
+    posted = form.post("/login", form={"csrf_token": form.cookies["kmood_form"],
+                                       "username": "admin", "password": PASSWORD})
+    assert posted.status == 403 and "Password sign-in is off here" in posted.text
+    assert sessions(conn) == 0
+
+    browser = through(wsgi, "admin@sso")
+    browser.csrf = browser.get("/api/me").json["csrf_token"]
+    assert "Change password" not in browser.get("/settings").text
+    assert browser.post("/settings/password", form={
+        "csrf_token": browser.csrf, "old_password": PASSWORD, "new_password": "another one1",
+        "repeat_password": "another one1"}).status == 403
+    changed = browser.post("/api/me/password", {"old_password": PASSWORD,
+                                                "new_password": "another one1"})
+    assert changed.status == 403 and changed.json["error"]["code"] == "password_login_off"
+    household = browser.get("/settings/users").text
+    assert 'name="password"' not in household and "Reset password" not in household
+    added = browser.post("/settings/users", form={"csrf_token": browser.csrf,
+                                                  "username": "kim", "subject": "kim@sso"})
+    assert added.status == 303
+    kim = through(wsgi, "kim@sso").get("/api/me")
+    assert kim.status == 200 and kim.json["username"] == "kim"
+    kim_id = kim.json["id"]
+    assert "Delete account" in browser.get("/settings/users").text
+    assert browser.post(f"/settings/users/{kim_id}/password", form={
+        "csrf_token": browser.csrf, "password": "a new password"}).status == 403
+    nameless = browser.post("/settings/users", form={"csrf_token": browser.csrf,
+                                                     "username": "lee", "subject": ""})
+    assert nameless.status == 422 and "Sign-in proxy user name" in nameless.text
+    with pytest.raises(ConfigError, match="KMOOD_PASSWORD_LOGIN: off leaves no way in"):
+        Config.from_env({**base_env(Path("k.db")), "KMOOD_PASSWORD_LOGIN": "off"})

@@ -9,7 +9,13 @@ from kmood_lib.accounts import users
 from kmood_lib.core.clock import ms_to_iso
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.i18n import Phrase
-from kmood_lib.web.authentication import Auth, end_browser_session, log_in, set_session_cookie
+from kmood_lib.web.authentication import (
+    Auth,
+    end_browser_session,
+    log_in,
+    refuse_passwords,
+    set_session_cookie,
+)
 from kmood_lib.web.http import json_body, json_response
 from kmood_lib.web.routing import Routes
 
@@ -58,6 +64,7 @@ def patch_me(services, conn, auth: Auth):
 
 @routes.post("/api/me/password")
 def change_password(services, conn, auth: Auth):
+    refuse_passwords(services.config)
     body = json_body(bottle.request, services.config)
     old, new = body.get("old_password"), body.get("new_password")
     refuse_unknown(body, {"old_password", "new_password", "revoke_api_tokens"})

@@ -12,7 +12,7 @@ from kmood_lib.accounts import identities, users
 from kmood_lib.core.errors import Conflict, NotFound
 from kmood_lib.core.i18n import N_, Phrase, Translator
 from kmood_lib.queue import heartbeat, jobs
-from kmood_lib.web.authentication import Auth
+from kmood_lib.web.authentication import Auth, refuse_passwords
 from kmood_lib.web.rendering import FormError, Html, form_fields, redirect, settings_page, words
 from kmood_lib.web.routing import Routes
 
@@ -26,6 +26,7 @@ def users_page(services, conn, auth: Auth, fields=None, errors=None, status=200)
     configured, a form to link one: what its KMOOD_AUTH_HEADER says for them)."""
     return settings_page("users", auth, status, people=users.list_users(conn),
                          linked=identities.by_user(conn), proxy=services.config.auth_header,
+                         password_login=services.config.password_login,
                          fields=fields or {}, errors=errors or {})
 
 
@@ -43,17 +44,26 @@ def household(services, conn, auth: Auth):
 
 @routes.post("/settings/users", auth="admin", form=users_page)
 def add_member(services, conn, auth: Auth):
+    """A new member: with a password, or (password sign-in off) with the name the sign-in
+    proxy knows them by, linked at once."""
     fields = form_fields(bottle.request, services.config)
-    users.create_user(conn, fields.get("username", "").strip(), fields.get("password", ""),
+    password, identity = fields.get("password", ""), None
+    if not services.config.password_login:
+        subject = identities.clean_subject(fields.get("subject", ""))
+        if subject is None:
+            raise users.AccountError(identities.SUBJECT_RULE, "subject")
+        password, identity = None, (identities.PROXY, "", subject)
+    users.create_user(conn, fields.get("username", "").strip(), password,
                       now_ms=services.clock.now_ms(), hasher=services.hasher,
                       timezone=fields.get("timezone") or auth.user.timezone,
-                      admin=bool(fields.get("admin")),
+                      admin=bool(fields.get("admin")), identity=identity,
                       mood_labels=users.default_mood_labels(words(auth).gettext))
     return redirect("/settings/users", "created")
 
 
 @routes.post("/settings/users/<user_id:id>/password", auth="admin", form=users_page)
 def reset_password(services, conn, auth: Auth, user_id: int):
+    refuse_passwords(services.config)
     person = member(conn, user_id)
     password = users.validate_password(form_fields(bottle.request, services.config).get(
         "password", ""))

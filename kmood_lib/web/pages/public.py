@@ -150,11 +150,14 @@ def static(path):
 # --- log in (a form with its own token: there is no session yet) ---------------------------
 
 LOGIN_REFUSALS = {401: N_("Wrong username or password."),
+                  403: N_("Password sign-in is off here: sign in through your sign-in proxy."),
                   422: N_("Enter your username and password."),
                   429: N_("Too many failed logins; wait a while and try again."),
                   503: N_("The server is busy; try again in a moment.")}
 FORM_EXPIRED = N_("The form expired; please try again.")
 SETUP_FINISHED = Phrase("Not found: setup is finished")
+SETUP_OFF = Phrase("Not found: password sign-in is off, so the sign-in proxy (or kmood.py"
+                   " create-user) makes the first account")
 
 
 def login_page(services, fields=None, errors=None, status=200, message: str = "",
@@ -172,6 +175,7 @@ def login_page(services, fields=None, errors=None, status=200, message: str = ""
     chosen = {"i18n": services.languages.get(asked)} if asked in services.languages.codes else {}
     page = render("login.tpl", status, error=message, form_token=token, next=safe_next(target),
                   username=(fields.get("username") or "")[:64], unlinked=unlinked,
+                  password_login=services.config.password_login,
                   languages=services.languages.names(), **chosen)
     if chosen:
         page.set_cookie(LANGUAGE_COOKIE, asked, path="/", httponly=True, samesite="Lax",
@@ -181,7 +185,7 @@ def login_page(services, fields=None, errors=None, status=200, message: str = ""
 
 @routes.get("/login", auth="public")
 def login_form(services, conn, auth: Auth):
-    if users.count_users(conn) == 0:
+    if services.config.password_login and users.count_users(conn) == 0:
         return redirect("/setup")
     if auth.user is not None:
         return redirect(safe_next(query_params(bottle.request).get("next")))
@@ -214,21 +218,23 @@ def setup_page(services, fields=None, errors=None, status=200, message: str = ""
     return with_form_cookie(page, token, services.config)
 
 
-def setup_finished(conn) -> None:
+def setup_finished(services, conn) -> None:
+    if not services.config.password_login:
+        raise bottle.HTTPError(404, SETUP_OFF)
     if users.count_users(conn) > 0:
         raise bottle.HTTPError(404, SETUP_FINISHED)
 
 
 @routes.get("/setup", auth="public")
 def setup_form(services, conn):
-    setup_finished(conn)
+    setup_finished(services, conn)
     return setup_page(services)
 
 
 @routes.post("/setup", auth="public", form=setup_page)
 def setup_submit(services, conn):
     request = bottle.request
-    setup_finished(conn)
+    setup_finished(services, conn)
     fields = form_fields(request, services.config)
     if not form_token_ok(request, fields):
         return setup_page(services, fields, status=403,

@@ -12,7 +12,7 @@ from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.journal import storage, vocab
-from kmood_lib.web.authentication import Auth
+from kmood_lib.web.authentication import Auth, refuse_passwords
 from kmood_lib.web.rendering import FormError, form_fields, redirect, settings_page
 from kmood_lib.web.routing import Routes
 
@@ -27,6 +27,7 @@ def profile_page(services, conn, auth: Auth, fields=None, errors=None, status=20
                          storage=storage.summary(conn, auth.user.id,
                                                  services.config.storage_quota_bytes),
                          languages=services.languages.names(), fields=fields or {},
+                         password_login=services.config.password_login,
                          errors=errors or {}, scripts=("settings.js",))
 
 
@@ -50,6 +51,7 @@ def save_profile(services, conn, auth: Auth):
 
 @routes.post("/settings/password", form=profile_page)
 def change_password(services, conn, auth: Auth):
+    refuse_passwords(services.config)
     fields = form_fields(bottle.request, services.config)
     old, new = fields.get("old_password", ""), fields.get("new_password", "")
     if len(old) > users.MAX_PASSWORD_LENGTH or users.authenticate(

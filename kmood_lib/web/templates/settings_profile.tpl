@@ -39,6 +39,7 @@
   <label>{{_('Last.fm user name')}} <input name="lastfm_user" value="{{fields.get('lastfm_user', me['lastfm_user'] or '')}}" autocomplete="off" dir="auto"></label>
   <div class="actions"><button type="submit">{{_('Save profile')}}</button></div>
 </form>
+% if password_login:
 <h2>{{_('Password')}}</h2>
 <form method="post" action="/settings/password" class="card">
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
@@ -50,6 +51,7 @@
   <p class="muted">{{_('Changing it logs out your other browsers and devices.')}}</p>
   <div class="actions"><button type="submit">{{_('Change password')}}</button></div>
 </form>
+% end
 <h2 id="storage">{{_('Storage')}}</h2>
 <div class="card">
   % if storage['quota_bytes']:

@@ -6,7 +6,11 @@
   <h2>{{_('Add a member')}}</h2>
   <div class="row">
     <label>{{_('User name')}} <input name="username" value="{{fields.get('username', '')}}" maxlength="64" autocomplete="off" required dir="auto"></label>
+    % if password_login:
     <label>{{_('Password')}} <span class="muted">{{n_('(at least {n} character)', '(at least {n} characters)', 8)}}</span> <input type="password" name="password" autocomplete="new-password" minlength="8" required></label>
+    % else:
+    <label>{{_('Sign-in proxy user name')}} <input name="subject" value="{{fields.get('subject', '')}}" maxlength="255" autocomplete="off" required dir="auto"></label>
+    % end
   </div>
   <label class="inline"><input type="checkbox" name="admin" value="1"{{' checked' if fields.get('admin') else ''}}> {{_('Admin (may manage members and the job queue)')}}</label>
   <div class="actions"><button type="submit">{{_('Add member')}}</button></div>
@@ -30,13 +34,15 @@
       <button type="submit" class="secondary">{{_('Link')}}</button>
     </form>
     % end
-    % if person['id'] != user.id:
+    % if person['id'] != user.id and password_login:
     <form method="post" action="/settings/users/{{person['id']}}/password" class="inline-form">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
       <label>{{!_html('New password for <bdi dir="auto">{name}</bdi>', name=person['username'])}} <input type="password" name="password" autocomplete="new-password" minlength="8" required></label>
       <button type="submit" class="secondary">{{_('Reset password')}}</button>
     </form>
     <p class="muted">{{!_html('Resetting logs <bdi dir="auto">{name}</bdi> out everywhere.', name=person['username'])}} · <a href="/settings/users/{{person['id']}}/delete">{{!_html('Delete account<span class="skip"> <bdi dir="auto">{name}</bdi></span>', name=person['username'])}}</a></p>
+    % elif person['id'] != user.id:
+    <p class="muted"><a href="/settings/users/{{person['id']}}/delete">{{!_html('Delete account<span class="skip"> <bdi dir="auto">{name}</bdi></span>', name=person['username'])}}</a></p>
     % end
   </li>
 % end
