@@ -15,19 +15,21 @@ from tests.browser.conftest import (
     create_user,
     follow,
     login,
+    look,
     screenshot,
 )
 from tests.fakes import FakeUpstream, Reply
 
 
-def test_create_a_reminder_and_send_a_test(tmp_path, browser):
+def test_create_a_reminder_and_send_a_test(tmp_path, window):
     with FakeUpstream() as hook:
         hook.route("*", lambda record: Reply({"ok": True}))
         stack = Stack(tmp_path, KMOOD_ALLOW_PRIVATE_NOTIFY_URLS="1").start(worker=False)
         create_user(stack, "rita")
+        driver = window(PHONE)
+        login(driver, stack.url, "rita")
         for size, dark, name in ((PHONE, False, "phone-light"), (DESKTOP, True, "desktop-dark")):
-            driver = browser(size, dark=dark)
-            login(driver, stack.url, "rita")
+            look(driver, size, dark)  # a phone, then a desktop in dark: the same person's two
             driver.get(stack.url + "/settings/reminders")
             form = driver.find_element(By.CSS_SELECTOR, "form.reminder-form")
             driver.execute_script("arguments[0].value = '21:15'",
