@@ -104,6 +104,7 @@ def sign_in(conn: sqlite3.Connection, method: str, issuer: str, subject: str,
     try:
         made = users.create_user(conn, subject, None, now_ms=now_ms, hasher=None, admin=admin,
                                  mood_labels=mood_labels(), identity=(method, issuer, subject))
+        user_for(conn, method, issuer, subject, now_ms)  # used now: its first sign-in
     except AccountError:  # the name is taken: by another account, or by this one a moment ago
         user = user_for(conn, method, issuer, subject, now_ms)
         return (user, None) if user is not None else (None, Unlinked(subject, "name taken"))
@@ -120,7 +121,10 @@ def link(conn: sqlite3.Connection, user_id: int, method: str, issuer: str, subje
     with transaction(conn):
         held = conn.execute("SELECT subject FROM identities WHERE user_id = ? AND method = ?"
                             " AND issuer = ?", (user_id, method, issuer)).fetchone()
-        if held is not None and held["subject"] != clean:
+        if held is not None:
+            if held["subject"] == clean:  # linked already: nothing to change
+                return conn.execute("SELECT id FROM identities WHERE user_id = ? AND method = ?"
+                                    " AND issuer = ?", (user_id, method, issuer)).fetchone()[0]
             said = Phrase("this account is already linked to {subject}: unlink that first",
                           subject=repr(held["subject"]))
             raise Conflict(said, {"subject": said})
@@ -141,21 +145,25 @@ def link(conn: sqlite3.Connection, user_id: int, method: str, issuer: str, subje
     raise Conflict(said, {"subject": said})
 
 
-def unlink(conn: sqlite3.Connection, user_id: int, identity_id: int) -> int | None:
-    """Drop one of the account's identities and end the account's sessions (those it made
-    would otherwise outlive it for KMOOD_SESSION_TTL_S): how many; None if no such identity."""
+def unlink(conn: sqlite3.Connection, user_id: int, identity_id: int, now_ms: int
+           ) -> int | None:
+    """Drop one of the account's identities and end what it let in: the account's sessions
+    (they would outlive the link for KMOOD_SESSION_TTL_S) and its API tokens (made by whoever
+    the link let in). How many sessions ended; None if there is no such identity."""
     with transaction(conn):
         if not conn.execute("DELETE FROM identities WHERE id = ? AND user_id = ?",
                             (identity_id, user_id)).rowcount:
             return None
+        conn.execute("UPDATE api_tokens SET revoked_at = ? WHERE user_id = ?"
+                     " AND revoked_at IS NULL", (now_ms, user_id))
         return conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,)).rowcount
 
 
-def unlink_all(conn: sqlite3.Connection, user_id: int, method: str) -> int | None:
+def unlink_all(conn: sqlite3.Connection, user_id: int, method: str, now_ms: int) -> int | None:
     """unlink() for the account's identity of `method` (the command line's way)."""
     row = conn.execute("SELECT id FROM identities WHERE user_id = ? AND method = ?",
                        (user_id, method)).fetchone()
-    return None if row is None else unlink(conn, user_id, row["id"])
+    return None if row is None else unlink(conn, user_id, row["id"], now_ms)
 
 
 def by_user(conn: sqlite3.Connection) -> dict[int, list[dict]]:

@@ -144,8 +144,7 @@ def create_user(
         if identity is not None:
             try:
                 conn.execute("INSERT INTO identities (user_id, method, issuer, subject,"
-                             " created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?)",
-                             (row["id"], *identity, now_ms, now_ms))
+                             " created_at) VALUES (?, ?, ?, ?, ?)", (row["id"], *identity, now_ms))
             except sqlite3.IntegrityError:  # linked to another account a moment ago
                 raise AccountError(Phrase("{subject} is already linked to an account",
                                           subject=repr(identity[2])), None, 409) from None

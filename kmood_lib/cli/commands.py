@@ -51,6 +51,9 @@ def people(sub) -> None:
     create.add_argument("--password-stdin", action="store_true",
                         help="read the password from the first line of standard input")
     create.add_argument("--timezone", default="UTC", help="IANA timezone (default UTC)")
+    create.add_argument("--proxy-name", metavar="NAME",
+                        help="the name the sign-in proxy (KMOOD_AUTH_HEADER) knows them by,"
+                        " linked at once; no password is asked for")
     people = sub.add_parser("users", help="list accounts, reset a password, link a sign-in"
                             " proxy's name, delete an account",
                             description="Manage the accounts of this server.")

@@ -34,20 +34,38 @@ def read_password(from_stdin: bool) -> str:
 
 
 def cmd_create_user(args, config: Config) -> int:
+    """A new account with a password, or with `--proxy-name` the name the sign-in proxy knows
+    them by, linked at once (no password unless --password-stdin gives one too)."""
+    identity = None
+    if args.proxy_name is not None:
+        subject = identities.clean_subject(args.proxy_name)
+        if subject is None:
+            raise UsageError(f"create-user: --proxy-name: {identities.SUBJECT_RULE}")
+        identity = (identities.PROXY, "", subject)
     services = bootstrap(config)
-    password = read_password(args.password_stdin)
+    password = read_password(args.password_stdin) if identity is None or (
+        args.password_stdin) else None
     conn = services.connect()
     try:
         user = users.create_user(
             conn, args.name, password, now_ms=services.clock.now_ms(),
-            hasher=services.hasher, timezone=args.timezone, admin=args.admin,
+            hasher=services.hasher, timezone=args.timezone, admin=args.admin, identity=identity,
         )
     except users.AccountError as exc:
         raise UsageError(f"create-user: {exc}") from None
     finally:
         conn.close()
-    print(f"created user {user.username} (id {user.id}{', admin' if user.is_admin else ''})")
+    print(f"created user {user.username} (id {user.id}{', admin' if user.is_admin else ''})"
+          + (f", signing in through the proxy as {identity[2]!r}" if identity else ""))
+    if password is not None:
+        say_passwords_are_off(config)
     return EXIT_OK
+
+
+def say_passwords_are_off(config: Config) -> None:
+    if not config.password_login:
+        print("note: password sign-in is off (KMOOD_PASSWORD_LOGIN=off): the password is kept"
+              " for when it is on")
 
 
 def cmd_users(args, config: Config) -> int:
@@ -81,6 +99,7 @@ def reset_password(services, conn, person: users.User, from_stdin: bool) -> int:
                                        services.clock.now_ms())
     print(f"password of {person.username} changed; {ended['other_sessions_ended']} session(s)"
           f" ended, {ended['api_tokens_revoked']} API token(s) revoked")
+    say_passwords_are_off(services.config)
     return EXIT_OK
 
 
@@ -92,12 +111,13 @@ def link_identity(services, conn, person: users.User, args) -> int:
             print(f"linked: the sign-in proxy's {args.subject!r} now signs in as"
                   f" {person.username}")
             return EXIT_OK
-        ended = identities.unlink_all(conn, person.id, identities.PROXY)
+        ended = identities.unlink_all(conn, person.id, identities.PROXY, now_ms)
     except DomainError as exc:
         raise UsageError(f"users {args.action}: {exc.message}") from None
     if ended is None:
         raise UsageError(f"users unlink: {person.username} has no sign-in proxy name")
-    print(f"unlinked the sign-in proxy's name of {person.username}; {ended} session(s) ended")
+    print(f"unlinked the sign-in proxy's name of {person.username}; {ended} session(s) ended,"
+          " their API tokens revoked")
     return EXIT_OK
 
 

@@ -141,8 +141,8 @@ def proxy_sign_in(conn, request: bottle.BaseRequest, services, subject: str,
     """The person the proxy vouches for, on their session: this browser's if it is theirs,
     else a new one (another person's session on this browser is ended). A first sign-in
     follows the household's rules for newcomers (identities.sign_in). A name no account holds
-    leaves a session signed in with a password as it is (else an admin could not reach
-    Household to link it); without one, nobody is signed in. The JSON API's requests are
+    signs nobody in, and ends whatever session this browser held (someone else's: an admin
+    whose own name is not linked yet links it from the shell). The JSON API's requests are
     answered without making a session (a script need not keep a cookie), except GET /api/me,
     which hands a script its session and CSRF token for writing."""
     config = services.config
@@ -160,7 +160,7 @@ def proxy_sign_in(conn, request: bottle.BaseRequest, services, subject: str,
             log.info("sign-in method=proxy subject=%r refused (%s)%s", subject, unlinked.reason,
                      f", {held} times since the last line" if held > 1 else "")
         if session is not None:
-            return Auth(session.user, "session", session, proxied=True, unlinked=unlinked)
+            auth_store.delete_session(conn, session.id)
         return Auth(None, proxied=True, unlinked=unlinked)
     if session is not None and session.user.id == user.id:
         return Auth(session.user, "session", session, proxied=True)

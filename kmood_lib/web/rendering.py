@@ -42,8 +42,8 @@ NOTICES = {
     "created": N_("Created."),
     "removed": N_("Removed."),
     "linked": N_("Linked: the sign-in proxy now signs them in to this account."),
-    "unlinked": N_("Unlinked: the sign-in proxy no longer signs them in to this account, and"
-                   " their sessions ended."),
+    "unlinked": N_("Unlinked: the sign-in proxy no longer signs them in to this account; their"
+                   " sessions ended and their API tokens were revoked."),
     "cancelled": N_("Import cancelled; the file is gone."),
     "retried": N_("Queued to run again."),
     "switched_on": N_("Switched on."),

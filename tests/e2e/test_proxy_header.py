@@ -69,3 +69,16 @@ def test_the_shell_links_and_unlinks_a_proxy_name(tmp_path):
     assert unlinked.returncode == 0 and "0 session(s) ended" in unlinked.stdout
     nothing = run(["kmood.py", "users", "unlink", "ann"], env)
     assert nothing.returncode == 2 and "has no sign-in proxy name" in nothing.stderr
+
+
+def test_with_passwords_off_the_shell_makes_the_first_account_by_its_proxy_name(tmp_path):
+    env = base_env(tmp_path / "k.db", KMOOD_PASSWORD_LOGIN="off", KMOOD_AUTH_HEADER="Remote-User",
+                   KMOOD_TRUSTED_PROXIES="127.0.0.1")
+    made = run(["kmood.py", "create-user", "ann", "--proxy-name", "ann@auth.example.org"], env)
+    assert made.returncode == 0, made.stderr
+    assert "admin), signing in through the proxy as 'ann@auth.example.org'" in made.stdout
+    padded = run(["kmood.py", "create-user", "bob", "--proxy-name", " bob"], env)
+    assert padded.returncode == 2 and "without line breaks or spaces around it" in padded.stderr
+    reset = run(["kmood.py", "users", "reset-password", "ann", "--password-stdin"], env,
+                input="correct horse battery\n")
+    assert reset.returncode == 0 and "password sign-in is off" in reset.stdout

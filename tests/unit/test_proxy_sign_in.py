@@ -250,19 +250,26 @@ def test_a_client_that_never_keeps_its_cookie_holds_at_most_fifty_sessions_and_n
     assert phone.get("/api/me").status == 200  # the phone's was not the one to go
 
 
-def test_a_password_session_holds_while_the_proxy_names_someone_no_account_holds(
+def test_someone_no_account_holds_never_gets_the_session_this_browser_held(
         proxied, make_user, conn):
-    """An admin signing in behind the proxy for the first time: their name there is linked to
-    nothing yet, and their password session still reaches Household to link it."""
+    """alice (an admin) leaves her session on a shared browser; the proxy then says the person
+    at it is mallory, whom no account holds: mallory gets nothing, and alice's session ends."""
     wsgi = proxied()
-    admin = make_user("admin", admin=True)
-    browser = through(wsgi, "admin@sso")
-    assert browser.login("admin", PASSWORD).status == 201
-    assert browser.get("/api/me").json["username"] == "admin"
-    assert browser.get("/settings/users").status == 200
-    assert browser.post(f"/settings/users/{admin.id}/identities", form={
-        "csrf_token": browser.csrf, "subject": "admin@sso"}).status == 303
-    assert through(wsgi, "admin@sso").get("/api/me").json["username"] == "admin"
+    alice = make_user("alice", admin=True)
+    link(conn, alice.id, "alice")
+    browser = through(wsgi, "alice")
+    assert browser.get("/api/me").json["username"] == "alice"
+    shared = through(wsgi, "mallory")  # the same browser, with alice's cookie
+    shared.cookies = dict(browser.cookies)
+    mallory = shared.get("/api/me")
+    assert mallory.status == 403 and mallory.json["error"]["code"] == "not_linked"
+    assert sessions(conn, "alice") == 0
+    shared.cookies = dict(browser.cookies)
+    assert shared.get("/settings/users").status == 303
+    with_password = Client(wsgi)  # a password session meets the same end
+    with_password.login("alice", PASSWORD)
+    assert with_password.get("/api/me", headers={"Remote-User": "mallory"}).status == 403
+    assert sessions(conn, "alice") == 0
 
 
 def test_an_error_page_only_looks_and_signs_nobody_in(proxied, make_user, conn):
@@ -310,7 +317,13 @@ def test_an_admin_links_and_unlinks_a_proxy_name_in_household(proxied, make_user
     linked = admin.post(f"/settings/users/{bob.id}/identities", form={
         "csrf_token": admin.csrf, "subject": "bob@authelia"})
     assert linked.status == 303 and "done=linked" in linked.headers["Location"]
-    assert through(wsgi, "bob@authelia").get("/api/me").json["username"] == "bob"
+    assert "not used yet" in admin.get("/settings/users").text
+    assert admin.post(f"/settings/users/{bob.id}/identities", form={
+        "csrf_token": admin.csrf, "subject": "bob@authelia"}).status == 303  # again: no change
+    bobs = through(wsgi, "bob@authelia")
+    assert bobs.get("/api/me").json["username"] == "bob"
+    bobs.csrf = bobs.get("/api/me").json["csrf_token"]
+    bobs_token = bobs.post("/api/tokens", {"name": "made through the link"}).json["token"]
     page = admin.get("/settings/users").text
     assert re.search(r"Signs in through the proxy as <bdi[^>]*>bob@authelia</bdi>", page)
     assert "last used" in page
@@ -333,12 +346,24 @@ def test_an_admin_links_and_unlinks_a_proxy_name_in_household(proxied, make_user
 
     identity = conn.execute("SELECT id FROM identities").fetchone()[0]
     assert sessions(conn, "bob") == 1  # the proxy's, for bob's browser
+    own = make_user("root", admin=True)
+    link(conn, own.id, "root@authelia")
+    mine = conn.execute("SELECT id FROM identities WHERE user_id = ?", (own.id,)).fetchone()[0]
+    root = through(wsgi, "root@authelia")
+    root.csrf = root.get("/api/me").json["csrf_token"]
+    assert "Unlink</button>" not in root.get("/settings/users").text.split("root@authelia")[1][:400]
+    refused = root.post(f"/settings/users/{own.id}/identities/{mine}/delete",
+                        form={"csrf_token": root.csrf})
+    assert refused.status == 409 and "cannot unlink your own sign-in here" in refused.text
     assert admin.post(f"/settings/users/{other.id}/identities/{identity}/delete", form={
         "csrf_token": admin.csrf}).status == 404  # not cleo's
     gone = admin.post(f"/settings/users/{bob.id}/identities/{identity}/delete", form={
         "csrf_token": admin.csrf})
     assert gone.status == 303 and "done=unlinked" in gone.headers["Location"]
     assert sessions(conn, "bob") == 0  # what the link let in goes with it
+    script = Client(wsgi)
+    script.bearer = bobs_token
+    assert script.get("/api/me").status == 401
     assert through(wsgi, "bob@authelia").get("/api/me").status == 403
     member = Client(wsgi)
     member.login("bob", PASSWORD)

@@ -74,8 +74,9 @@ def _vocabulary(plural: str, item: str, write: str) -> dict:
 
 PATHS = {
     "/api/session": {
-        "post": _op("Log in (sets the session cookie; returns the CSRF token)", "Me", 201,
-                    "Login", errors=(401, 422, 429), public=True),
+        "post": _op("Log in (sets the session cookie; returns the CSRF token); 403 with the"
+                    " code password_login_off when KMOOD_PASSWORD_LOGIN is off", "Me", 201,
+                    "Login", errors=(401, 403, 422, 429), public=True),
         "delete": _op("Log out", None, 204, errors=(401,)),
     },
     "/api/me": {
@@ -331,8 +332,9 @@ def document(auth_header: str = "") -> dict:
     if auth_header:
         schemes["proxy"] = {
             "type": "apiKey", "in": "header", "name": auth_header,
-            "description": "set by the trusted sign-in proxy only (KMOOD_TRUSTED_PROXIES); the"
-                           " answer sets a session cookie, and writes need its X-CSRF-Token"}
+            "description": "set by the trusted sign-in proxy only (KMOOD_TRUSTED_PROXIES): reads"
+                           " are answered without a session; GET /api/me makes one (its"
+                           " cookie, and the X-CSRF-Token writes need)"}
         security.append({"proxy": []})
         about += (f" A request the sign-in proxy vouches for ({auth_header}) with a name no"
                   " account is linked to is answered 403 with the code not_linked; a header"

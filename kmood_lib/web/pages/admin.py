@@ -117,8 +117,14 @@ def link_identity(services, conn, auth: Auth, user_id: int):
 @routes.post("/settings/users/<user_id:id>/identities/<identity_id:id>/delete", auth="admin",
              form=users_page)
 def unlink_identity(services, conn, auth: Auth, user_id: int, identity_id: int):
+    """Unlink a member's proxy name: their sessions end and their API tokens are revoked.
+    Never an admin's own here (it may be their only way in): from the shell, or by another
+    admin."""
     person = member(conn, user_id)
-    if identities.unlink(conn, person.id, identity_id) is None:
+    if person.id == auth.user.id:
+        said = Phrase("you cannot unlink your own sign-in here")
+        raise Conflict(said, {"subject": said})
+    if identities.unlink(conn, person.id, identity_id, services.clock.now_ms()) is None:
         raise NotFound("sign-in")
     return redirect("/settings/users", "unlinked")
 

@@ -21,11 +21,17 @@
   <li>
     <p><strong dir="auto">{{person['username']}}</strong>{{(' · ' + _('admin')) if person['is_admin'] else ''}}{{(' · ' + _('you')) if person['id'] == user.id else ''}} <span class="muted">· {{n_('{n} entry', '{n} entries', person['entries'])}} · <span translate="no">{{person['timezone']}}</span></span></p>
     % for link in linked.get(person['id'], []):
+    % said = _html('Signs in through the proxy as <bdi dir="auto">{name}</bdi>', name=link['subject'])
+    % when = _('linked {day}, last used {last}', day=i18n.day(helpers.utc_day(link['created_at'])), last=i18n.day(helpers.utc_day(link['last_used_at']))) if link['last_used_at'] else _('linked {day}, not used yet', day=i18n.day(helpers.utc_day(link['created_at'])))
+    % if person['id'] == user.id:
+    <p>{{!said}} <span class="muted">{{when}}</span></p>
+    % else:
     <form method="post" action="/settings/users/{{person['id']}}/identities/{{link['id']}}/delete" class="actions">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
-      <span>{{!_html('Signs in through the proxy as <bdi dir="auto">{name}</bdi>', name=link['subject'])}} <span class="muted">{{_('linked {day}, last used {last}', day=i18n.day(helpers.utc_day(link['created_at'])), last=i18n.day(helpers.utc_day(link['last_used_at']))) if link['last_used_at'] else _('linked {day}, not used yet', day=i18n.day(helpers.utc_day(link['created_at'])))}}</span></span>
+      <span>{{!said}} <span class="muted">{{when}}</span></span>
       <button type="submit" class="link">{{_('Unlink')}}<span class="skip" dir="auto"> {{link['subject']}}</span></button>
     </form>
+    % end
     % end
     % if proxy and not any(link['method'] == 'proxy' for link in linked.get(person['id'], [])):
     <form method="post" action="/settings/users/{{person['id']}}/identities" class="inline-form">
