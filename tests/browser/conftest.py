@@ -227,8 +227,9 @@ class SharedChromium:
         self.dark = dark
         self.driver = self.devtools = self.home = self.context = None
 
-    def open(self, size: tuple[int, int] = PHONE):
-        """A new window of `size` in a new context, its driver switched to it."""
+    def open(self, size: tuple[int, int] = PHONE, javascript: bool = True):
+        """A new window of `size` in a new context, its driver switched to it (without
+        JavaScript: its pages run no script, as in a browser with JavaScript switched off)."""
         assert self.context is None, "one window at a time: close the last one first"
         if self.driver is not None and not self.alive():
             self.quit()  # it crashed or hung in an earlier test: a new one
@@ -247,6 +248,8 @@ class SharedChromium:
         driver.implicitly_wait(0)
         driver.kmood_metrics = None  # a new window starts with no emulation
         driver.get_log("browser")  # what earlier windows logged is not this one's
+        if not javascript:
+            driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
         if self.dark:
             dark_media(driver)
         return driver
@@ -291,14 +294,14 @@ def shared_chromiums():
 def window(shared_chromiums):
     """A window of this process's shared Chromium, in a context of its own, closed after the
     test; for a test that needs one "logged-in page at a size". A test that needs a browser of
-    its own (a profile kept over a restart, JavaScript off, a second browser at the same time,
-    tabs, permissions) asks `browser` for one."""
+    its own (a profile kept over a restart, a second browser at the same time, tabs,
+    permissions) asks `browser` for one."""
     opened = []
 
-    def make(size=PHONE, dark=False):
+    def make(size=PHONE, dark=False, javascript=True):
         assert not opened, "one window per test: ask `browser` for another"
         opened.append(shared_chromiums[dark])
-        return opened[0].open(size)
+        return opened[0].open(size, javascript)
 
     yield make
     if opened:

@@ -168,10 +168,10 @@ def test_the_starter_offer_and_icons_in_the_dark(app_stack, window, dark):
     shoot(driver, "settings-activities-icons", dark=dark, whole_page=True)
 
 
-def test_skipping_the_starter_set_without_javascript(app_stack, browser):
+def test_skipping_the_starter_set_without_javascript(app_stack, window):
     """A plain form with its CSRF field: skipped, it is gone for good."""
     create_user(app_stack, "pete")
-    driver = browser((390, 844), javascript=False)
+    driver = window((390, 844), javascript=False)
     login_by_cookie(driver, app_stack.url, "pete")
     offer = driver.find_element(By.CSS_SELECTOR, STARTER)
     follow(driver, offer.find_element(By.CSS_SELECTOR, "button[value=skip]"))

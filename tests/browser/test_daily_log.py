@@ -255,10 +255,10 @@ def test_the_log_and_edit_forms_on_a_desktop(pia9, window):
     assert console_errors(driver) == []
 
 
-def test_without_javascript_a_day_last_month_and_a_new_activity_are_logged(pia9, browser):
+def test_without_javascript_a_day_last_month_and_a_new_activity_are_logged(pia9, window):
     """The date line is a <details> holding the fields: it opens without script, and the
     form posts them with a new activity typed after the note."""
-    driver = browser((390, 844), javascript=False)
+    driver = window((390, 844), javascript=False)
     login(driver, pia9.url, "pia")
     click(driver, driver.find_element(By.CSS_SELECTOR, "label[for=mood-1]"))
     click(driver, driver.find_element(By.CSS_SELECTOR, "details.when > summary"))

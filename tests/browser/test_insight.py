@@ -155,8 +155,8 @@ def test_the_insights_page_shows_each_finding_with_its_interval(ivy, window):
     assert console_errors(driver) == []
 
 
-def test_the_insights_page_works_without_javascript(ivy, browser):
-    driver = browser(PHONE, javascript=False)
+def test_the_insights_page_works_without_javascript(ivy, window):
+    driver = window(PHONE, javascript=False)
     login_by_cookie(driver, ivy.url, "ivy")
     driver.get(ivy.url + "/insights?range=365")
     assert driver.find_elements(By.CSS_SELECTOR, "li.finding")
