@@ -247,6 +247,7 @@ class SharedChromium:
         driver.set_script_timeout(30)
         driver.implicitly_wait(0)
         driver.kmood_metrics = None  # a new window starts with no emulation
+        driver.kmood_context = self.context  # for permissions given to this window's context
         driver.get_log("browser")  # what earlier windows logged is not this one's
         if not javascript:
             driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})

@@ -169,7 +169,7 @@ def test_screenshots_of_the_journal_pages(journal, window):
     assert console_errors(driver) == []
 
 
-def test_location_and_the_playing_song_are_attached_with_one_tap(tmp_path, browser):
+def test_location_and_the_playing_song_are_attached_with_one_tap(tmp_path, window):
     """The log page's JS module: geolocation fills the coordinates; now-playing asks the
     user's ListenBrainz (a fake on 127.0.0.1) and attaches the song when tapped."""
     from tests.fakes import FakeUpstream, Reply
@@ -182,9 +182,10 @@ def test_location_and_the_playing_song_are_attached_with_one_tap(tmp_path, brows
         create_user(stack, "jo")
         auth = api_session(stack.url, "jo")
         http("PATCH", stack.url + "/api/me", {"listenbrainz_user": "jo_lb"}, auth)
-        driver = browser(PHONE)
+        driver = window(PHONE)
         driver.execute_cdp_cmd("Browser.grantPermissions", {
-            "origin": stack.url, "permissions": ["geolocation"]})
+            "origin": stack.url, "permissions": ["geolocation"],
+            "browserContextId": driver.kmood_context})
         driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {
             "latitude": 52.52, "longitude": 13.405, "accuracy": 10})
         login_by_cookie(driver, stack.url, "jo")
