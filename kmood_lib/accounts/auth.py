@@ -128,6 +128,14 @@ def create_api_token(conn: sqlite3.Connection, user_id: int, name: object, now_m
     return {"id": row["id"], "name": row["name"], "token": token}
 
 
+def note_use(conn: sqlite3.Connection, table: str, row_id: int, last_used_at: int | None,
+             now_ms: int) -> None:
+    """A way in (an API token, a linked identity) was used now: its last_used_at is written
+    at most once a minute, and skipped while the database is busy or full."""
+    if last_used_at is None or now_ms - last_used_at >= LAST_SEEN_RESOLUTION_MS:
+        write_if_free(conn, f"UPDATE {table} SET last_used_at = ? WHERE id = ?", (now_ms, row_id))
+
+
 def user_for_api_token(conn: sqlite3.Connection, token: str, now_ms: int) -> User | None:
     row = conn.execute(
         f"SELECT t.id AS token_id, t.last_used_at, {_USER_COLUMNS}"
@@ -137,9 +145,7 @@ def user_for_api_token(conn: sqlite3.Connection, token: str, now_ms: int) -> Use
     ).fetchone()
     if row is None:
         return None
-    if row["last_used_at"] is None or now_ms - row["last_used_at"] >= LAST_SEEN_RESOLUTION_MS:
-        write_if_free(conn, "UPDATE api_tokens SET last_used_at = ? WHERE id = ?",
-                      (now_ms, row["token_id"]))  # skipped while busy or full
+    note_use(conn, "api_tokens", row["token_id"], row["last_used_at"], now_ms)
     return User.from_row(row)
 
 

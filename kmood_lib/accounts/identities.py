@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kmood_lib.accounts import users
-from kmood_lib.accounts.auth import LAST_SEEN_RESOLUTION_MS
+from kmood_lib.accounts.auth import note_use
 from kmood_lib.accounts.users import AccountError, User
-from kmood_lib.core.db import transaction, write_if_free
+from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import Conflict, NotFound
 from kmood_lib.core.i18n import Phrase
 
@@ -76,9 +76,7 @@ def user_for(conn: sqlite3.Connection, method: str, issuer: str, subject: str, n
     ).fetchone()
     if row is None:
         return None
-    if row["last_used_at"] is None or now_ms - row["last_used_at"] >= LAST_SEEN_RESOLUTION_MS:
-        write_if_free(conn, "UPDATE identities SET last_used_at = ? WHERE id = ?",
-                      (now_ms, row["identity_id"]))  # skipped while busy or full
+    note_use(conn, "identities", row["identity_id"], row["last_used_at"], now_ms)
     return User.from_row(row)
 
 
