@@ -442,10 +442,10 @@ def pia(pia_history, tmp_path_factory):
         me = http("GET", stack.url + "/api/me", headers=auth)[2]
         linked = http("POST", stack.url + f"/settings/users/{me['id']}/identities",
                       urllib.parse.urlencode({"csrf_token": auth["X-CSRF-Token"],
-                                              "subject": "pia@auth.example.org"}).encode(),
+                                              "subject": "pia.lindqvist@auth.example.org"}).encode(),
                       {**auth, "Content-Type": "application/x-www-form-urlencoded"})
         # (followed to Household, which lists her link to the sign-in proxy)
-        assert linked[0] == 200 and "pia@auth.example.org" in linked[2], linked
+        assert linked[0] == 200 and "pia.lindqvist@auth.example.org" in linked[2], linked
         http("POST", stack.url + "/api/tokens", {"name": "my phone, the old one"}, auth)
         http("POST", stack.url + "/api/reminders", {
             "time": "21:00", "weekdays": [0, 1, 2, 3, 4], "timezone": "Europe/Berlin",

@@ -24,9 +24,9 @@
     % said = _html('Signs in through the proxy as <bdi dir="auto">{name}</bdi>', name=link['subject'])
     % when = _('linked {day}, last used {last}', day=i18n.day(helpers.utc_day(link['created_at'])), last=i18n.day(helpers.utc_day(link['last_used_at']))) if link['last_used_at'] else _('linked {day}, not used yet', day=i18n.day(helpers.utc_day(link['created_at'])))
     % if person['id'] == user.id:
-    <p>{{!said}} <span class="muted">{{when}}</span></p>
+    <p class="linked">{{!said}} <span class="muted">{{when}}</span></p>
     % else:
-    <form method="post" action="/settings/users/{{person['id']}}/identities/{{link['id']}}/delete" class="actions">
+    <form method="post" action="/settings/users/{{person['id']}}/identities/{{link['id']}}/delete" class="actions linked">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
       <span>{{!said}} <span class="muted">{{when}}</span></span>
       <button type="submit" class="link">{{_('Unlink')}}<span class="skip" dir="auto"> {{link['subject']}}</span></button>
