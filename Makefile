@@ -13,7 +13,7 @@ unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test test-fast fuzz lint bench soak migrate clean test-tools audit i18n
 
-$(STAMP): requirements.txt requirements-dev.txt requirements-nats.txt requirements-replica.txt
+$(STAMP): requirements.txt requirements-dev.txt requirements-nats.txt requirements-replica.txt requirements-sso.txt
 	$(PYTHON) -c 'import sys; sys.exit("k-mood needs Python 3.11+") if sys.version_info < (3, 11) else None'
 	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
 	@# This Python's own pip installs into the venv when it can (`pip --python`, pip 22.3+), and
@@ -49,6 +49,7 @@ migrate: $(STAMP)
 # The browser tests drive Debian's chromium and chromium-driver (with an emoji font, so
 # activity icons are measured and shown as a phone shows them), and the relay tests a real
 # nats-server; install whichever is missing (one apt-get run).
+OIDC_TOOL := tools/oidc
 test-tools:
 	@missing=""; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
@@ -64,6 +65,13 @@ test-tools:
 	  else \
 	    echo "make: the tests need$$missing (apt-get install -y --no-install-recommends$$missing); they will fail without them" >&2; \
 	  fi; \
+	fi
+	@# The single sign-on tests run a real OpenID provider (oidc-provider, pinned in tools/oidc)
+	@# with node: installed here when npm is present (a few seconds); without node they skip.
+	@if command -v npm >/dev/null && { [ ! -f $(OIDC_TOOL)/node_modules/.package-lock.json ] || \
+	    [ $(OIDC_TOOL)/package-lock.json -nt $(OIDC_TOOL)/node_modules/.package-lock.json ]; }; then \
+	  echo "installing the test OpenID provider into $(OIDC_TOOL) (npm ci)"; \
+	  (cd $(OIDC_TOOL) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error); \
 	fi
 
 # The whole suite on every core: a test file runs whole on one worker (--dist loadfile), so a

@@ -12,7 +12,7 @@ from kmood_lib.accounts.passwords import PasswordHasher
 from kmood_lib.core import db
 from kmood_lib.core.budget import MemoryBudget
 from kmood_lib.core.clock import SystemClock
-from kmood_lib.core.config import Config
+from kmood_lib.core.config import Config, MissingDependency
 from kmood_lib.core.gate import ComputeGate
 from kmood_lib.core.i18n import Languages
 from kmood_lib.core.logs import EveryInterval, EveryKey
@@ -74,6 +74,27 @@ class Services:
     # from an address not trusted, and a sign-in refused (by name).
     proxy_ignored_log: EveryInterval = field(default_factory=EveryInterval)
     sign_in_refused_log: EveryKey = field(default_factory=EveryKey)
+    # The OpenID provider people sign in with (KMOOD_OIDC_ISSUER); None when there is none.
+    openid: object | None = None
+
+
+def openid_provider(config: Config, clock) -> object | None:
+    """The OpenID provider's client, when KMOOD_OIDC_ISSUER is set: only then is Authlib
+    imported (requirements-sso.txt), so a household that signs in with passwords runs
+    without it."""
+    if not config.oidc_issuer:
+        return None
+    try:
+        from kmood_lib.upstream.openid import OpenIDProvider
+    except ImportError as exc:
+        raise MissingDependency(
+            f"KMOOD_OIDC_ISSUER is set but {exc.name or 'Authlib'} is not installed:"
+            " pip install -r requirements-sso.txt") from None
+    return OpenIDProvider(config.oidc_issuer, config.oidc_client_id, config.oidc_client_secret,
+                          config.oidc_scopes, config.public_url + "/login/oidc/callback",
+                          config.user_agent, username_claim=config.oidc_username_claim,
+                          groups_claim=config.oidc_groups_claim,
+                          clock=lambda: clock.now_ms() / 1000)
 
 
 def caches(config: Config) -> dict[str, VersionedCache]:
@@ -151,6 +172,7 @@ def bootstrap(
         insight_gate=insight_gate(config),
         outbox=OutboxBatches(),
         languages=Languages(pseudo=config.pseudo_languages),
+        openid=openid_provider(config, clock),
     )
     if any(kind.prompt for kind in services.job_kinds):
         services.prompt_hooks.append(sweeps.prompt_enqueue(services))

@@ -17,6 +17,7 @@ from kmood_lib.core.errors import Conflict, NotFound
 from kmood_lib.core.i18n import Phrase
 
 PROXY = "proxy"  # method; a deployment has one sign-in proxy, so its issuer is ""
+OIDC = "oidc"  # method; the issuer is the OpenID provider's, the subject its `sub`
 MAX_SUBJECT = 255
 MAX_GROUPS = 1000
 
@@ -46,6 +47,7 @@ class Unlinked:
 
     subject: str
     reason: str  # "not linked" | "not in the group" | "name taken" | "name invalid"
+    method: str = PROXY
 
 
 def clean_subject(value: object) -> str | None:
@@ -82,30 +84,37 @@ def user_for(conn: sqlite3.Connection, method: str, issuer: str, subject: str, n
 
 def sign_in(conn: sqlite3.Connection, method: str, issuer: str, subject: str,
             groups: frozenset[str], newcomers: Newcomers, now_ms: int,
-            mood_labels: Callable[[], dict[int, str]]) -> tuple[User | None, Unlinked | None]:
-    """The account the identity signs in to, made now if `newcomers` allows it (named as the
-    identity, with the default mood labels `mood_labels` gives); else None and why not."""
+            mood_labels: Callable[[], dict[int, str]], name: str | None = None
+            ) -> tuple[User | None, Unlinked | None]:
+    """The account the identity signs in to, made now if `newcomers` allows it (named `name`,
+    else as the identity, with the default mood labels `mood_labels` gives); else None and
+    why not."""
     user = user_for(conn, method, issuer, subject, now_ms)
     if user is not None:
         return user, None
+
+    def refused(reason: str) -> tuple[None, Unlinked]:
+        return None, Unlinked(subject, reason, method)
+
     if not newcomers.auto_create:
-        return None, Unlinked(subject, "not linked")
+        return refused("not linked")
     if newcomers.member_group and newcomers.member_group not in groups:
-        return None, Unlinked(subject, "not in the group")
+        return refused("not in the group")
+    username = subject if name is None and method == PROXY else name
     try:
-        users.validate_username(subject)
+        users.validate_username(username or "")
     except AccountError:
-        return None, Unlinked(subject, "name invalid")
+        return refused("name invalid")
     admin = bool(newcomers.admin_group) and newcomers.admin_group in groups
     if newcomers.admin_group and not admin and users.count_users(conn) == 0:
-        return None, Unlinked(subject, "not in the group")  # the first account is the admin's
+        return refused("not in the group")  # the first account is the admin's
     try:
-        made = users.create_user(conn, subject, None, now_ms=now_ms, hasher=None, admin=admin,
+        made = users.create_user(conn, username, None, now_ms=now_ms, hasher=None, admin=admin,
                                  mood_labels=mood_labels(), identity=(method, issuer, subject))
         user_for(conn, method, issuer, subject, now_ms)  # used now: its first sign-in
     except AccountError:  # the name is taken: by another account, or by this one a moment ago
         user = user_for(conn, method, issuer, subject, now_ms)
-        return (user, None) if user is not None else (None, Unlinked(subject, "name taken"))
+        return (user, None) if user is not None else refused("name taken")
     return made, None
 
 
@@ -162,6 +171,13 @@ def unlink_all(conn: sqlite3.Connection, user_id: int, method: str, now_ms: int)
     row = conn.execute("SELECT id FROM identities WHERE user_id = ? AND method = ?",
                        (user_id, method)).fetchone()
     return None if row is None else unlink(conn, user_id, row["id"], now_ms)
+
+
+def subject_of(conn: sqlite3.Connection, user_id: int, method: str) -> str | None:
+    """What the account's identity of `method` is called there, if it has one."""
+    row = conn.execute("SELECT subject FROM identities WHERE user_id = ? AND method = ?",
+                       (user_id, method)).fetchone()
+    return row["subject"] if row else None
 
 
 def by_user(conn: sqlite3.Connection) -> dict[int, list[dict]]:

@@ -44,10 +44,23 @@ def reserve_attempt(conn: sqlite3.Connection, username: str, address: str, now_m
                     ) -> list[int]:
     """Raise Throttled if the username or the address is over its limit (each has its own:
     one address may be a whole household behind NAT); otherwise record the attempt."""
+    return _reserve(conn, _subjects(username, address),
+                    {"user": max_failures, "addr": max_failures_per_address}, now_ms, window_s)
+
+
+def reserve_address_attempt(conn: sqlite3.Connection, address: str, now_ms: int,
+                            window_s: int, max_failures_per_address: int) -> list[int]:
+    """reserve_attempt() for a sign-in that names nobody until it succeeds (single sign-on's
+    return from the provider): only the address is counted."""
+    return _reserve(conn, [("addr", _digest(address))], {"addr": max_failures_per_address},
+                    now_ms, window_s)
+
+
+def _reserve(conn: sqlite3.Connection, subjects: list[tuple[str, str]], limits: dict[str, int],
+             now_ms: int, window_s: int) -> list[int]:
     since = now_ms - window_s * 1000
-    limits = {"user": max_failures, "addr": max_failures_per_address}
     with transaction(conn):
-        for scope, subject in _subjects(username, address):
+        for scope, subject in subjects:
             rows = conn.execute(
                 "SELECT at FROM login_failures WHERE scope = ? AND subject = ? AND at > ?"
                 " ORDER BY at DESC LIMIT ?",
@@ -62,8 +75,13 @@ def reserve_attempt(conn: sqlite3.Connection, username: str, address: str, now_m
                 "INSERT INTO login_failures (scope, subject, at) VALUES (?, ?, ?) RETURNING id",
                 (scope, subject, now_ms),
             ).fetchall()[0][0]
-            for scope, subject in _subjects(username, address)
+            for scope, subject in subjects
         ]
+
+
+def release(conn: sqlite3.Connection, reserved: list[int]) -> None:
+    """The attempt succeeded: its reservation is no failure."""
+    conn.executemany("DELETE FROM login_failures WHERE id = ?", [(i,) for i in reserved])
 
 
 def login_succeeded(conn: sqlite3.Connection, username: str, reserved: list[int]) -> None:

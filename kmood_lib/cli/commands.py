@@ -65,12 +65,18 @@ def people(sub) -> None:
     reset.add_argument("--password-stdin", action="store_true",
                        help="read the password from the first line of standard input")
     link = actions.add_parser("link", help="link the name a sign-in proxy (KMOOD_AUTH_HEADER)"
-                              " says for this user to their account")
+                              " says for this user, or with --oidc their ID at the OpenID"
+                              " provider (KMOOD_OIDC_ISSUER), to their account")
     link.add_argument("name", help="username")
-    link.add_argument("subject", help="what the proxy's header holds for them, exactly")
-    unlink = actions.add_parser("unlink", help="unlink the user's sign-in proxy name; ends"
-                                " their sessions")
+    link.add_argument("subject", help="what the proxy's header holds for them, exactly; with"
+                      " --oidc, the ID k-mood's login page showed them (the provider's sub)")
+    link.add_argument("--oidc", action="store_true",
+                      help="link an ID at the OpenID provider, not a proxy name")
+    unlink = actions.add_parser("unlink", help="unlink the user's sign-in proxy name (or with"
+                                " --oidc, their ID at the OpenID provider); ends their sessions")
     unlink.add_argument("name", help="username")
+    unlink.add_argument("--oidc", action="store_true",
+                        help="unlink their ID at the OpenID provider, not a proxy name")
     delete = actions.add_parser("delete", help="delete an account with all its data")
     delete.add_argument("name", help="username")
     delete.add_argument("--yes", action="store_true",

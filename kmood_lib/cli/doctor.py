@@ -86,6 +86,9 @@ def check_config(config: Config, environ: Mapping[str, str]) -> Iterator[Check]:
     if config.scrypt_n < 16384:
         yield Check("config", WARN, f"KMOOD_SCRYPT_N is {config.scrypt_n} (default 16384)",
                     "a low cost makes stolen password hashes cheap to crack; tests only")
+    if config.oidc_issuer and importlib.util.find_spec("authlib") is None:
+        yield Check("single-sign-on", FAIL, "KMOOD_OIDC_ISSUER is set but Authlib is not"
+                    " installed", "pip install -r requirements-sso.txt, or unset it")
     if config.nats_url:
         if importlib.util.find_spec("nats") is None:
             yield Check("nats", FAIL, "KMOOD_NATS_URL is set but nats-py is not installed",
@@ -333,6 +336,28 @@ def check_network(config: Config) -> Iterator[Check]:
             yield Check(name, OK, f"{host} answered HTTP {answer.status} in {ms:.0f} ms")
     if config.nats_url:
         yield from check_nats(config)
+    if config.oidc_issuer and importlib.util.find_spec("authlib") is not None:
+        yield check_single_sign_on(config)
+
+
+def check_single_sign_on(config: Config) -> Check:
+    """The OpenID provider's discovery document names the issuer as configured, and its keys
+    can be read: what every sign-in needs first."""
+    from kmood_lib.bootstrap import openid_provider
+    from kmood_lib.upstream.openid import ProviderUnavailable
+
+    provider = openid_provider(config, SystemClock())
+    started = time.monotonic()
+    try:
+        metadata = provider.metadata()
+        keys = provider.signing_keys()
+    except ProviderUnavailable as exc:
+        return Check("single-sign-on", FAIL, str(exc),
+                     "check KMOOD_OIDC_ISSUER (exactly as the provider says it), DNS and TLS")
+    ms = (time.monotonic() - started) * 1000
+    return Check("single-sign-on", OK,
+                 f"{metadata.issuer} answered its discovery document and {keys} signing"
+                 f" key(s) in {ms:.0f} ms; redirect URI {provider.redirect_uri}")
 
 
 def check_nats(config: Config) -> Iterator[Check]:

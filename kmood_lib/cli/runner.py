@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 
-from kmood_lib.core.config import Config, ConfigError
+from kmood_lib.core.config import Config, ConfigError, MissingDependency
 from kmood_lib.core.db import DatabaseOpenError
 from kmood_lib.core.logs import configure_logging
 from kmood_lib.core.migrate import MigrationError
@@ -40,7 +40,7 @@ def run_main(prog: str, argv, environ: Mapping[str, str] | None,
     except MigrationError as exc:
         print(f"{prog}: refusing to start: {exc}", file=sys.stderr)
         return EXIT_DB_REFUSED
-    except (UsageError, DatabaseOpenError) as exc:
+    except (UsageError, DatabaseOpenError, MissingDependency) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
 

@@ -105,18 +105,24 @@ def reset_password(services, conn, person: users.User, from_stdin: bool) -> int:
 
 def link_identity(services, conn, person: users.User, args) -> int:
     now_ms = services.clock.now_ms()
+    config = services.config
+    if args.oidc and not config.oidc_issuer:
+        raise UsageError(f"users {args.action} --oidc: set KMOOD_OIDC_ISSUER (the provider the"
+                         " ID is at) first")
+    method, issuer, what = ((identities.OIDC, config.oidc_issuer, "OpenID provider's ID")
+                            if args.oidc else (identities.PROXY, "", "sign-in proxy's name"))
     try:
         if args.action == "link":
-            identities.link(conn, person.id, identities.PROXY, "", args.subject, now_ms)
-            print(f"linked: the sign-in proxy's {args.subject!r} now signs in as"
-                  f" {person.username}")
+            identities.link(conn, person.id, method, issuer, args.subject, now_ms)
+            print(f"linked: the {what} {args.subject!r} now signs in as {person.username}")
             return EXIT_OK
-        ended = identities.unlink_all(conn, person.id, identities.PROXY, now_ms)
+        ended = identities.unlink_all(conn, person.id, method, now_ms)
     except DomainError as exc:
         raise UsageError(f"users {args.action}: {exc.message}") from None
     if ended is None:
-        raise UsageError(f"users unlink: {person.username} has no sign-in proxy name")
-    print(f"unlinked the sign-in proxy's name of {person.username}; {ended} session(s) ended,"
+        missing = "ID at the OpenID provider" if args.oidc else "sign-in proxy name"
+        raise UsageError(f"users unlink: {person.username} has no {missing}")
+    print(f"unlinked the {what} of {person.username}; {ended} session(s) ended,"
           " their API tokens revoked")
     return EXIT_OK
 

@@ -30,6 +30,10 @@ class ConfigError(ValueError):
     """A KMOOD_* variable holds a value this build cannot accept."""
 
 
+class MissingDependency(Exception):
+    """A configured feature needs an optional package this installation lacks."""
+
+
 def _int(lo: int | None = None, hi: int | None = None) -> Callable[[str], int]:
     def parse(raw: str) -> int:
         if not re.fullmatch(r"[+-]?[0-9]+", raw.strip()):
@@ -202,8 +206,47 @@ def _group_name(raw: str) -> str:
     return value
 
 
-def _setting(env: str, default: str, parse: Callable[[str], object], doc: str):
-    return field(metadata={"env": env, "default": default, "parse": parse, "doc": doc})
+def _issuer(raw: str) -> str:
+    """An OpenID provider's issuer exactly as it names itself (a trailing '/' is kept: its ID
+    tokens say it the same way), or empty: off."""
+    value = raw.strip()
+    if value and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", value):
+        raise ValueError(f"expected the provider's issuer URL such as https://auth.example.com,"
+                         f" got {raw!r}")
+    return value
+
+
+def _line(raw: str) -> str:
+    """One line of printable text (an id, a name), up to 200 characters."""
+    value = raw.strip()
+    if len(value) > 200 or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in value):
+        raise ValueError(f"expected one line of at most 200 characters, got {raw[:40]!r}")
+    return value
+
+
+def _scopes(raw: str) -> str:
+    """Space-separated OAuth scopes, openid among them."""
+    scopes = raw.split()
+    if "openid" not in scopes:
+        raise ValueError(f"must include openid, got {raw!r}")
+    if any(not re.fullmatch(r"[!#-\[\]-~]{1,100}", scope) for scope in scopes):
+        raise ValueError(f"expected space-separated scopes such as 'openid profile email',"
+                         f" got {raw!r}")
+    return " ".join(dict.fromkeys(scopes))
+
+
+def _claim_name(raw: str) -> str:
+    value = raw.strip()
+    if not re.fullmatch(r"[A-Za-z0-9_.:/-]{1,100}", value):
+        raise ValueError(f"expected a claim's name such as groups, got {raw!r}")
+    return value
+
+
+def _setting(env: str, default: str, parse: Callable[[str], object], doc: str,
+             secret: bool = False):
+    """A setting read from `env`; a secret's value is left out of the config's repr (logs)."""
+    return field(repr=not secret,
+                 metadata={"env": env, "default": default, "parse": parse, "doc": doc})
 
 
 @dataclass(frozen=True)
@@ -302,6 +345,44 @@ class Config:
     sso_admin_group: str = _setting(
         "KMOOD_SSO_ADMIN_GROUP", "", _group_name,
         "with KMOOD_SSO_AUTO_CREATE: people in this group get an admin's account"
+    )
+    oidc_issuer: str = _setting(
+        "KMOOD_OIDC_ISSUER", "", _issuer,
+        "single sign-on with OpenID Connect: the provider's issuer URL, exactly as its"
+        " /.well-known/openid-configuration says it (Authelia: https://auth.example.com);"
+        " needs KMOOD_PUBLIC_URL (the redirect URI is <it>/login/oidc/callback); empty: off"
+    )
+    oidc_client_id: str = _setting(
+        "KMOOD_OIDC_CLIENT_ID", "", _line, "the client ID k-mood is registered with there"
+    )
+    oidc_client_secret: str = _setting(
+        "KMOOD_OIDC_CLIENT_SECRET", "", _line,
+        "its client secret (empty: a public client, PKCE only); better kept in"
+        " KMOOD_OIDC_CLIENT_SECRET_FILE", secret=True
+    )
+    oidc_client_secret_file: str = _setting(
+        "KMOOD_OIDC_CLIENT_SECRET_FILE", "", _text,
+        "a file holding the client secret (a Docker or systemd secret), read at start"
+    )
+    oidc_scopes: str = _setting(
+        "KMOOD_OIDC_SCOPES", "openid profile email", _scopes,
+        "the scopes asked for, space-separated; add groups (Authelia, Authentik) for"
+        " KMOOD_SSO_MEMBER_GROUP and KMOOD_SSO_ADMIN_GROUP"
+    )
+    oidc_name: str = _setting(
+        "KMOOD_OIDC_NAME", "", _line,
+        "the provider's name on the login page's button (\"Sign in with Authelia\"); empty:"
+        " the issuer's host"
+    )
+    oidc_username_claim: str = _setting(
+        "KMOOD_OIDC_USERNAME_CLAIM", "preferred_username", _claim_name,
+        "the claim an account made at a first sign-in is named by (KMOOD_SSO_AUTO_CREATE);"
+        " never used to find an account"
+    )
+    oidc_groups_claim: str = _setting(
+        "KMOOD_OIDC_GROUPS_CLAIM", "groups", _claim_name,
+        "the claim holding the person's groups, for KMOOD_SSO_MEMBER_GROUP and"
+        " KMOOD_SSO_ADMIN_GROUP"
     )
     max_body_bytes: int = _setting(
         "KMOOD_MAX_BODY_BYTES", "1048576", _int(1024), "largest accepted JSON body"
@@ -433,7 +514,8 @@ class Config:
         "KMOOD_LISTENBRAINZ_URL", "https://api.listenbrainz.org", _url, ""
     )
     lastfm_url: str = _setting("KMOOD_LASTFM_URL", "https://ws.audioscrobbler.com", _url, "")
-    lastfm_api_key: str = _setting("KMOOD_LASTFM_API_KEY", "", _text, "Last.fm API key")
+    lastfm_api_key: str = _setting("KMOOD_LASTFM_API_KEY", "", _text, "Last.fm API key",
+                                   secret=True)
     public_url: str = _setting(
         "KMOOD_PUBLIC_URL", "", _optional_url,
         "the address users reach k-mood at (reminders link back to it); empty: no link"
@@ -556,18 +638,52 @@ class Config:
         if values["auth_header"] and values["auth_header"].lower() == (
                 values["auth_groups_header"].lower()):
             raise ConfigError("KMOOD_AUTH_GROUPS_HEADER: must differ from KMOOD_AUTH_HEADER")
-        if not values["password_login"] and not values["auth_header"]:
-            raise ConfigError("KMOOD_PASSWORD_LOGIN: off leaves no way in; set KMOOD_AUTH_HEADER"
-                              " (a sign-in proxy) first")
+        if not values["password_login"] and not (values["auth_header"] or values["oidc_issuer"]):
+            raise ConfigError("KMOOD_PASSWORD_LOGIN: off leaves no way in; set KMOOD_OIDC_ISSUER"
+                              " (single sign-on) or KMOOD_AUTH_HEADER (a sign-in proxy) first")
         for name in ("sso_member_group", "sso_admin_group"):
-            if values[name] and not (values["auth_header"] and values["auth_groups_header"]):
+            if values[name] and not (values["oidc_issuer"] or (
+                    values["auth_header"] and values["auth_groups_header"])):
                 raise ConfigError(
-                    f"KMOOD_{name.upper()}: needs KMOOD_AUTH_HEADER and KMOOD_AUTH_GROUPS_HEADER"
-                    " (the header the groups are read from)")
+                    f"KMOOD_{name.upper()}: needs KMOOD_OIDC_ISSUER, or KMOOD_AUTH_HEADER and"
+                    " KMOOD_AUTH_GROUPS_HEADER (the header the groups are read from)")
+        _single_sign_on(values)
         return cls(**values)
 
     def with_overrides(self, **changes) -> Config:
         return dataclasses.replace(self, **changes)
+
+
+def _single_sign_on(values: dict) -> None:
+    """KMOOD_OIDC_*: all that the sign-in needs, or none; the secret from its file."""
+    if not values["oidc_issuer"]:
+        named = [name for name in ("oidc_client_id", "oidc_client_secret",
+                                   "oidc_client_secret_file") if values[name]]
+        if named:
+            raise ConfigError(f"KMOOD_{named[0].upper()}: set KMOOD_OIDC_ISSUER too (or"
+                              " leave both empty: single sign-on off)")
+        return
+    if not values["oidc_client_id"]:
+        raise ConfigError("KMOOD_OIDC_CLIENT_ID: required with KMOOD_OIDC_ISSUER (the client ID"
+                          " k-mood is registered with at the provider)")
+    if not values["public_url"]:
+        raise ConfigError("KMOOD_PUBLIC_URL: required with KMOOD_OIDC_ISSUER (the provider sends"
+                          " people back to <KMOOD_PUBLIC_URL>/login/oidc/callback)")
+    path = values["oidc_client_secret_file"]
+    if path:
+        if values["oidc_client_secret"]:
+            raise ConfigError("KMOOD_OIDC_CLIENT_SECRET_FILE: set it or KMOOD_OIDC_CLIENT_SECRET,"
+                              " not both")
+        try:
+            with open(path, encoding="utf-8") as file:
+                secret = file.read(4097).strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"KMOOD_OIDC_CLIENT_SECRET_FILE: cannot read {path!r}:"
+                              f" {getattr(exc, 'strerror', None) or exc}") from None
+        if not secret or len(secret) > 4096 or "\n" in secret or has_surrogate(secret):
+            raise ConfigError(f"KMOOD_OIDC_CLIENT_SECRET_FILE: {path!r} must hold the secret on"
+                              " one line")
+        values["oidc_client_secret"] = secret
 
 
 def settings_table() -> list[tuple[str, str, str]]:

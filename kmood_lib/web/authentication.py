@@ -168,9 +168,9 @@ def proxy_sign_in(conn, request: bottle.BaseRequest, services, subject: str,
         auth_store.delete_session(conn, session.id)
     if is_json_path(request.path) and request.path != "/api/me":
         return Auth(user, "proxy", proxied=True)  # no session: reads only (writes need one)
-    made = auth_store.create_session(conn, user.id, now_ms, config.session_ttl_s)
+    made = auth_store.create_session(conn, user.id, now_ms, config.session_ttl_s, via="proxy")
     log.info("sign-in method=proxy user=%s ok", user.username)
-    return Auth(user, "session", auth_store.Session(made.id, user, made.csrf_token),
+    return Auth(user, "session", auth_store.Session(made.id, user, made.csrf_token, "proxy"),
                 new_session=made, proxied=True)
 
 
@@ -198,14 +198,16 @@ class PasswordLoginOff(DomainError):
     status = 403
     code = "password_login_off"
 
-    def __init__(self):
-        super().__init__(Phrase("password sign-in is off on this server: sign in through the"
+    def __init__(self, single_sign_on: bool = False):
+        super().__init__(Phrase("password sign-in is off on this server: sign in with single"
+                                " sign-on") if single_sign_on else
+                         Phrase("password sign-in is off on this server: sign in through the"
                                 " sign-in proxy"))
 
 
 def refuse_passwords(config) -> None:
     if not config.password_login:
-        raise PasswordLoginOff()
+        raise PasswordLoginOff(bool(config.oidc_issuer) and not config.auth_header)
 
 
 def log_in(conn, services, request: bottle.BaseRequest, username: object, password: object

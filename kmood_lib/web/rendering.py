@@ -42,6 +42,12 @@ NOTICES = {
     "created": N_("Created."),
     "removed": N_("Removed."),
     "linked": N_("Linked: the sign-in proxy now signs them in to this account."),
+    "sso_member_linked": N_("Linked: single sign-on now signs them in to this account."),
+    "sso_linked": N_("Linked: you can now sign in here with single sign-on."),
+    "sso_taken": N_("Not linked: that account at the sign-in provider is linked to another"
+                    " k-mood account already."),
+    "sso_already": N_("Not linked: your k-mood account is linked to another account at the"
+                      " sign-in provider; an admin can unlink it in Household."),
     "unlinked": N_("Unlinked: the sign-in proxy no longer signs them in to this account; their"
                    " sessions ended and their API tokens were revoked."),
     "cancelled": N_("Import cancelled; the file is gone."),

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kmood_lib.accounts import auth as auth_store
-from kmood_lib.accounts import throttle
+from kmood_lib.accounts import pending_sign_ins, throttle
 from kmood_lib.core import db
 from kmood_lib.journal import writes
 from kmood_lib.portability import backup, recovery
@@ -31,11 +31,14 @@ def run_sweeps(services: Services, conn: sqlite3.Connection, now_ms: int) -> boo
 
 
 def clean_up_sessions(services: Services, conn: sqlite3.Connection, now_ms: int) -> bool:
-    """Delete expired sessions and login failures that fell out of the throttle window."""
+    """Delete expired sessions, sign-ins never finished, and login failures that fell out of
+    the throttle window."""
     sessions = auth_store.delete_expired_sessions(conn, now_ms)
     failures = throttle.prune_failures(conn, now_ms, services.config.login_window_s)
-    if sessions or failures:
-        log.info("cleaned up %d expired session(s), %d old login failure(s)", sessions, failures)
+    unfinished = pending_sign_ins.prune(conn, now_ms)
+    if sessions or failures or unfinished:
+        log.info("cleaned up %d expired session(s), %d old login failure(s), %d sign-in(s)"
+                 " never finished", sessions, failures, unfinished)
     return False
 
 

@@ -20,6 +20,10 @@ PUBLIC = {
     ("GET", "/api/openapi.json"),
     ("GET", "/manifest.webmanifest"),  # browsers fetch it without cookies; it holds no data
     ("GET", "/sw.js"),  # the service worker's script: code and versioned URLs, no data
+    # single sign-on (404 unless KMOOD_OIDC_ISSUER is set): setting out to the provider, and
+    # its answer, taken only by the browser that set out (tests/e2e/test_openid_connect.py)
+    ("GET", "/login/oidc"),
+    ("GET", "/login/oidc/callback"),
 }
 
 

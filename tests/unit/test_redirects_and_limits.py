@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from kmood_lib.web.login import safe_next
 from kmood_lib.web.middleware import SECURITY_HEADERS
-from kmood_lib.web.pages.public import safe_next
 from tests.conftest import PASSWORD
 from tests.wsgi import Client
 

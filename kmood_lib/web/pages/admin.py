@@ -13,6 +13,7 @@ from kmood_lib.core.errors import Conflict, NotFound
 from kmood_lib.core.i18n import N_, Phrase, Translator
 from kmood_lib.queue import heartbeat, jobs
 from kmood_lib.web.authentication import Auth, refuse_passwords
+from kmood_lib.web.login import single_sign_on_name
 from kmood_lib.web.rendering import FormError, Html, form_fields, redirect, settings_page, words
 from kmood_lib.web.routing import Routes
 
@@ -26,6 +27,7 @@ def users_page(services, conn, auth: Auth, fields=None, errors=None, status=200)
     configured, a form to link one: what its KMOOD_AUTH_HEADER says for them)."""
     return settings_page("users", auth, status, people=users.list_users(conn),
                          linked=identities.by_user(conn), proxy=services.config.auth_header,
+                         single_sign_on=single_sign_on_name(services.config),
                          password_login=services.config.password_login,
                          fields=fields or {}, errors=errors or {})
 
@@ -45,14 +47,17 @@ def household(services, conn, auth: Auth):
 @routes.post("/settings/users", auth="admin", form=users_page)
 def add_member(services, conn, auth: Auth):
     """A new member: with a password, or (password sign-in off) with the name the sign-in
-    proxy knows them by, linked at once."""
-    fields = form_fields(bottle.request, services.config)
+    proxy knows them by or their ID at the OpenID provider, linked at once."""
+    config = services.config
+    fields = form_fields(bottle.request, config)
     password, identity = fields.get("password", ""), None
-    if not services.config.password_login:
+    if not config.password_login:
         subject = identities.clean_subject(fields.get("subject", ""))
         if subject is None:
             raise users.AccountError(identities.SUBJECT_RULE, "subject")
-        password, identity = None, (identities.PROXY, "", subject)
+        password = None
+        identity = ((identities.PROXY, "", subject) if config.auth_header
+                    else (identities.OIDC, config.oidc_issuer, subject))
     users.create_user(conn, fields.get("username", "").strip(), password,
                       now_ms=services.clock.now_ms(), hasher=services.hasher,
                       timezone=fields.get("timezone") or auth.user.timezone,
@@ -107,10 +112,21 @@ def delete_member(services, conn, auth: Auth, user_id: int):
 
 @routes.post("/settings/users/<user_id:id>/identities", auth="admin", form=users_page)
 def link_identity(services, conn, auth: Auth, user_id: int):
-    """Link the user name the sign-in proxy says for this member to their account."""
+    """Link to this member's account the user name the sign-in proxy says for them, or
+    (`method=oidc`) their ID at the OpenID provider."""
+    config = services.config
     person = member(conn, user_id)
-    subject = form_fields(bottle.request, services.config).get("subject", "")
-    identities.link(conn, person.id, identities.PROXY, "", subject, services.clock.now_ms())
+    fields = form_fields(bottle.request, config)
+    method = fields.get("method") or identities.PROXY
+    if method == identities.OIDC and config.oidc_issuer:
+        identities.link(conn, person.id, identities.OIDC, config.oidc_issuer,
+                        fields.get("subject", ""), services.clock.now_ms())
+        return redirect("/settings/users", "sso_member_linked")
+    if method != identities.PROXY or not config.auth_header:
+        said = Phrase("no such way of signing in here")
+        raise users.AccountError(said, "method")
+    identities.link(conn, person.id, identities.PROXY, "", fields.get("subject", ""),
+                    services.clock.now_ms())
     return redirect("/settings/users", "linked")
 
 

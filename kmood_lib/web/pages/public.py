@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import hmac
 import json
-import re
-import secrets
 import urllib.parse
 from pathlib import Path
 
@@ -20,15 +17,22 @@ from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.web import script_words, template_helpers
 from kmood_lib.web.authentication import Auth, end_browser_session, log_in, set_session_cookie
-from kmood_lib.web.http import Params, cookie, query_params
-from kmood_lib.web.middleware import CSP
-from kmood_lib.web.rendering import LANGUAGE_COOKIE, form_fields, redirect, render, translator
+from kmood_lib.web.http import query_params
+from kmood_lib.web.login import (
+    FORM_EXPIRED,
+    form_token,
+    form_token_ok,
+    forms_may_leave_to,
+    login_page,
+    safe_next,
+    with_form_cookie,
+)
+from kmood_lib.web.rendering import form_fields, redirect, render, translator
 from kmood_lib.web.routing import Routes
 
 STATIC = template_helpers.STATIC
 routes = Routes()
 
-FORM_COOKIE = "kmood_form"  # double-submit token for the forms used before a session exists
 MANIFEST = {
     "name": "k-mood", "short_name": "k-mood", "description": N_("Your self-hosted mood journal"),
     "start_url": "/", "scope": "/", "display": "standalone", "background_color": "#f5f6f8",
@@ -43,46 +47,6 @@ MANIFEST = {
               {"src": "/static/icons/icon-maskable-512.png", "sizes": "512x512",
                "type": "image/png", "purpose": "maskable"}],
 }
-
-
-_SAFE_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?#]*")
-
-
-def safe_next(target: str | None) -> str:
-    """Where to go after logging in: only a path on this site, else '/'.
-
-    The target must be printable ASCII of the characters a URL path and query may hold (so no
-    tab, newline or backslash, which browsers drop or read as '/'), start with exactly one
-    '/', and stay a plain path however often it is percent-decoded ('/%2F/evil.com' decodes
-    to '//evil.com', which a later hop could resolve to another host).
-    """
-    if not target or len(target) > 2000 or not _SAFE_PATH.fullmatch(target):
-        return "/"
-    decoded = target
-    for _ in range(3):
-        decoded = urllib.parse.unquote(decoded)
-        parts = urllib.parse.urlsplit(decoded)
-        if (parts.scheme or parts.netloc or not decoded.startswith("/")
-                or decoded.startswith(("//", "/\\")) or "\\" in decoded
-                or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in decoded)):
-            return "/"
-    return target
-
-
-def form_token(request: bottle.BaseRequest) -> str:
-    return cookie(request, FORM_COOKIE) or secrets.token_urlsafe(24)
-
-
-def with_form_cookie(response: bottle.HTTPResponse, token: str, config) -> bottle.HTTPResponse:
-    response.set_cookie(FORM_COOKIE, token, path="/", httponly=True, samesite="Strict",
-                        secure=config.cookie_secure)
-    return response
-
-
-def form_token_ok(request: bottle.BaseRequest, form: Params) -> bool:
-    expected = cookie(request, FORM_COOKIE) or ""
-    sent = form.get("csrf_token") or ""
-    return bool(expected) and hmac.compare_digest(expected.encode(), sent.encode())
 
 
 @routes.get("/manifest.webmanifest", auth="public")
@@ -149,47 +113,27 @@ def static(path):
 
 # --- log in (a form with its own token: there is no session yet) ---------------------------
 
-LOGIN_REFUSALS = {401: N_("Wrong username or password."),
-                  403: N_("Password sign-in is off here: sign in through your sign-in proxy."),
-                  422: N_("Enter your username and password."),
-                  429: N_("Too many failed logins; wait a while and try again."),
-                  503: N_("The server is busy; try again in a moment.")}
-FORM_EXPIRED = N_("The form expired; please try again.")
 SETUP_FINISHED = Phrase("Not found: setup is finished")
-SETUP_OFF = Phrase("Not found: password sign-in is off, so the sign-in proxy (or kmood.py"
-                   " create-user) makes the first account")
-
-
-def login_page(services, fields=None, errors=None, status=200, message: str = "",
-               unlinked=None):
-    """The login form, with the languages to switch to; after a refusal, `status` says which
-    words to show. `?lang=de` shows it in German and keeps that for this browser (a cookie)
-    until someone logs in who has chosen a language of their own."""
-    request = bottle.request
-    fields = fields or {}
-    token = form_token(request)
-    if errors and not message:
-        message = LOGIN_REFUSALS.get(status, LOGIN_REFUSALS[422])
-    target = fields.get("next") if fields else query_params(request).get("next")
-    asked = query_params(request).get("lang")
-    chosen = {"i18n": services.languages.get(asked)} if asked in services.languages.codes else {}
-    page = render("login.tpl", status, error=message, form_token=token, next=safe_next(target),
-                  username=(fields.get("username") or "")[:64], unlinked=unlinked,
-                  password_login=services.config.password_login,
-                  languages=services.languages.names(), **chosen)
-    if chosen:
-        page.set_cookie(LANGUAGE_COOKIE, asked, path="/", httponly=True, samesite="Lax",
-                        secure=services.config.cookie_secure, max_age=365 * 86400)
-    return with_form_cookie(page, token, services.config)
-
+SETUP_OFF = Phrase("Not found: password sign-in is off, so the first account is made at a"
+                   " first sign-in (KMOOD_SSO_AUTO_CREATE) or by kmood.py create-user")
 
 @routes.get("/login", auth="public")
 def login_form(services, conn, auth: Auth):
-    if services.config.password_login and users.count_users(conn) == 0:
+    """The login page; with single sign-on the only way in (password sign-in off), straight on
+    to the provider — unless the page has something to say: a sign-in the proxy vouched for
+    that no account holds, or a logout just now (the provider would sign the person in again)."""
+    config, params = services.config, query_params(bottle.request)
+    newcomers_by_sso = config.oidc_issuer and config.sso_auto_create  # the first may come so
+    if config.password_login and users.count_users(conn) == 0 and not newcomers_by_sso:
         return redirect("/setup")
     if auth.user is not None:
-        return redirect(safe_next(query_params(bottle.request).get("next")))
-    return login_page(services, unlinked=auth.unlinked)
+        return redirect(safe_next(params.get("next")))
+    signed_out = params.get("signed_out") == "1"
+    if (not config.password_login and config.oidc_issuer and auth.unlinked is None
+            and not signed_out and "lang" not in params):
+        return redirect("/login/oidc?" + urllib.parse.urlencode(
+            {"next": safe_next(params.get("next"))}))
+    return login_page(services, unlinked=auth.unlinked, signed_out=signed_out)
 
 
 @routes.post("/login", auth="public", form=login_page)
@@ -256,25 +200,36 @@ def setup_submit(services, conn):
     return response
 
 
+def leaving_to(services, auth: Auth) -> str:
+    """Where logging out sends the browser on to, to sign out there too: the proxy's logout
+    (KMOOD_AUTH_LOGOUT_URL) for a person it signed in, the OpenID provider's end-session
+    endpoint for a session single sign-on made (when it has one); else nowhere."""
+    if auth.proxied:
+        return services.config.auth_logout_url
+    if auth.session is not None and auth.session.via == "oidc" and services.openid is not None:
+        return services.openid.logout_url(services.config.public_url + "/login?signed_out=1") or ""
+    return ""
+
+
 @routes.get("/logout")
 def logout_form(services, auth: Auth):
-    leave = services.config.auth_logout_url if auth.proxied else ""
+    leave = leaving_to(services, auth)
     page = render("logout.tpl", user=auth.user, csrf_token=auth.csrf_token or "",
-                  proxied=auth.proxied, logout_url=leave)
-    if leave:  # the form's answer sends the browser on to the proxy: its origin may be a target
-        parts = urllib.parse.urlsplit(leave)
-        page.set_header("Content-Security-Policy", CSP.replace(
-            "form-action 'self'", f"form-action 'self' {parts.scheme}://{parts.netloc}"))
-    return page
+                  proxied=auth.proxied, logout_url=leave,
+                  single_sign_on=bool(auth.session and auth.session.via == "oidc"))
+    return forms_may_leave_to(page, leave) if leave else page
 
 
 @routes.post("/logout")
 def logout_submit(services, conn, auth: Auth):
-    """Ends this browser's session; signed in by the proxy, on to its own logout when
-    KMOOD_AUTH_LOGOUT_URL says where (else the proxy would sign the person in again)."""
+    """Ends this browser's session; on to the proxy's or the provider's own logout when there
+    is one (else the proxy would sign the person in again at once)."""
+    leave = leaving_to(services, auth)
     if auth.session is not None:
         auth_store.delete_session(conn, auth.session.id)
-    leave = services.config.auth_logout_url if auth.proxied else ""
-    response = redirect(leave or "/login")
-    end_browser_session(response, services.config)
+    config = services.config
+    # where /login goes straight to the provider, say not to (it would sign them in again)
+    response = redirect(leave or ("/login?signed_out=1" if config.oidc_issuer
+                                  and not config.password_login else "/login"))
+    end_browser_session(response, config)
     return response

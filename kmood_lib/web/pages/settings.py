@@ -6,13 +6,14 @@ from __future__ import annotations
 import bottle
 
 from kmood_lib.accounts import auth as auth_store
-from kmood_lib.accounts import users
+from kmood_lib.accounts import identities, users
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.journal import storage, vocab
 from kmood_lib.web.authentication import Auth, refuse_passwords
+from kmood_lib.web.login import forms_may_leave_to, single_sign_on_name
 from kmood_lib.web.rendering import FormError, form_fields, redirect, settings_page
 from kmood_lib.web.routing import Routes
 
@@ -23,12 +24,17 @@ routes = Routes()
 
 def profile_page(services, conn, auth: Auth, fields=None, errors=None, status=200):
     me = users.profile(conn, auth.user.id)
-    return settings_page("profile", auth, status, me=me, zones=canonical_zones(),
+    page = settings_page("profile", auth, status, me=me, zones=canonical_zones(),
                          storage=storage.summary(conn, auth.user.id,
                                                  services.config.storage_quota_bytes),
                          languages=services.languages.names(), fields=fields or {},
                          password_login=services.config.password_login,
+                         single_sign_on=single_sign_on_name(services.config),
+                         sso_subject=identities.subject_of(conn, auth.user.id, identities.OIDC),
                          errors=errors or {}, scripts=("settings.js",))
+    # Linking single sign-on, and logging out of a session it made, post forms whose answers
+    # send the browser on to the provider.
+    return forms_may_leave_to(page, *services.openid.browser_urls()) if services.openid else page
 
 
 @routes.get("/settings")

@@ -2,6 +2,8 @@
 <h1>{{_('Log out')}}</h1>
 % if proxied:
 <p class="muted">{{_('You are signed in through your sign-in proxy. Logging out here takes you to it to sign out there too.') if logout_url else _('You are signed in through your sign-in proxy: it signs you in here again until you sign out there.')}}</p>
+% elif single_sign_on and logout_url:
+<p class="muted">{{_('You signed in with single sign-on. Logging out here takes you to the sign-in provider to sign out there too.')}}</p>
 % end
 <form method="post" action="/logout" class="card" id="logout-form">
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">

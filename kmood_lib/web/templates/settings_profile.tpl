@@ -52,6 +52,20 @@
   <div class="actions"><button type="submit">{{_('Change password')}}</button></div>
 </form>
 % end
+% if single_sign_on:
+<h2 id="single-sign-on">{{_('Single sign-on')}}</h2>
+% if sso_subject:
+<div class="card">
+  <p>{{!_html('You can sign in here with <bdi dir="auto">{provider}</bdi>: your account there is linked to this one.', provider=single_sign_on)}}</p>
+</div>
+% else:
+<form method="post" action="/login/oidc/link" class="card">
+  <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+  <p class="muted">{{!_html('Link your account at <bdi dir="auto">{provider}</bdi> to this one, to sign in with it from now on. You sign in there once to prove it is yours.', provider=single_sign_on)}}</p>
+  <div class="actions"><button type="submit" class="secondary"><span>{{!_html('Link <bdi dir="auto">{provider}</bdi>', provider=single_sign_on)}}</span></button></div>
+</form>
+% end
+% end
 <h2 id="storage">{{_('Storage')}}</h2>
 <div class="card">
   % if storage['quota_bytes']:

@@ -8,8 +8,10 @@
     <label>{{_('User name')}} <input name="username" value="{{fields.get('username', '')}}" maxlength="64" autocomplete="off" required dir="auto"></label>
     % if password_login:
     <label>{{_('Password')}} <span class="muted">{{n_('(at least {n} character)', '(at least {n} characters)', 8)}}</span> <input type="password" name="password" autocomplete="new-password" minlength="8" required></label>
-    % else:
+    % elif proxy:
     <label>{{_('Sign-in proxy user name')}} <input name="subject" value="{{fields.get('subject', '')}}" maxlength="255" autocomplete="off" required dir="auto"></label>
+    % else:
+    <label>{{!_html('ID at <bdi dir="auto">{provider}</bdi> (shown to them when a sign-in finds no account)', provider=single_sign_on)}} <input name="subject" value="{{fields.get('subject', '')}}" maxlength="255" autocomplete="off" required dir="auto"></label>
     % end
   </div>
   <label class="inline"><input type="checkbox" name="admin" value="1"{{' checked' if fields.get('admin') else ''}}> {{_('Admin (may manage members and the job queue)')}}</label>
@@ -21,7 +23,7 @@
   <li>
     <p><strong dir="auto">{{person['username']}}</strong>{{(' · ' + _('admin')) if person['is_admin'] else ''}}{{(' · ' + _('you')) if person['id'] == user.id else ''}} <span class="muted">· {{n_('{n} entry', '{n} entries', person['entries'])}} · <span translate="no">{{person['timezone']}}</span></span></p>
     % for link in linked.get(person['id'], []):
-    % said = _html('Signs in through the proxy as <bdi dir="auto">{name}</bdi>', name=link['subject'])
+    % said = _html('Signs in through the proxy as <bdi dir="auto">{name}</bdi>', name=link['subject']) if link['method'] == 'proxy' else _html('Signs in with <bdi dir="auto">{provider}</bdi> as ID <code translate="no">{id}</code>', provider=single_sign_on, id=link['subject'])
     % when = _('linked {day}, last used {last}', day=i18n.day(helpers.utc_day(link['created_at'])), last=i18n.day(helpers.utc_day(link['last_used_at']))) if link['last_used_at'] else _('linked {day}, not used yet', day=i18n.day(helpers.utc_day(link['created_at'])))
     % if person['id'] == user.id:
     <p class="linked">{{!said}} <span class="muted">{{when}}</span></p>
@@ -37,6 +39,14 @@
     <form method="post" action="/settings/users/{{person['id']}}/identities" class="inline-form">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
       <label>{{!_html('Sign-in proxy user name of <bdi dir="auto">{name}</bdi>', name=person['username'])}} <input name="subject" maxlength="255" autocomplete="off" required dir="auto"></label>
+      <button type="submit" class="secondary">{{_('Link')}}</button>
+    </form>
+    % end
+    % if single_sign_on and not any(link['method'] == 'oidc' for link in linked.get(person['id'], [])):
+    <form method="post" action="/settings/users/{{person['id']}}/identities" class="inline-form">
+      <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+      <input type="hidden" name="method" value="oidc">
+      <label>{{!_html('ID at <bdi dir="auto">{provider}</bdi> of <bdi dir="auto">{name}</bdi>', provider=single_sign_on, name=person['username'])}} <input name="subject" maxlength="255" autocomplete="off" required dir="auto"></label>
       <button type="submit" class="secondary">{{_('Link')}}</button>
     </form>
     % end
