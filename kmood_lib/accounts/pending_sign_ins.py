@@ -14,10 +14,14 @@ from dataclasses import dataclass
 from kmood_lib.accounts.auth import token_hash
 from kmood_lib.core.db import transaction
 
-# Sign-ins under way in all: anyone may begin one (the login page's button needs no account),
-# so a client that begins thousands pushes out the oldest rather than growing the table.
-MAX_PENDING = 5000
-PER_BROWSER = 5  # a browser's own: tabs, a back button, a second try
+# Sign-ins under way: anyone may begin one (the login page's button needs no account), so each
+# browser keeps its latest few (tabs, a back button, a second try), each client address its
+# latest PER_ADDRESS (a household behind one address signs in a few at a time; a client that
+# drops its cookie to begin thousands pushes out only its own), and past MAX_PENDING in all
+# (thousands of addresses) the oldest go rather than the table growing.
+MAX_PENDING = 10000
+PER_BROWSER = 5
+PER_ADDRESS = 30
 
 
 @dataclass(frozen=True)
@@ -32,22 +36,31 @@ def new_browser_key() -> str:
     return secrets.token_urlsafe(32)
 
 
-def begin(conn: sqlite3.Connection, kind: str, browser_key: str, payload: dict, now_ms: int,
-          ttl_s: int, user_id: int | None = None) -> str:
-    """Keep `payload` for the browser holding `browser_key`; returns the handle (the OpenID
-    request's `state`) it comes back with. Expired sign-ins go, and past the caps the oldest."""
+def is_browser_key(value: str | None) -> bool:
+    """Whether a cookie's value is one new_browser_key() makes (anything else is replaced)."""
+    return bool(value) and len(value) == 43 and all(
+        c.isascii() and (c.isalnum() or c in "-_") for c in value)
+
+
+def begin(conn: sqlite3.Connection, kind: str, browser_key: str, address: str, payload: dict,
+          now_ms: int, ttl_s: int, user_id: int | None = None) -> str:
+    """Keep `payload` for the browser holding `browser_key` (at `address`); returns the
+    handle (the OpenID request's `state`) it comes back with. Expired sign-ins go, and past
+    the caps the oldest."""
     handle = secrets.token_urlsafe(32)
-    browser = token_hash(browser_key)
+    browser, place = token_hash(browser_key), token_hash(address)
     with transaction(conn):
         conn.execute("DELETE FROM pending_sign_ins WHERE expires_at <= ?", (now_ms,))
         conn.execute(
-            "INSERT INTO pending_sign_ins (kind, handle_hash, browser_hash, user_id, payload,"
-            " created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (kind, token_hash(handle), browser, user_id, json.dumps(payload), now_ms,
+            "INSERT INTO pending_sign_ins (kind, handle_hash, browser_hash, address_hash,"
+            " user_id, payload, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (kind, token_hash(handle), browser, place, user_id, json.dumps(payload), now_ms,
              now_ms + ttl_s * 1000))
-        conn.execute("DELETE FROM pending_sign_ins WHERE browser_hash = ? AND id NOT IN (SELECT"
-                     " id FROM pending_sign_ins WHERE browser_hash = ? ORDER BY id DESC LIMIT ?)",
-                     (browser, browser, PER_BROWSER))
+        for column, value, keep in (("browser_hash", browser, PER_BROWSER),
+                                    ("address_hash", place, PER_ADDRESS)):
+            conn.execute(f"DELETE FROM pending_sign_ins WHERE {column} = ? AND id NOT IN"
+                         f" (SELECT id FROM pending_sign_ins WHERE {column} = ?"
+                         f" ORDER BY id DESC LIMIT ?)", (value, value, keep))
         conn.execute("DELETE FROM pending_sign_ins WHERE id IN (SELECT id FROM pending_sign_ins"
                      " ORDER BY id DESC LIMIT -1 OFFSET ?)", (MAX_PENDING,))
     return handle

@@ -36,6 +36,8 @@ def cmd_serve(args, config: Config, bootstrap_kwargs: dict | None = None) -> int
     services = bootstrap(config, **(bootstrap_kwargs or {}))
     wsgi = make_wsgi(services)
     server = build_server(config, wsgi)
+    if services.openid is not None:  # at hand for the first sign-in and the pages' CSP
+        services.openid.warm()
     serve(server, services, wsgi.bottle.config["kmood.pool"])
     return EXIT_OK
 

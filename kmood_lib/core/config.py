@@ -654,6 +654,23 @@ class Config:
         return dataclasses.replace(self, **changes)
 
 
+def _secure_or_local(url: str) -> bool:
+    """https, or http to this machine's loopback (a provider beside k-mood, or the tests')."""
+    import ipaddress
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme == "https":
+        return True
+    host = parts.hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _single_sign_on(values: dict) -> None:
     """KMOOD_OIDC_*: all that the sign-in needs, or none; the secret from its file."""
     if not values["oidc_issuer"]:
@@ -666,6 +683,10 @@ def _single_sign_on(values: dict) -> None:
     if not values["oidc_client_id"]:
         raise ConfigError("KMOOD_OIDC_CLIENT_ID: required with KMOOD_OIDC_ISSUER (the client ID"
                           " k-mood is registered with at the provider)")
+    if not _secure_or_local(values["oidc_issuer"]):
+        raise ConfigError("KMOOD_OIDC_ISSUER: must be https:// (plain http only on this"
+                          " machine's loopback address): the client secret and the tokens"
+                          " travel to it")
     if not values["public_url"]:
         raise ConfigError("KMOOD_PUBLIC_URL: required with KMOOD_OIDC_ISSUER (the provider sends"
                           " people back to <KMOOD_PUBLIC_URL>/login/oidc/callback)")

@@ -27,14 +27,15 @@ from kmood_lib.upstream.http import UpstreamError, exchange, usable_json
 
 log = logging.getLogger(__name__)
 
-TIMEOUT_S = 10.0  # each call to the provider, in all
+TIMEOUT_S = 5.0  # each call to the provider, in all (it is the household's own, nearby)
 MAX_ANSWER = 1024 * 1024
-METADATA_TTL_S = 3600.0  # the discovery document is read again after this long
+METADATA_TTL_S = 3600.0  # the discovery document and the keys are read again after this long
+FAILURE_MEMORY_S = 30.0  # after the provider could not be read, say so at once for this long
 LEEWAY_S = 60  # clock skew allowed between k-mood and the provider for exp and iat
 MAX_GROUPS = 1000
 # Signatures k-mood accepts: the provider's public keys only (never "none", never a MAC).
 ASYMMETRIC = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
-              "EdDSA", "Ed25519")
+              "EdDSA")  # (not "Ed25519": Authlib cannot check an at_hash made with it)
 
 
 class ProviderUnavailable(Exception):
@@ -108,10 +109,13 @@ class OpenIDProvider:
 
         self._challenge, self._claims, self._jwt = create_s256_code_challenge, CodeIDToken, jwt
         self._errors, self._key_sets = errors, jwk.KeySet
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the cached values below
+        self._fetching = threading.Lock()  # one thread reads the discovery document at a time
         self._metadata: Metadata | None = None
         self._metadata_at = 0.0
+        self._failed: tuple[float, str] | None = None  # when discovery last failed, and why
         self._keys = None  # a joserfc KeySet
+        self._keys_at = 0.0
 
     # --- talking to the provider ---
 
@@ -121,24 +125,65 @@ class OpenIDProvider:
         sent = {"Accept": "application/json", **(headers or {})}
         if payload is not None:
             sent["Content-Type"] = "application/x-www-form-urlencoded"
-        try:
+        try:  # a credential is never carried on to wherever a redirect points
             answer = exchange(method, url, user_agent=self.user_agent,
                               deadline=time.monotonic() + self.timeout_s, headers=sent,
                               payload=payload, max_bytes=MAX_ANSWER,
-                              follow_redirects=method == "GET")
-        except UpstreamError as exc:
+                              follow_redirects=method == "GET" and "Authorization" not in sent)
+        except (UpstreamError, ValueError) as exc:  # ValueError: a URL urllib cannot read
             raise ProviderUnavailable(f"{what}: {exc}") from None
         try:
             return answer.status, usable_json(json.loads(answer.body.decode("utf-8")))
         except (UnicodeDecodeError, ValueError, RecursionError):
             return answer.status, None
 
-    def metadata(self, fresh: bool = False) -> Metadata:
-        """The provider's discovery document, read at most once an hour (or now, `fresh`)."""
+    def metadata(self) -> Metadata:
+        """The provider's discovery document, read at most once an hour by one thread at a
+        time; after a failure, for FAILURE_MEMORY_S, the failure is said again at once (a
+        provider that is down holds no server thread for long)."""
+        cached = self._cached_metadata()
+        if cached is not None:
+            return cached
+        with self._fetching:
+            cached = self._cached_metadata()  # read by another thread meanwhile
+            if cached is not None:
+                return cached
+            try:
+                found = self._discover()
+            except ProviderUnavailable as exc:
+                with self._lock:
+                    self._failed = (time.monotonic(), str(exc))
+                raise
+            with self._lock:
+                self._metadata, self._metadata_at, self._failed = found, time.monotonic(), None
+            return found
+
+    def _cached_metadata(self) -> Metadata | None:
         with self._lock:
-            if (not fresh and self._metadata is not None
+            if (self._metadata is not None
                     and time.monotonic() - self._metadata_at < METADATA_TTL_S):
                 return self._metadata
+            if self._failed is not None and time.monotonic() - self._failed[0] < FAILURE_MEMORY_S:
+                raise ProviderUnavailable(self._failed[1])
+        return None
+
+    def warm(self) -> None:
+        """Read the discovery document on a thread of its own, if it is not at hand: pages
+        that name the provider's addresses (their CSP) never wait for it."""
+        def read():
+            try:
+                self.metadata()
+            except ProviderUnavailable as exc:
+                log.warning("single sign-on: the provider could not be read (%s)", exc)
+
+        if self._fetching.locked():
+            return
+        with self._lock:
+            if self._metadata is not None:
+                return
+        threading.Thread(target=read, name="openid-discovery", daemon=True).start()
+
+    def _discover(self) -> Metadata:
         status, document = self._call(
             "GET", self.issuer.rstrip("/") + "/.well-known/openid-configuration", "discovery")
         if status != 200 or not isinstance(document, dict):
@@ -164,18 +209,18 @@ class OpenIDProvider:
         if not algorithms:
             raise ProviderUnavailable("the provider signs ID tokens only with algorithms k-mood"
                                       " does not accept (none, or a shared secret)")
-        found = Metadata(self.issuer, _url(document, "authorization_endpoint"),
-                         _url(document, "token_endpoint"), _url(document, "jwks_uri"),
-                         _url(document, "userinfo_endpoint", required=False),
-                         _url(document, "end_session_endpoint", required=False),
-                         client_auth, algorithms)
-        with self._lock:
-            self._metadata, self._metadata_at = found, time.monotonic()
-        return found
+        return Metadata(self.issuer, _url(document, "authorization_endpoint"),
+                        _url(document, "token_endpoint"), _url(document, "jwks_uri"),
+                        _url(document, "userinfo_endpoint", required=False),
+                        _url(document, "end_session_endpoint", required=False),
+                        client_auth, algorithms)
 
     def _key_set(self, fresh: bool):
+        """The provider's signing keys, read again when `fresh` or an hour old (a key it has
+        withdrawn is not trusted for longer)."""
         with self._lock:
-            if self._keys is not None and not fresh:
+            if (self._keys is not None and not fresh
+                    and time.monotonic() - self._keys_at < METADATA_TTL_S):
                 return self._keys
         status, document = self._call("GET", self.metadata().jwks_uri, "jwks")
         keys = document.get("keys") if isinstance(document, dict) else None
@@ -188,7 +233,7 @@ class OpenIDProvider:
         except (self._errors.JoseError, ValueError, TypeError) as exc:
             raise ProviderUnavailable(f"its JWKS holds a key k-mood cannot read: {exc}") from None
         with self._lock:
-            self._keys = found
+            self._keys, self._keys_at = found, time.monotonic()
         return found
 
     def signing_keys(self) -> int:
@@ -203,9 +248,10 @@ class OpenIDProvider:
         and its nonce."""
         return {"verifier": secrets.token_urlsafe(48), "nonce": secrets.token_urlsafe(32)}
 
-    def authorization_url(self, state: str, verifier: str, nonce: str, ui_locales: str = ""
-                          ) -> str:
-        """Where to send the browser to sign in (the code flow, PKCE S256, state, nonce)."""
+    def authorization_url(self, state: str, verifier: str, nonce: str, ui_locales: str = "",
+                          prompt: str = "") -> str:
+        """Where to send the browser to sign in (the code flow, PKCE S256, state, nonce);
+        `prompt=login` asks the person to sign in there again even if they are already."""
         metadata = self.metadata()
         params = {"response_type": "code", "client_id": self.client_id,
                   "redirect_uri": self.redirect_uri, "scope": self.scopes, "state": state,
@@ -213,6 +259,8 @@ class OpenIDProvider:
                   "code_challenge_method": "S256"}
         if ui_locales:
             params["ui_locales"] = ui_locales
+        if prompt:
+            params["prompt"] = prompt
         joiner = "&" if urllib.parse.urlsplit(metadata.authorization_endpoint).query else "?"
         return metadata.authorization_endpoint + joiner + urllib.parse.urlencode(params)
 
@@ -247,13 +295,13 @@ class OpenIDProvider:
         return tokens
 
     def _verified_claims(self, metadata: Metadata, tokens: dict, nonce: str) -> dict:
-        value, errors = tokens["id_token"], self._errors
+        value = tokens["id_token"]
         try:
             try:
-                token = self._jwt.decode(value, self._key_set(fresh=False), metadata.algorithms)
-            except errors.InvalidKeyIdError:  # a key the provider signs with since: rotated
-                token = self._jwt.decode(value, self._key_set(fresh=True), metadata.algorithms)
-        except errors.JoseError as exc:
+                token = self._decode(value, self._key_set(fresh=False), metadata.algorithms)
+            except self._errors.InvalidKeyIdError:  # a key the provider signs with since
+                token = self._decode(value, self._key_set(fresh=True), metadata.algorithms)
+        except self._errors.JoseError as exc:
             raise SignInRefused(f"the ID token's signature: {type(exc).__name__}") from None
         except (ValueError, TypeError):
             raise SignInRefused("the ID token is not a JWT") from None
@@ -263,17 +311,40 @@ class OpenIDProvider:
                    "iat": {"essential": True}}
         params = {"nonce": nonce, "client_id": self.client_id}
         if isinstance(tokens.get("access_token"), str):
-            params["access_token"] = tokens["access_token"]
+            params["access_token"] = tokens["access_token"]  # checked against an at_hash
         claims = self._claims(token.claims, token.header, options, params)
         try:
             claims.validate(now=int(self.clock()), leeway=LEEWAY_S)
-        except errors.JoseError as exc:
+        except self._errors.JoseError as exc:
             raise SignInRefused(f"the ID token's claims: {type(exc).__name__}"
                                 f" {getattr(exc, 'claim', '') or exc}") from None
+        except (TypeError, ValueError, AttributeError):  # a claim of a shape no rule expects
+            raise SignInRefused("the ID token's claims: a claim of the wrong type") from None
         subject = claims.get("sub")
         if not isinstance(subject, str) or not 0 < len(subject) <= 255:
             raise SignInRefused("the ID token's claims: sub is not 1-255 characters")
         return dict(claims)
+
+    def _decode(self, value: str, keys, algorithms: tuple[str, ...]):
+        """The token verified with the key its header names; a token that names none is
+        tried with each key (a provider with one key often leaves `kid` out)."""
+        try:
+            return self._jwt.decode(value, keys, algorithms)
+        except self._errors.InvalidKeyIdError:
+            header = value.split(".", 1)[0] if isinstance(value, str) else ""
+            try:
+                named = "kid" in json.loads(base64.urlsafe_b64decode(header + "=" * (-len(
+                    header) % 4)))
+            except (ValueError, TypeError, UnicodeDecodeError):
+                named = True  # not a header at all: the first error stands
+            if named:
+                raise
+        for key in keys:
+            try:
+                return self._jwt.decode(value, key, algorithms)
+            except self._errors.JoseError:
+                continue
+        raise self._errors.BadSignatureError()
 
     def _userinfo(self, metadata: Metadata, access_token: str, subject: str) -> dict:
         """The userinfo endpoint's claims, when it answers JSON for the same person; else none
@@ -308,7 +379,10 @@ class OpenIDProvider:
         document: logging out never waits on the provider); else None."""
         with self._lock:
             metadata = self._metadata
-        if metadata is None or not metadata.end_session_endpoint:
+        if metadata is None:
+            self.warm()
+            return None
+        if not metadata.end_session_endpoint:
             return None
         params = {"client_id": self.client_id,
                   "post_logout_redirect_uri": post_logout_redirect_uri}
@@ -317,10 +391,12 @@ class OpenIDProvider:
 
     def browser_urls(self) -> list[str]:
         """Where signing in or out sends the browser: the issuer, and its authorization and
-        end-session endpoints once known (for a page's CSP; never waits on the provider)."""
+        end-session endpoints once known (for a page's CSP; never waits on the provider, but
+        sets out to read them when they are not known yet)."""
         with self._lock:
             metadata = self._metadata
         if metadata is None:
+            self.warm()
             return [self.issuer]
         return [self.issuer, metadata.authorization_endpoint,
                 *([metadata.end_session_endpoint] if metadata.end_session_endpoint else [])]

@@ -86,6 +86,14 @@ def password_log_in(stack, browser: Browser, name: str) -> None:
     assert status == 303 and browser.cookie("kmood_session"), status
 
 
+def with_params(url: str, **changes) -> str:
+    """The URL with these query parameters changed (None: removed)."""
+    parts = urllib.parse.urlsplit(url)
+    query = {**dict(urllib.parse.parse_qsl(parts.query)), **changes}
+    return parts._replace(query=urllib.parse.urlencode(
+        {name: value for name, value in query.items() if value is not None})).geturl()
+
+
 def me(stack, browser: Browser) -> str | None:
     status, _, body = browser.go(stack.url + "/api/me")
     return re.search(r'"username":"([^"]+)"', body).group(1) if status == 200 else None
@@ -111,6 +119,7 @@ def test_a_person_links_their_account_then_signs_in_with_it(sso):
     status, headers, _ = ann.go(stack.url + "/login/oidc/link",
                                 {"csrf_token": hidden(settings, "csrf_token")})
     assert status == 303 and headers["Location"].startswith(provider.issuer + "/auth?")
+    assert "prompt=login" in headers["Location"]  # whoever is signed in there signs in again
     back = ann.provider_answer(headers["Location"], "alice")
     status, headers, _ = ann.go(back)
     assert (status, headers["Location"]) == (303, "/settings?done=sso_linked")
@@ -164,8 +173,12 @@ def test_newcomers_in_the_group_get_an_account_and_admins_theirs(household):
 
 def test_an_id_token_that_fails_a_check_signs_nobody_in(household):
     stack, provider = household
-    reasons = {"wrong-aud": "aud", "wrong-iss": "iss", "expired": "ExpiredTokenError",
-               "nonce": "nonce", "foreign-key": "signature", "alg-none": "signature"}
+    reasons = {"wrong-aud": "the ID token's claims: InvalidClaimError aud",
+               "wrong-iss": "the ID token's claims: InvalidClaimError iss",
+               "expired": "the ID token's claims: ExpiredTokenError exp",
+               "nonce": "the ID token's claims: InvalidClaimError nonce",
+               "foreign-key": "the ID token's signature: BadSignatureError",
+               "alg-none": "the ID token's signature: UnsupportedAlgorithmError"}
     for mode, reason in reasons.items():
         log = Log(stack)
         browser = Browser()
@@ -175,7 +188,7 @@ def test_an_id_token_that_fails_a_check_signs_nobody_in(household):
         assert status == 401 and "could not be verified" in page, mode
         assert browser.cookie("kmood_session") is None and "Location" not in headers
         refused = log.lines("sign-in method=oidc refused")
-        assert len(refused) == 1 and reason in refused[0], (mode, refused)
+        assert len(refused) == 1 and refused[0].endswith(f"refused ({reason})"), refused
         # the provider behaves again: the same person signs in
         assert sign_in(stack, browser, "alice")[0] == 303 and me(stack, browser) == "alice"
 
@@ -197,21 +210,36 @@ def test_an_answer_is_used_once_by_the_browser_that_asked_for_it(household):
     signed_in = first.cookie("kmood_session")
     status, _, _ = first.go(back)
     assert status == 400 and first.cookie("kmood_session") == signed_in
-    # an old code with a new state: the provider refuses the code (used, and another PKCE)
+    # a code already redeemed, with a new state: the provider refuses it
     old_code = urllib.parse.parse_qs(urllib.parse.urlsplit(back).query)["code"][0]
     second = Browser()
-    fresh = second.provider_answer(stack.url + "/login/oidc", "alice")
-    parts = urllib.parse.urlsplit(fresh)
-    query = dict(urllib.parse.parse_qsl(parts.query))
-    status, _, page = second.go(parts._replace(query=urllib.parse.urlencode(
-        {**query, "code": old_code})).geturl())
+    status, _, page = second.go(with_params(second.provider_answer(
+        stack.url + "/login/oidc", "alice"), code=old_code))
     assert status == 401 and "could not be verified" in page
-    assert second.cookie("kmood_session") is None
+    # a code never redeemed but sent for another browser's request: PKCE binds the code to
+    # the request it answers (the verifier k-mood kept for that one)
+    theirs = Browser().provider_answer(stack.url + "/login/oidc", "alice")
+    unused = urllib.parse.parse_qs(urllib.parse.urlsplit(theirs).query)["code"][0]
+    third = Browser()
+    status, _, page = third.go(with_params(third.provider_answer(
+        stack.url + "/login/oidc", "alice"), code=unused))
+    assert status == 401 and "could not be verified" in page
+    # an answer naming another issuer (RFC 9207: a mix-up between providers), or an error
+    fourth = Browser()
+    back = fourth.provider_answer(stack.url + "/login/oidc", "alice")
+    assert fourth.go(with_params(back, iss="https://evil.example"))[0] == 400
+    back = fourth.provider_answer(stack.url + "/login/oidc", "alice")
+    status, _, page = fourth.go(with_params(back, code=None, error="access_denied"))
+    assert status == 401 and "did not sign you in" in page
     # a state nobody began
     status, _, _ = first.go(stack.url + "/login/oidc/callback?code=x&state=made-up")
     assert status == 400
+    for browser in (second, third, fourth):
+        assert browser.cookie("kmood_session") is None
     assert len(log.lines("refused (a state not begun in this browser, used or expired)")) == 4
-    assert log.lines("refused (the token endpoint answered HTTP 400 (invalid_grant))")
+    assert len(log.lines("refused (the token endpoint answered HTTP 400 (invalid_grant))")) == 2
+    assert log.lines("refused (the answer names issuer 'https://evil.example')")
+    assert log.lines("refused by the provider ('access_denied')")
 
 
 def test_a_key_rotated_at_the_provider_is_fetched_again(household):
@@ -268,12 +296,20 @@ def test_an_unreachable_provider_is_said_and_changes_nothing(sso):
 
 
 def test_answers_that_fail_count_against_the_address(sso):
-    stack, _ = sso(KMOOD_LOGIN_MAX_FAILURES_PER_ADDRESS="3")  # (the login page's own limit)
+    stack, provider = sso(KMOOD_LOGIN_MAX_FAILURES_PER_ADDRESS="2", KMOOD_SSO_AUTO_CREATE="1")
     browser = Browser()
-    for _ in range(3):
+    # an answer to no request this browser began costs nothing (a page elsewhere could link
+    # here a hundred times to spend the household's attempts)
+    for _ in range(5):
         assert browser.go(stack.url + "/login/oidc/callback?code=x&state=y")[0] == 400
-    status, headers, _ = browser.go(stack.url + "/login/oidc/callback?code=x&state=y")
+    for _ in range(2):  # two answers that fail their checks
+        back = browser.provider_answer(stack.url + "/login/oidc", "alice")
+        provider.misbehave("nonce")
+        assert browser.go(back)[0] == 401
+    back = browser.provider_answer(stack.url + "/login/oidc", "alice")
+    status, headers, _ = browser.go(back)  # even a good one waits now
     assert status == 429 and int(headers["Retry-After"]) > 0
+    assert browser.cookie("kmood_session") is None
 
 
 def test_doctor_reads_the_providers_discovery_and_keys(household):

@@ -11,6 +11,7 @@ from kmood_lib.accounts import pending_sign_ins
 from kmood_lib.core.config import Config, ConfigError
 from tests.helpers import base_env
 
+HOME = "192.0.2.1"  # the client address sign-ins begin from
 SSO = {"KMOOD_OIDC_ISSUER": "https://auth.example.org", "KMOOD_OIDC_CLIENT_ID": "k-mood",
        "KMOOD_PUBLIC_URL": "https://mood.example.org"}
 
@@ -27,6 +28,10 @@ def test_the_settings_are_checked_at_start_up(tmp_path):
         Config.from_env({**env, **SSO, "KMOOD_OIDC_SCOPES": "profile email"})
     with pytest.raises(ConfigError, match="KMOOD_OIDC_ISSUER: expected"):
         Config.from_env({**env, **SSO, "KMOOD_OIDC_ISSUER": "auth.example.org"})
+    with pytest.raises(ConfigError, match="KMOOD_OIDC_ISSUER: must be https://"):
+        Config.from_env({**env, **SSO, "KMOOD_OIDC_ISSUER": "http://auth.example.org"})
+    for local in ("http://127.0.0.1:9091", "http://localhost:9091", "http://[::1]:9091"):
+        assert Config.from_env({**env, **SSO, "KMOOD_OIDC_ISSUER": local}).oidc_issuer == local
     with pytest.raises(ConfigError, match="KMOOD_PASSWORD_LOGIN: off leaves no way in"):
         Config.from_env({**env, "KMOOD_PASSWORD_LOGIN": "off"})
     # the issuer is kept exactly (Authentik's ends in '/', and its tokens say so)
@@ -59,14 +64,14 @@ def test_the_secret_comes_from_its_file_and_stays_out_of_the_logs(tmp_path):
 def test_a_sign_in_under_way_is_taken_once_by_its_own_browser_in_time(conn):
     mine, theirs = pending_sign_ins.new_browser_key(), pending_sign_ins.new_browser_key()
     kept = {"verifier": "v", "nonce": "n", "next": "/stats"}
-    state = pending_sign_ins.begin(conn, "oidc", mine, kept, 1_000, 600)
+    state = pending_sign_ins.begin(conn, "oidc", mine, HOME, kept, 1_000, 600)
     assert pending_sign_ins.take(conn, state, mine, 2_000, ("oidc-link",)) is None  # used up
-    state = pending_sign_ins.begin(conn, "oidc", mine, kept, 1_000, 600)
+    state = pending_sign_ins.begin(conn, "oidc", mine, HOME, kept, 1_000, 600)
     assert pending_sign_ins.take(conn, state, theirs, 2_000, ("oidc",)) is None
     assert pending_sign_ins.take(conn, state, mine, 2_000, ("oidc",)) is None  # burnt
-    state = pending_sign_ins.begin(conn, "oidc", mine, kept, 1_000, 600)
+    state = pending_sign_ins.begin(conn, "oidc", mine, HOME, kept, 1_000, 600)
     assert pending_sign_ins.take(conn, state, mine, 601_000, ("oidc",)) is None  # too late
-    state = pending_sign_ins.begin(conn, "oidc", mine, kept, 1_000, 600)
+    state = pending_sign_ins.begin(conn, "oidc", mine, HOME, kept, 1_000, 600)
     taken = pending_sign_ins.take(conn, state, mine, 600_999, ("oidc",))
     assert (taken.kind, taken.user_id, taken.payload) == ("oidc", None, kept)
     assert pending_sign_ins.take(conn, state, mine, 600_999, ("oidc",)) is None
@@ -77,20 +82,33 @@ def test_a_sign_in_under_way_is_taken_once_by_its_own_browser_in_time(conn):
 
 
 def test_sign_ins_under_way_stay_within_their_caps(conn, monkeypatch):
-    monkeypatch.setattr(pending_sign_ins, "MAX_PENDING", 20)
+    monkeypatch.setattr(pending_sign_ins, "MAX_PENDING", 50)
+    monkeypatch.setattr(pending_sign_ins, "PER_ADDRESS", 20)
+
+    def count() -> int:
+        return conn.execute("SELECT count(*) FROM pending_sign_ins").fetchone()[0]
+
     browser = pending_sign_ins.new_browser_key()
-    states = [pending_sign_ins.begin(conn, "oidc", browser, {}, 1_000 + i, 600)
+    states = [pending_sign_ins.begin(conn, "oidc", browser, HOME, {}, 1_000 + i, 600)
               for i in range(8)]
     # a browser keeps its latest five: tabs and a second try, not a flood
     assert [pending_sign_ins.take(conn, s, browser, 2_000, ("oidc",)) is not None
             for s in states] == [False] * 3 + [True] * 5
-    for i in range(30):  # many browsers (a client that drops its cookie): the oldest go
-        pending_sign_ins.begin(conn, "oidc", pending_sign_ins.new_browser_key(), {}, 3_000 + i,
-                               600)
-    assert conn.execute("SELECT count(*) FROM pending_sign_ins").fetchone()[0] == 20
+    # a client that drops its cookie to begin many pushes out only its own address's
+    mine = pending_sign_ins.begin(conn, "oidc", browser, HOME, {}, 3_000, 600)
+    for i in range(40):
+        pending_sign_ins.begin(conn, "oidc", pending_sign_ins.new_browser_key(), "203.0.113.9",
+                               {}, 3_001 + i, 600)
+    assert count() == 1 + 20
+    assert pending_sign_ins.take(conn, mine, browser, 4_000, ("oidc",)) is not None
+    # past MAX_PENDING in all (thousands of addresses), the oldest go
+    for i in range(60):
+        pending_sign_ins.begin(conn, "oidc", pending_sign_ins.new_browser_key(),
+                               f"198.51.100.{i}", {}, 5_000 + i, 600)
+    assert count() == 50
     # an expired one goes at the next sign-in that begins, and with the worker's clean-up
-    pending_sign_ins.begin(conn, "oidc", browser, {}, 700_000, 600)
-    assert conn.execute("SELECT count(*) FROM pending_sign_ins").fetchone()[0] == 1
+    pending_sign_ins.begin(conn, "oidc", browser, HOME, {}, 700_000, 600)
+    assert count() == 1
     assert pending_sign_ins.prune(conn, 2_000_000) == 1
 
 

@@ -25,7 +25,9 @@ from kmood_lib.web.routing import Routes
 log = logging.getLogger(__name__)
 routes = Routes()
 
-BROWSER_COOKIE = "kmood_sign_in"  # binds a browser to the sign-ins it began
+# Binds a browser to the sign-ins it began. Over HTTPS a __Host- cookie: no other site under
+# the same domain (a sibling subdomain) can plant one to have the person finish its sign-in.
+BROWSER_COOKIE = "kmood_sign_in"
 REQUEST_TTL_S = 600  # time to sign in at the provider and come back
 SIGN_IN, LINK = "oidc", "oidc-link"
 
@@ -43,25 +45,35 @@ def provider(services):
     return services.openid
 
 
+def browser_cookie(config) -> str:
+    return ("__Host-" if config.cookie_secure else "") + BROWSER_COOKIE
+
+
 def send_to_provider(services, conn, kind: str, user_id: int | None, after: str):
-    """A new request, kept for this browser; the browser sent on to the provider."""
+    """A new request, kept for this browser; the browser sent on to the provider (to sign in
+    there again, when linking: whoever is signed in there on a shared computer is not linked
+    by mistake)."""
     openid = provider(services)
-    request = bottle.request
-    browser = cookie(request, BROWSER_COOKIE) or pending_sign_ins.new_browser_key()
+    request, config = bottle.request, services.config
+    browser = cookie(request, browser_cookie(config))
+    if not pending_sign_ins.is_browser_key(browser):
+        browser = pending_sign_ins.new_browser_key()
     try:
         openid.metadata()  # before anything is kept: the provider may be down
     except ProviderUnavailable as exc:
         log.warning("sign-in method=oidc: the provider is unavailable (%s)", exc)
         return login_page(services, status=503, message=UNREACHABLE)
     secrets_ = openid.new_secrets()
-    state = pending_sign_ins.begin(conn, kind, browser, {**secrets_, "next": after},
-                                   services.clock.now_ms(), REQUEST_TTL_S, user_id)
+    state = pending_sign_ins.begin(conn, kind, browser,
+                                   client_address(request, config.trust_proxy),
+                                   {**secrets_, "next": after}, services.clock.now_ms(),
+                                   REQUEST_TTL_S, user_id)
     words = translator(request, None)
     response = redirect(openid.authorization_url(state, secrets_["verifier"], secrets_["nonce"],
-                                                 words.html_lang))
-    response.set_cookie(BROWSER_COOKIE, browser, path="/login/oidc", httponly=True,
-                        samesite="Lax", secure=services.config.cookie_secure,
-                        max_age=REQUEST_TTL_S)
+                                                 words.html_lang,
+                                                 prompt="login" if kind == LINK else ""))
+    response.set_cookie(browser_cookie(config), browser, path="/", httponly=True,
+                        samesite="Lax", secure=config.cookie_secure, max_age=REQUEST_TTL_S)
     return response
 
 
@@ -83,35 +95,43 @@ def begin_link(services, conn, auth: Auth):
 @routes.get("/login/oidc/callback", auth="public")
 def finish_sign_in(services, conn, auth: Auth):
     """The provider's answer: the request taken, the code exchanged, the person signed in (or
-    their account linked). Every refusal counts against the address's login throttle."""
+    their account linked). An answer to a request this browser began counts against the
+    address's login throttle until it signs someone in (an answer to none costs nothing:
+    guessing a state is hopeless, and a page elsewhere could otherwise spend the household's
+    attempts by linking here)."""
     request, config = bottle.request, services.config
     openid = provider(services)
     params = query_params(request)
     now_ms = services.clock.now_ms()
-    reserved = throttle.reserve_address_attempt(
-        conn, client_address(request, config.trust_proxy), now_ms, config.login_window_s,
-        config.login_max_failures_per_address)
     pending = pending_sign_ins.take(conn, params.get("state") or "",
-                                    cookie(request, BROWSER_COOKIE) or "", now_ms, (SIGN_IN, LINK))
+                                    cookie(request, browser_cookie(config)) or "", now_ms,
+                                    (SIGN_IN, LINK))
     if pending is None:
         log.info("sign-in method=oidc refused (a state not begun in this browser, used or"
                  " expired)")
         return login_page(services, status=400, message=STALE)
+    reserved = throttle.reserve_address_attempt(
+        conn, client_address(request, config.trust_proxy), now_ms, config.login_window_s,
+        config.login_max_failures_per_address)
     if params.get("iss") and params.get("iss") != openid.issuer:  # RFC 9207: a mix-up
         log.warning("sign-in method=oidc refused (the answer names issuer %r)",
                     params.get("iss")[:200])
         return login_page(services, status=400, message=REFUSED)
     if params.get("error") or not params.get("code"):
-        log.info("sign-in method=oidc refused by the provider (%s)",
+        log.info("sign-in method=oidc refused by the provider (%r)",
                  (params.get("error") or "no code")[:100])
         return login_page(services, status=401, message=CANCELLED)
     try:
         person = openid.finish(params.get("code"), pending.payload["verifier"],
                                pending.payload["nonce"])
+        if identities.clean_subject(person.subject) is None:
+            raise SignInRefused("the ID token's sub is not a name k-mood keeps (control"
+                                " characters, or space around it)")
     except SignInRefused as exc:
         log.warning("sign-in method=oidc refused (%s)", exc.reason)
         return login_page(services, status=401, message=REFUSED)
     except ProviderUnavailable as exc:
+        throttle.release(conn, reserved)  # the provider's trouble, not a failed attempt
         log.warning("sign-in method=oidc: the provider is unavailable (%s)", exc)
         return login_page(services, status=503, message=UNREACHABLE)
     throttle.release(conn, reserved)
