@@ -5,6 +5,7 @@ is then found by exactly what the proxy says, never matched to an account by its
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +16,8 @@ from kmood_lib.accounts.users import AccountError, User
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import Conflict, NotFound
 from kmood_lib.core.i18n import Phrase
+
+log = logging.getLogger(__name__)
 
 PROXY = "proxy"  # method; a deployment has one sign-in proxy, so its issuer is ""
 OIDC = "oidc"  # method; the issuer is the OpenID provider's, the subject its `sub`
@@ -34,10 +37,12 @@ class Newcomers:
     auto_create: bool = False
     member_group: str = ""
     admin_group: str = ""
+    link_by_email: bool = False  # a verified address links the account that has it
 
     @classmethod
     def from_config(cls, config) -> Newcomers:
-        return cls(config.sso_auto_create, config.sso_member_group, config.sso_admin_group)
+        return cls(config.sso_auto_create, config.sso_member_group, config.sso_admin_group,
+                   config.sso_link_by_email)
 
 
 @dataclass(frozen=True)
@@ -84,14 +89,20 @@ def user_for(conn: sqlite3.Connection, method: str, issuer: str, subject: str, n
 
 def sign_in(conn: sqlite3.Connection, method: str, issuer: str, subject: str,
             groups: frozenset[str], newcomers: Newcomers, now_ms: int,
-            mood_labels: Callable[[], dict[int, str]], name: str | None = None
-            ) -> tuple[User | None, Unlinked | None]:
-    """The account the identity signs in to, made now if `newcomers` allows it (named `name`,
-    else as the identity, with the default mood labels `mood_labels` gives); else None and
-    why not."""
+            mood_labels: Callable[[], dict[int, str]], name: str | None = None,
+            verified_email: str | None = None) -> tuple[User | None, Unlinked | None]:
+    """The account the identity signs in to: the one linked to it; else, when `newcomers`
+    links by email, the account with `verified_email` (an address the provider has verified),
+    linked now unless it is linked to another identity of this method already; else one made
+    now if `newcomers` allows it (named `name`, else as the identity, with the default mood
+    labels `mood_labels` gives); else None and why not."""
     user = user_for(conn, method, issuer, subject, now_ms)
     if user is not None:
         return user, None
+    if newcomers.link_by_email and verified_email:
+        user = _link_by_email(conn, method, issuer, subject, verified_email, now_ms)
+        if user is not None:
+            return user, None
 
     def refused(reason: str) -> tuple[None, Unlinked]:
         return None, Unlinked(subject, reason, method)
@@ -116,6 +127,24 @@ def sign_in(conn: sqlite3.Connection, method: str, issuer: str, subject: str,
         user = user_for(conn, method, issuer, subject, now_ms)
         return (user, None) if user is not None else refused("name taken")
     return made, None
+
+
+def _link_by_email(conn: sqlite3.Connection, method: str, issuer: str, subject: str,
+                   email: str, now_ms: int) -> User | None:
+    """Link the identity to the account that has this address, if that account has no
+    identity of this method yet (one way in per method: an address never moves a link)."""
+    holder = users.email_holder(conn, email)
+    if holder is None or subject_of(conn, holder, method) is not None:
+        return None
+    try:
+        link(conn, holder, method, issuer, subject, now_ms)
+    except (Conflict, NotFound, AccountError):  # linked a moment ago, or gone
+        return user_for(conn, method, issuer, subject, now_ms)
+    user = user_for(conn, method, issuer, subject, now_ms)
+    if user is not None:
+        log.info("sign-in method=%s linked user=%s by the verified email address", method,
+                 user.username)
+    return user
 
 
 def link(conn: sqlite3.Connection, user_id: int, method: str, issuer: str, subject: object,

@@ -13,6 +13,7 @@ from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import DomainError
 from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.text import has_surrogate, name_key
+from kmood_lib.core.text import problem as text_problem
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_USERNAME_LENGTH = 64
@@ -111,13 +112,15 @@ def create_user(
     only_if_no_users: bool = False,
     mood_labels: dict[int, str] | None = None,
     identity: tuple[str, str, str] | None = None,
+    email: str | None = None,
 ) -> User:
     """Insert a user; the first user is always an admin. `only_if_no_users` guards /setup.
     `mood_labels` (default_mood_labels in the language the account is made in) replace the
     English defaults the new account starts with; without them it keeps those. A password of
     None: an account without one, made for the `identity` (method, issuer, subject) linked to
-    it in the same transaction."""
+    it in the same transaction. `email`: the account's address, if given (validate_email)."""
     validate_username(username)
+    email = validate_email(email)
     if password is not None or identity is None:
         validate_password(password)
     validate_timezone(timezone)
@@ -130,12 +133,14 @@ def create_user(
         try:
             row = conn.execute(
                 "INSERT INTO users (username, username_key, password_hash, timezone, is_admin,"
-                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " created_at, updated_at, email) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
                 " RETURNING id, username, timezone, is_admin, language",
                 (username, name_key(username), password_hash, timezone,
-                 int(admin or not has_users), now_ms, now_ms),
+                 int(admin or not has_users), now_ms, now_ms, email),
             ).fetchall()[0]
         except sqlite3.IntegrityError:
+            if email is not None and email_holder(conn, email) is not None:
+                raise AccountError(EMAIL_TAKEN, "email", 409) from None
             raise AccountError(Phrase("username {name} is taken", name=repr(username)),
                                "username", 409) from None
         for level, label in (mood_labels or {}).items():
@@ -184,18 +189,43 @@ def authenticate(conn: sqlite3.Connection, username: str, password: str,
 def profile(conn: sqlite3.Connection, user_id: int) -> dict:
     row = conn.execute(
         "SELECT id, username, timezone, is_admin, listenbrainz_user, lastfm_user, language,"
-        " created_at"
+        " email, created_at"
         " FROM users WHERE id = ?", (user_id,),
     ).fetchone()
     return {
         "id": row["id"], "username": row["username"], "timezone": row["timezone"],
         "is_admin": bool(row["is_admin"]), "listenbrainz_user": row["listenbrainz_user"],
-        "lastfm_user": row["lastfm_user"], "language": row["language"],
+        "lastfm_user": row["lastfm_user"], "language": row["language"], "email": row["email"],
     }
 
 
+MAX_EMAIL = 254
+_EMAIL_RE = re.compile(r"[^@\s]+@[^@\s.]+(\.[^@\s.]+)+")
+EMAIL_TAKEN = Phrase("this email address is another account's")
+
+
+def validate_email(value: object) -> str | None:
+    """An email address as typed (space around it dropped), or None for none: one @, a dot in
+    the domain, at most 254 characters, no control characters."""
+    if value is None or value == "":
+        return None
+    if (not isinstance(value, str) or len(value.strip()) > MAX_EMAIL
+            or not _EMAIL_RE.fullmatch(value.strip())
+            or text_problem(value.strip(), name=True)):
+        raise AccountError(Phrase("must be an email address such as ann@example.org, or empty"),
+                           "email")
+    return value.strip()
+
+
+def email_holder(conn: sqlite3.Connection, email: str) -> int | None:
+    """The account that has this address (ASCII case aside), if one has."""
+    row = conn.execute("SELECT id FROM users WHERE lower(email) = lower(?) AND email IS NOT NULL",
+                       (email,)).fetchone()
+    return row["id"] if row else None
+
+
 _INTEGRATION_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-SETTINGS_FIELDS = ("timezone", "listenbrainz_user", "lastfm_user", "language")
+SETTINGS_FIELDS = ("timezone", "listenbrainz_user", "lastfm_user", "language", "email")
 
 
 def validate_settings(changes: dict, languages: tuple[str, ...] = ()) -> dict:
@@ -221,6 +251,11 @@ def validate_settings(changes: dict, languages: tuple[str, ...] = ()) -> dict:
             else:
                 errors[name] = Phrase("must be a username of 1-64 letters, digits, '.', '_',"
                                       " '-' or null")
+    if "email" in changes:
+        try:
+            clean["email"] = validate_email(changes["email"])
+        except AccountError as exc:
+            errors["email"] = exc.message
     if "language" in changes:
         value = changes["language"]
         if value is None or value == "":
@@ -241,8 +276,11 @@ def update_settings(conn: sqlite3.Connection, user_id: int, clean: dict, now_ms:
     if not clean:
         return
     assignments = ", ".join(f"{name} = ?" for name in clean)  # names come from SETTINGS_FIELDS
-    conn.execute(f"UPDATE users SET {assignments}, updated_at = ? WHERE id = ?",
-                 (*clean.values(), now_ms, user_id))
+    try:
+        conn.execute(f"UPDATE users SET {assignments}, updated_at = ? WHERE id = ?",
+                     (*clean.values(), now_ms, user_id))
+    except sqlite3.IntegrityError:  # the only unique column a setting holds
+        raise AccountError(EMAIL_TAKEN, "email", 409) from None
 
 
 def set_password_hash(conn: sqlite3.Connection, user_id: int, password_hash: str,

@@ -338,6 +338,11 @@ class Config:
         "a person the sign-in proxy vouches for who has no k-mood account yet gets one (a"
         " member) at their first visit; off: an admin links them in Household"
     )
+    sso_link_by_email: bool = _setting(
+        "KMOOD_SSO_LINK_BY_EMAIL", "0", _bool,
+        "a first single sign-on by someone no account is linked to links the account whose"
+        " email address (Settings) the OpenID provider says is theirs and has verified"
+    )
     sso_member_group: str = _setting(
         "KMOOD_SSO_MEMBER_GROUP", "", _group_name,
         "with KMOOD_SSO_AUTO_CREATE: only people in this group get an account (empty: anyone)"
@@ -675,7 +680,8 @@ def _single_sign_on(values: dict) -> None:
     """KMOOD_OIDC_*: all that the sign-in needs, or none; the secret from its file."""
     if not values["oidc_issuer"]:
         named = [name for name in ("oidc_client_id", "oidc_client_secret",
-                                   "oidc_client_secret_file") if values[name]]
+                                   "oidc_client_secret_file", "sso_link_by_email")
+                 if values[name]]
         if named:
             raise ConfigError(f"KMOOD_{named[0].upper()}: set KMOOD_OIDC_ISSUER too (or"
                               " leave both empty: single sign-on off)")

@@ -186,6 +186,7 @@ FIELD_LABELS = {
     "enabled": N_("On"), "username": N_("User name"), "password": N_("Password"),
     "new_password": N_("New password"), "language": N_("Language"),
     "listenbrainz_user": N_("ListenBrainz user name"), "lastfm_user": N_("Last.fm user name"),
+    "email": N_("Email address"),
     "file": N_("File"), "mood_map": N_("Mood map"), "account": N_("Account"), "job": N_("Job"),
     "kind": N_("Kind"), "subject": N_("Sign-in proxy user name"),
 }

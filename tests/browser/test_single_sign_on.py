@@ -35,7 +35,7 @@ def sso_stack(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("sso")
     stack = Stack(tmp_path)
     provider = Provider(tmp_path, stack.url, ACCOUNTS).start()
-    stack.env.update(provider.env(KMOOD_OIDC_NAME="Authelia"))
+    stack.env.update(provider.env(KMOOD_OIDC_NAME="Authelia", KMOOD_SSO_LINK_BY_EMAIL="1"))
     stack.start(worker=False)
     create_user(stack, "ann", admin=True)
     create_user(stack, "bob")

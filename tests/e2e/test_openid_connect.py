@@ -13,6 +13,7 @@ import urllib.parse
 import pytest
 
 from tests.e2e.conftest import PASSWORD, Stack
+from tests.helpers import http
 from tests.oidc_provider import Browser, Provider
 
 pytestmark = pytest.mark.slow
@@ -22,6 +23,13 @@ ACCOUNTS = {
               "email_verified": True, "groups": ["family"]},
     "bob": {"preferred_username": "bob", "groups": ["family", "kmood-admins"]},
     "eve": {"preferred_username": "eve", "groups": ["strangers"]},
+    # dora has a k-mood account with her address; mallory says it is hers, unverified
+    "dora-at-provider": {"preferred_username": "dora-sso", "email": "Dora@Example.org",
+                         "email_verified": True},
+    "mallory": {"preferred_username": "mallory", "email": "dora@example.org",
+                "email_verified": False, "groups": ["family"]},
+    "dora-again": {"preferred_username": "dora2", "email": "dora@example.org",
+                   "email_verified": True},
 }
 
 
@@ -54,9 +62,14 @@ def household(tmp_path_factory):
     stack = Stack(tmp_path)
     provider = Provider(tmp_path, stack.url, ACCOUNTS).start()
     stack.env.update(provider.env(KMOOD_SSO_AUTO_CREATE="1", KMOOD_SSO_MEMBER_GROUP="family",
-                                  KMOOD_SSO_ADMIN_GROUP="kmood-admins"))
+                                  KMOOD_SSO_ADMIN_GROUP="kmood-admins",
+                                  KMOOD_SSO_LINK_BY_EMAIL="1"))
     stack.create_user("ann")
+    stack.create_user("dora")
     stack.start(worker=False)
+    status, _, _ = http("PATCH", stack.url + "/api/me", {"email": "dora@example.org"},
+                        stack.log_in("dora"))
+    assert status == 200
     yield stack, provider
     provider.stop()
     stack.stop()
@@ -169,6 +182,23 @@ def test_newcomers_in_the_group_get_an_account_and_admins_theirs(household):
     status, _, page = sign_in(stack, Browser(), "eve")
     assert status == 403 and "only members of the group chosen for k-mood" in page
     assert log.lines("sign-in method=oidc subject='eve' refused (not in the group)")
+
+
+def test_a_verified_email_links_the_account_that_has_it_once(household):
+    stack, _ = household
+    log = Log(stack)
+    # mallory's provider says dora's address is hers but has not verified it: no link (and
+    # though she is in the group, the name is hers: a member "mallory" is made, not dora)
+    browser = Browser()
+    assert sign_in(stack, browser, "mallory")[0] == 303 and me(stack, browser) == "mallory"
+    browser = Browser()
+    assert sign_in(stack, browser, "dora-at-provider")[0] == 303 and me(stack, browser) == "dora"
+    assert log.lines("sign-in method=oidc linked user=dora by the verified email address")
+    # dora's account is linked now: another account with her address does not take it over
+    assert sign_in(stack, Browser(), "dora-again")[0] == 403  # (and not in the group)
+    assert log.lines("subject='dora-again' refused (not in the group)")
+    assert sign_in(stack, browser := Browser(), "dora-at-provider")[0] == 303
+    assert me(stack, browser) == "dora"
 
 
 def test_an_id_token_that_fails_a_check_signs_nobody_in(household):

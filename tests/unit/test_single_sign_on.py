@@ -225,7 +225,7 @@ def test_its_pages_leave_no_word_untranslated(single_sign_on, make_user, conn):
     from tests.plain_words import plain_words
     from tests.wsgi import Client
 
-    wsgi = single_sign_on(pseudo_languages=True)
+    wsgi = single_sign_on(pseudo_languages=True, sso_link_by_email=True)
     ann = make_user("ann", admin=True)
     make_user("bob")
     xa = {"Accept-Language": "en-XA"}
@@ -240,3 +240,40 @@ def test_its_pages_leave_no_word_untranslated(single_sign_on, make_user, conn):
     identities.link(conn, ann.id, identities.OIDC, "http://127.0.0.1:9", "ann-sub", 0)
     assert plain_words(admin.get("/settings").text) == []
     assert plain_words(admin.get("/settings/users").text) == []
+
+
+def test_an_accounts_email_address_is_checked_and_one_accounts_alone(single_sign_on,
+                                                                     make_user, conn):
+    from tests.conftest import PASSWORD
+    from tests.wsgi import Client
+
+    wsgi = single_sign_on(sso_link_by_email=True)
+    make_user("ann", admin=True)
+    make_user("bob")
+    ann, bob = Client(wsgi), Client(wsgi)
+    ann.login("ann", PASSWORD)
+    bob.login("bob", PASSWORD)
+    saved = ann.patch("/api/me", {"email": "  Ann@Example.org "})
+    assert saved.status == 200 and saved.json["email"] == "Ann@Example.org"
+    for wrong in ("ann", "ann@localhost", "a@b@c.org", "an\x00n@example.org", "a n@e.org", 42,
+                  "x" * 250 + "@e.org"):
+        refused = bob.patch("/api/me", {"email": wrong})
+        assert refused.status == 422 and "email" in refused.json["error"]["fields"], wrong
+    taken = bob.patch("/api/me", {"email": "ann@EXAMPLE.org"})
+    assert taken.status == 409 and taken.json["error"]["fields"] == {
+        "email": "this email address is another account's"}
+    assert bob.patch("/api/me", {"email": ""}).json["email"] is None
+    # the pages: Settings shows the field where single sign-on links by it; Household takes
+    # one for a new member
+    assert 'name="email"' in ann.get("/settings").text
+    made = ann.post("/settings/users", form={
+        "csrf_token": ann.csrf, "username": "cleo", "password": "a long password",
+        "email": "cleo@example.org"})
+    assert made.status == 303
+    refused = ann.post("/settings/users", form={
+        "csrf_token": ann.csrf, "username": "dan", "password": "a long password",
+        "email": "CLEO@example.org"})
+    assert refused.status == 409 and "another account" in refused.text
+    assert conn.execute("SELECT email FROM users WHERE username = 'cleo'").fetchone()[0] == (
+        "cleo@example.org")
+    assert conn.execute("SELECT count(*) FROM users WHERE username = 'dan'").fetchone()[0] == 0

@@ -28,6 +28,7 @@ def users_page(services, conn, auth: Auth, fields=None, errors=None, status=200)
     return settings_page("users", auth, status, people=users.list_users(conn),
                          linked=identities.by_user(conn), proxy=services.config.auth_header,
                          single_sign_on=single_sign_on_name(services.config),
+                         link_by_email=services.config.sso_link_by_email,
                          password_login=services.config.password_login,
                          fields=fields or {}, errors=errors or {})
 
@@ -62,6 +63,7 @@ def add_member(services, conn, auth: Auth):
                       now_ms=services.clock.now_ms(), hasher=services.hasher,
                       timezone=fields.get("timezone") or auth.user.timezone,
                       admin=bool(fields.get("admin")), identity=identity,
+                      email=fields.get("email") or None,
                       mood_labels=users.default_mood_labels(words(auth).gettext))
     return redirect("/settings/users", "created")
 

@@ -30,6 +30,7 @@ def profile_page(services, conn, auth: Auth, fields=None, errors=None, status=20
                          languages=services.languages.names(), fields=fields or {},
                          password_login=services.config.password_login,
                          single_sign_on=single_sign_on_name(services.config),
+                         link_by_email=services.config.sso_link_by_email,
                          sso_subject=identities.subject_of(conn, auth.user.id, identities.OIDC),
                          errors=errors or {}, scripts=("settings.js",))
     # Linking single sign-on, and logging out of a session it made, post forms whose answers
@@ -49,6 +50,8 @@ def save_profile(services, conn, auth: Auth):
                "listenbrainz_user": fields.get("listenbrainz_user", "").strip(),
                "lastfm_user": fields.get("lastfm_user", "").strip(),
                "language": fields.get("language", "")}
+    if "email" in fields:  # (on the form where single sign-on links by it)
+        changes["email"] = fields.get("email", "")
     users.update_settings(conn, auth.user.id,
                           users.validate_settings(changes, services.languages.codes),
                           services.clock.now_ms())

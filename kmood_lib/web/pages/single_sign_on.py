@@ -149,7 +149,8 @@ def sign_in(services, conn, auth: Auth, person, after: str | None):
 
     user, unlinked = identities.sign_in(
         conn, identities.OIDC, config.oidc_issuer, person.subject, person.groups,
-        identities.Newcomers.from_config(config), now_ms, labels, name=person.name)
+        identities.Newcomers.from_config(config), now_ms, labels, name=person.name,
+        verified_email=person.email if person.email_verified else None)
     if user is None:
         if held := services.sign_in_refused_log.due(person.subject):
             log.info("sign-in method=oidc subject=%r refused (%s)%s", person.subject,

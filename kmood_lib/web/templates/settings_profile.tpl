@@ -33,6 +33,10 @@
     </select>
   </label>
   <p class="muted" id="timezone-hint">{{_('Entries without an explicit offset are read in this zone; each entry keeps the offset it was logged with.')}}</p>
+  % if link_by_email or me['email']:
+  <label>{{_('Email address')}} <input name="email" type="email" value="{{fields.get('email', me['email'] or '')}}" autocomplete="email" maxlength="254" dir="ltr"></label>
+  <p class="muted">{{!_html('A first sign-in with <bdi dir="auto">{provider}</bdi> links this account when the provider has verified this same address. k-mood sends no email.', provider=single_sign_on) if single_sign_on and link_by_email else _('k-mood sends no email.')}}</p>
+  % end
   <h2>{{_('Integrations')}}</h2>
   <p class="muted">{{_('Used to suggest the song you are listening to while you log.')}}</p>
   <label>{{_('ListenBrainz user name')}} <input name="listenbrainz_user" value="{{fields.get('listenbrainz_user', me['listenbrainz_user'] or '')}}" autocomplete="off" dir="auto"></label>

@@ -14,6 +14,9 @@
     <label>{{!_html('ID at <bdi dir="auto">{provider}</bdi> (shown to them when a sign-in finds no account)', provider=single_sign_on)}} <input name="subject" value="{{fields.get('subject', '')}}" maxlength="255" autocomplete="off" required dir="auto"></label>
     % end
   </div>
+  % if link_by_email:
+  <label>{{_('Email address')}} <span class="muted">{{!_html('(optional: their first sign-in with <bdi dir="auto">{provider}</bdi> links this account when the provider has verified it)', provider=single_sign_on)}}</span> <input name="email" type="email" value="{{fields.get('email', '')}}" autocomplete="off" maxlength="254" dir="ltr"></label>
+  % end
   <label class="inline"><input type="checkbox" name="admin" value="1"{{' checked' if fields.get('admin') else ''}}> {{_('Admin (may manage members and the job queue)')}}</label>
   <div class="actions"><button type="submit">{{_('Add member')}}</button></div>
 </form>
