@@ -76,6 +76,23 @@ class Services:
     sign_in_refused_log: EveryKey = field(default_factory=EveryKey)
     # The OpenID provider people sign in with (KMOOD_OIDC_ISSUER); None when there is none.
     openid: object | None = None
+    # k-mood as the passkeys' relying party (KMOOD_PASSKEYS); None when they are off.
+    passkeys: object | None = None
+
+
+def passkey_relying_party(config: Config) -> object | None:
+    """k-mood as WebAuthn's relying party, when KMOOD_PASSKEYS is on: only then is
+    py_webauthn imported (requirements-sso.txt)."""
+    if not config.passkeys:
+        return None
+    try:
+        from kmood_lib.accounts.passkeys import RelyingParty
+
+        return RelyingParty(config.public_url)
+    except ImportError as exc:
+        raise MissingDependency(
+            f"KMOOD_PASSKEYS is on but {exc.name or 'webauthn'} is not installed:"
+            " pip install -r requirements-sso.txt") from None
 
 
 def openid_provider(config: Config, clock) -> object | None:
@@ -173,6 +190,7 @@ def bootstrap(
         outbox=OutboxBatches(),
         languages=Languages(pseudo=config.pseudo_languages),
         openid=openid_provider(config, clock),
+        passkeys=passkey_relying_party(config),
     )
     if any(kind.prompt for kind in services.job_kinds):
         services.prompt_hooks.append(sweeps.prompt_enqueue(services))

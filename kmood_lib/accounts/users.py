@@ -225,7 +225,7 @@ def email_holder(conn: sqlite3.Connection, email: str) -> int | None:
 
 
 _INTEGRATION_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-SETTINGS_FIELDS = ("timezone", "listenbrainz_user", "lastfm_user", "language", "email")
+SETTINGS_FIELDS = ("timezone", "listenbrainz_user", "lastfm_user", "language")
 
 
 def validate_settings(changes: dict, languages: tuple[str, ...] = ()) -> dict:
@@ -251,11 +251,6 @@ def validate_settings(changes: dict, languages: tuple[str, ...] = ()) -> dict:
             else:
                 errors[name] = Phrase("must be a username of 1-64 letters, digits, '.', '_',"
                                       " '-' or null")
-    if "email" in changes:
-        try:
-            clean["email"] = validate_email(changes["email"])
-        except AccountError as exc:
-            errors["email"] = exc.message
     if "language" in changes:
         value = changes["language"]
         if value is None or value == "":
@@ -276,11 +271,21 @@ def update_settings(conn: sqlite3.Connection, user_id: int, clean: dict, now_ms:
     if not clean:
         return
     assignments = ", ".join(f"{name} = ?" for name in clean)  # names come from SETTINGS_FIELDS
+    conn.execute(f"UPDATE users SET {assignments}, updated_at = ? WHERE id = ?",
+                 (*clean.values(), now_ms, user_id))
+
+
+def set_email(conn: sqlite3.Connection, user_id: int, email: object, now_ms: int) -> str | None:
+    """An admin sets an account's email address (or clears it). Only an admin: single sign-on
+    may link a first sign-in by it (KMOOD_SSO_LINK_BY_EMAIL), so a member who could claim
+    another person's address could have that person's sign-in land in their own account."""
+    clean = validate_email(email)
     try:
-        conn.execute(f"UPDATE users SET {assignments}, updated_at = ? WHERE id = ?",
-                     (*clean.values(), now_ms, user_id))
-    except sqlite3.IntegrityError:  # the only unique column a setting holds
+        conn.execute("UPDATE users SET email = ?, updated_at = ? WHERE id = ?",
+                     (clean, now_ms, user_id))
+    except sqlite3.IntegrityError:
         raise AccountError(EMAIL_TAKEN, "email", 409) from None
+    return clean
 
 
 def set_password_hash(conn: sqlite3.Connection, user_id: int, password_hash: str,
@@ -293,7 +298,7 @@ def set_password_hash(conn: sqlite3.Connection, user_id: int, password_hash: str
 def list_users(conn: sqlite3.Connection) -> list[dict]:
     """Every account with how much it holds, for the admin's household page and the CLI."""
     rows = conn.execute(
-        "SELECT u.id, u.username, u.timezone, u.is_admin, u.created_at,"
+        "SELECT u.id, u.username, u.timezone, u.is_admin, u.created_at, u.email,"
         " (SELECT count(*) FROM entries e WHERE e.user_id = u.id) AS entries"
         " FROM users u ORDER BY u.username_key").fetchall()
     return [dict(row) | {"is_admin": bool(row["is_admin"])} for row in rows]

@@ -89,6 +89,9 @@ def check_config(config: Config, environ: Mapping[str, str]) -> Iterator[Check]:
     if config.oidc_issuer and importlib.util.find_spec("authlib") is None:
         yield Check("single-sign-on", FAIL, "KMOOD_OIDC_ISSUER is set but Authlib is not"
                     " installed", "pip install -r requirements-sso.txt, or unset it")
+    if config.passkeys and importlib.util.find_spec("webauthn") is None:
+        yield Check("passkeys", FAIL, "KMOOD_PASSKEYS is on but py_webauthn is not installed",
+                    "pip install -r requirements-sso.txt, or set KMOOD_PASSKEYS=0")
     if config.nats_url:
         if importlib.util.find_spec("nats") is None:
             yield Check("nats", FAIL, "KMOOD_NATS_URL is set but nats-py is not installed",

@@ -389,6 +389,12 @@ class Config:
         "the claim holding the person's groups, for KMOOD_SSO_MEMBER_GROUP and"
         " KMOOD_SSO_ADMIN_GROUP"
     )
+    passkeys: bool = _setting(
+        "KMOOD_PASSKEYS", "0", _bool,
+        "1: people may add passkeys in Settings and sign in with them (no user name typed);"
+        " needs KMOOD_PUBLIC_URL on https:// (or http://localhost), whose host is the passkeys'"
+        " relying party, and py_webauthn (requirements-sso.txt)"
+    )
     max_body_bytes: int = _setting(
         "KMOOD_MAX_BODY_BYTES", "1048576", _int(1024), "largest accepted JSON body"
     )
@@ -653,6 +659,8 @@ class Config:
                     f"KMOOD_{name.upper()}: needs KMOOD_OIDC_ISSUER, or KMOOD_AUTH_HEADER and"
                     " KMOOD_AUTH_GROUPS_HEADER (the header the groups are read from)")
         _single_sign_on(values)
+        if values["passkeys"]:
+            _passkeys(values["public_url"])
         return cls(**values)
 
     def with_overrides(self, **changes) -> Config:
@@ -674,6 +682,24 @@ def _secure_or_local(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _passkeys(public_url: str) -> None:
+    """Passkeys belong to a host name reached over a secure connection: WebAuthn works only
+    there (https, or http on localhost), and an IP address is no relying party."""
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(public_url)
+    host = parts.hostname or ""
+    if not public_url:
+        raise ConfigError("KMOOD_PASSKEYS: set KMOOD_PUBLIC_URL too (its host name is the"
+                          " passkeys' relying party)")
+    if not (parts.scheme == "https" or host == "localhost"):
+        raise ConfigError("KMOOD_PASSKEYS: KMOOD_PUBLIC_URL must be https:// (browsers offer"
+                          " passkeys only there, and on http://localhost)")
+    if re.fullmatch(r"[0-9.]+|\[?[0-9a-fA-F:]+\]?", host):
+        raise ConfigError("KMOOD_PASSKEYS: KMOOD_PUBLIC_URL must name the server by a host"
+                          " name, not an IP address (a passkey belongs to a domain)")
 
 
 def _single_sign_on(values: dict) -> None:

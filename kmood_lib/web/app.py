@@ -31,7 +31,15 @@ from kmood_lib.web.api import (
 from kmood_lib.web.authentication import SESSION_COOKIE, identify
 from kmood_lib.web.middleware import with_compression, with_security_headers
 from kmood_lib.web.pages import activities as activity_pages
-from kmood_lib.web.pages import admin, insight, journal, public, settings, single_sign_on
+from kmood_lib.web.pages import (
+    admin,
+    insight,
+    journal,
+    passkeys,
+    public,
+    settings,
+    single_sign_on,
+)
 from kmood_lib.web.pages import goals as goal_pages
 from kmood_lib.web.pages import metrics as metric_pages
 from kmood_lib.web.pages import note_templates as note_template_pages
@@ -46,7 +54,8 @@ log = logging.getLogger(__name__)
 ROUTE_MODULES = (accounts, entries, moods, activities, metrics, note_templates, now_playing, stats,
                  insights, photos, goals, jobs, reminders, portability, openapi, public, journal,
                  photo_pages, goal_pages, insight, settings, activity_pages, metric_pages,
-                 note_template_pages, portability_pages, reminder_pages, admin, single_sign_on)
+                 note_template_pages, portability_pages, reminder_pages, admin, single_sign_on,
+                 passkeys)
 
 
 class BuiltOnceRouter(bottle.Router):

@@ -170,7 +170,8 @@ def proxy_sign_in(conn, request: bottle.BaseRequest, services, subject: str,
         return Auth(user, "proxy", proxied=True)  # no session: reads only (writes need one)
     made = auth_store.create_session(conn, user.id, now_ms, config.session_ttl_s, via="proxy")
     log.info("sign-in method=proxy user=%s ok", user.username)
-    return Auth(user, "session", auth_store.Session(made.id, user, made.csrf_token, "proxy"),
+    return Auth(user, "session", auth_store.Session(made.id, user, made.csrf_token, "proxy",
+                                                    now_ms),
                 new_session=made, proxied=True)
 
 
@@ -203,6 +204,28 @@ class PasswordLoginOff(DomainError):
                                 " sign-on") if single_sign_on else
                          Phrase("password sign-in is off on this server: sign in through the"
                                 " sign-in proxy"))
+
+
+FRESH_SIGN_IN_S = 600  # a sign-in this recent may change how the account signs in
+
+
+class SignInAgain(DomainError):
+    """Changing how an account signs in (its password, passkeys, a linked sign-in) is for a
+    browser signed in as it — not an API token — and, where no password can be asked for, one
+    that signed in within FRESH_SIGN_IN_S: an unattended browser cannot lock its owner out."""
+
+    status = 403
+    code = "sign_in_again"
+
+
+def require_browser_session(auth: Auth, now_ms: int, fresh: bool = False) -> None:
+    if auth.via != "session" or auth.session is None:
+        raise SignInAgain(Phrase("how an account signs in is changed in a browser signed in to"
+                                 " it, not with an API token"))
+    if fresh and now_ms - auth.session.created_at > FRESH_SIGN_IN_S * 1000:
+        raise SignInAgain(Phrase("log out and sign in again first: how an account signs in is"
+                                 " changed within {n} minutes of signing in",
+                                 n=FRESH_SIGN_IN_S // 60))
 
 
 def refuse_passwords(config) -> None:

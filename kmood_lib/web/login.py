@@ -11,12 +11,22 @@ import urllib.parse
 
 import bottle
 
-from kmood_lib.core.i18n import N_
+from kmood_lib.accounts import passkeys, users
+from kmood_lib.core.i18n import N_, Phrase
+from kmood_lib.web.authentication import require_browser_session
 from kmood_lib.web.http import Params, cookie, query_params
 from kmood_lib.web.middleware import CSP
 from kmood_lib.web.rendering import LANGUAGE_COOKIE, render
 
 FORM_COOKIE = "kmood_form"  # double-submit token for the forms used before a session exists
+# Binds a browser to the sign-ins it began (single sign-on, a passkey). Over HTTPS a __Host-
+# cookie: no other site under the same domain (a sibling subdomain) can plant one to have the
+# person finish its sign-in.
+BROWSER_COOKIE = "kmood_sign_in"
+
+
+def browser_cookie(config) -> str:
+    return ("__Host-" if config.cookie_secure else "") + BROWSER_COOKIE
 
 
 _SAFE_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?#]*")
@@ -88,6 +98,8 @@ def login_page(services, fields=None, errors=None, status=200, message: str = ""
                   username=(fields.get("username") or "")[:64], unlinked=unlinked,
                   password_login=services.config.password_login,
                   single_sign_on=single_sign_on_name(services.config), signed_out=signed_out,
+                  passkeys_on=services.passkeys is not None,
+                  scripts=("passkeys.js",) if services.passkeys is not None else (),
                   single_sign_on_href="/login/oidc?" + urllib.parse.urlencode(
                       {"next": safe_next(target)}),
                   languages=services.languages.names(), **chosen)
@@ -119,3 +131,26 @@ def forms_may_leave_to(page: bottle.HTTPResponse, *urls: str) -> bottle.HTTPResp
         page.set_header("Content-Security-Policy", CSP.replace(
             "form-action 'self'", "form-action 'self' " + " ".join(dict.fromkeys(origins))))
     return page
+
+
+def sign_in_methods(config) -> tuple[str, ...]:
+    """The linked sign-ins this server honours now: a proxy's names, the OpenID provider's."""
+    return (("proxy",) if config.auth_header else ()) + (("oidc",) if config.oidc_issuer else ())
+
+
+def ways_in(conn, services, user_id: int) -> dict[str, int]:
+    """What the account can sign in with on this server as it is configured now."""
+    return passkeys.ways_in(conn, user_id, sign_in_methods(services.config),
+                            services.passkeys is not None)
+
+
+def confirm_it_is_them(conn, services, auth, password: object) -> None:
+    """Before a way in is added or the password goes: the account's current password, or for
+    an account without one, a sign-in within the last minutes (require_browser_session)."""
+    now_ms = services.clock.now_ms()
+    has_password = ways_in(conn, services, auth.user.id)["password"]
+    require_browser_session(auth, now_ms, fresh=not has_password)
+    if has_password and (not isinstance(password, str) or len(password) > users.MAX_PASSWORD_LENGTH
+                         or users.authenticate(conn, auth.user.username, password,
+                                               services.hasher) is None):
+        raise users.AccountError(Phrase("your current password is not right"), "password", 403)

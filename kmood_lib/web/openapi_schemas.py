@@ -34,16 +34,15 @@ SCHEMAS = {
         "id": INT, "username": STR, "timezone": STR, "is_admin": BOOL,
         "listenbrainz_user": {"type": ["string", "null"]},
         "lastfm_user": {"type": ["string", "null"]}, "csrf_token": {"type": ["string", "null"]},
-        "language": {"type": ["string", "null"]}, "email": {"type": ["string", "null"]}}},
+        "language": {"type": ["string", "null"]},
+        # Set by an admin in Household; single sign-on may link by it (KMOOD_SSO_LINK_BY_EMAIL)
+        "email": {"type": ["string", "null"]}}},
     "MeUpdate": {"type": "object", "additionalProperties": False, "properties": {
         "timezone": bounded_name(64), "listenbrainz_user": {"type": ["string", "null"]},
         "lastfm_user": {"type": ["string", "null"]},
         # The pages' language: a catalogue's code (en, de, es, fr, pl, pt_BR); null or "" for
         # the browser's Accept-Language.
-        "language": {"type": ["string", "null"], "maxLength": 16},
-        # The account's address, for single sign-on to link it by (KMOOD_SSO_LINK_BY_EMAIL);
-        # k-mood sends no email. null or "" for none.
-        "email": {"type": ["string", "null"], "maxLength": 254}}},
+        "language": {"type": ["string", "null"], "maxLength": 16}}},
     "Login": {"type": "object", "required": ["username", "password"],
               "properties": {"username": STR, "password": STR}},
     "PasswordChange": {"type": "object", "required": ["old_password", "new_password"],

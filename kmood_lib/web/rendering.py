@@ -42,6 +42,9 @@ NOTICES = {
     "created": N_("Created."),
     "removed": N_("Removed."),
     "linked": N_("Linked: the sign-in proxy now signs them in to this account."),
+    "passkey_removed": N_("Passkey removed."),
+    "passkey_added": N_("Passkey added: sign in with it from the login page."),
+    "password_off": N_("Your password is off: you sign in with a passkey or single sign-on."),
     "sso_member_linked": N_("Linked: single sign-on now signs them in to this account."),
     "sso_linked": N_("Linked: you can now sign in here with single sign-on."),
     "sso_taken": N_("Not linked: that account at the sign-in provider is linked to another"

@@ -45,6 +45,19 @@ WORDS: dict[str, str | tuple[str, str]] = {
     # the time zone picker (settings.js)
     "timezone.this_device": N_("{zone} (this device)"),
     "timezone.device_is_set": N_("This device is set to {zone}."),
+    # passkeys (passkeys.js)
+    "passkey.failed": N_("That passkey did not sign you in. Try again, or sign in another"
+                         " way."),
+    "passkey.too_many": N_("Too many failed logins; wait a while and try again."),
+    "passkey.not_added": N_("The passkey was not added. Try again."),
+    "passkey.known": N_("This device holds a passkey for your account already."),
+    "passkey.name": N_("Give the passkey a name of 1-64 characters."),
+    "passkey.password": N_("Your current password is not right (or, without one, log out and"
+                           " sign in again first)."),
+    "passkey.conflict": N_("Not added: this passkey is registered already, or your account"
+                           " has as many as it may."),
+    "passkey.signed_out": N_("Your session has ended: log in again."),
+    "passkey.reload": N_("This page is too old: reload it and try again."),
     # a new version (offline.js)
     "update.ready": N_("A new version of k-mood is ready."),
     "update.reload": N_("Reload"),

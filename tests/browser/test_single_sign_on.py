@@ -12,6 +12,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.browser.conftest import (
     DESKTOP,
+    PASSWORD,
     VARIANTS,
     console_errors,
     create_user,
@@ -72,6 +73,8 @@ def test_a_person_links_their_account_and_signs_in_with_it(sso_stack, window):
     assert link.text == "Link Authelia"
     looked_at(driver, "settings-single-sign-on")
     look(driver, DESKTOP, False)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/login/oidc/link'] input[name=password]"
+                        ).send_keys(PASSWORD)
     follow(driver, link)  # the form's answer: on to the provider (CSP form-action lets it)
     assert driver.current_url.startswith(sso_stack.provider.issuer + "/interaction/")
     sign_in_at_provider(driver, "ann.at.provider")

@@ -67,9 +67,12 @@ def household(tmp_path_factory):
     stack.create_user("ann")
     stack.create_user("dora")
     stack.start(worker=False)
-    status, _, _ = http("PATCH", stack.url + "/api/me", {"email": "dora@example.org"},
-                        stack.log_in("dora"))
-    assert status == 200
+    admin = stack.log_in("ann")
+    dora = http("GET", stack.url + "/api/me", headers=stack.log_in("dora"))[2]["id"]
+    status, _, _ = http("POST", stack.url + f"/settings/users/{dora}/email", urllib.parse.urlencode(
+        {"csrf_token": admin["X-CSRF-Token"], "email": "dora@example.org"}).encode(),
+        {**admin, "Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 200  # (followed to Household)
     yield stack, provider
     provider.stop()
     stack.stop()
@@ -130,7 +133,11 @@ def test_a_person_links_their_account_then_signs_in_with_it(sso):
     _, _, settings = ann.go(stack.url + "/settings")
     assert "Link <bdi dir=\"auto\">Test SSO</bdi>" in settings
     status, headers, _ = ann.go(stack.url + "/login/oidc/link",
-                                {"csrf_token": hidden(settings, "csrf_token")})
+                                {"csrf_token": hidden(settings, "csrf_token"), "password": "x"})
+    assert status == 403  # not without her password
+    status, headers, _ = ann.go(stack.url + "/login/oidc/link",
+                                {"csrf_token": hidden(settings, "csrf_token"),
+                                 "password": PASSWORD})
     assert status == 303 and headers["Location"].startswith(provider.issuer + "/auth?")
     assert "prompt=login" in headers["Location"]  # whoever is signed in there signs in again
     back = ann.provider_answer(headers["Location"], "alice")
@@ -148,7 +155,7 @@ def test_a_person_links_their_account_then_signs_in_with_it(sso):
     password_log_in(stack, cleo, "cleo")
     _, _, settings = cleo.go(stack.url + "/settings")
     _, headers, _ = cleo.go(stack.url + "/login/oidc/link",
-                            {"csrf_token": hidden(settings, "csrf_token")})
+                            {"csrf_token": hidden(settings, "csrf_token"), "password": PASSWORD})
     status, headers, _ = cleo.go(cleo.provider_answer(headers["Location"], "alice"))
     assert (status, headers["Location"]) == (303, "/settings?done=sso_taken")
     # a sign-in answered in a browser that meanwhile holds someone's session rotates it

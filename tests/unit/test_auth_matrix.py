@@ -24,6 +24,10 @@ PUBLIC = {
     # its answer, taken only by the browser that set out (tests/e2e/test_openid_connect.py)
     ("GET", "/login/oidc"),
     ("GET", "/login/oidc/callback"),
+    # passkeys (404 unless KMOOD_PASSKEYS is on): a sign-in's challenge, and its answer; both
+    # need the login page's own token (tests/browser/test_passkeys.py)
+    ("POST", "/login/passkey/options"),
+    ("POST", "/login/passkey"),
 }
 
 

@@ -166,6 +166,9 @@ def page_world(world, conn, clock):
                              " created_at, data) VALUES (?, 1, 'x', 'audio/mp4', 0, x'00')"
                              " RETURNING id", (a["entry"],)).fetchone()[0]
     assert alice.get(f"/memos/{a['memo']}").status == 200
+    a["passkey"] = conn.execute("INSERT INTO passkeys (user_id, credential_id, public_key, name,"
+                                " created_at) VALUES (?, x'01', x'02', 'hers', 0) RETURNING id",
+                                (alice_id,)).fetchone()[0]
     return alice, bob, a
 
 
@@ -213,6 +216,7 @@ FOREIGN_PAGE_ROUTES = [
     ("POST", "/goals/{goal}/checkin", {"done": "1"}),
     ("GET", "/goals/{goal}/delete", {}),
     ("POST", "/goals/{goal}/delete", {}),
+    ("POST", "/settings/passkeys/{passkey}/delete", {}),
 ]
 
 
@@ -221,7 +225,7 @@ def page_snapshot(conn) -> dict:
             for table in ("entries", "entry_activities", "activities", "activity_groups",
                           "metrics", "entry_metrics", "api_tokens", "reminders", "reminder_deliveries",
                           "pending_imports", "jobs", "photos", "photo_files",
-                          "note_templates", "goals", "goal_checkins")}
+                          "note_templates", "goals", "goal_checkins", "passkeys")}
 
 
 @pytest.mark.parametrize("method,template,form", FOREIGN_PAGE_ROUTES)

@@ -321,13 +321,17 @@ def _complete(paths: dict) -> dict:
 _complete(PATHS)
 
 
-def document(auth_header: str = "", single_sign_on: bool = False) -> dict:
+def document(auth_header: str = "", single_sign_on: bool = False, passkeys: bool = False
+             ) -> dict:
     """The description; with a sign-in proxy configured (KMOOD_AUTH_HEADER), its header as a
-    way in too; with single sign-on (KMOOD_OIDC_ISSUER), where a browser gets its session."""
+    way in too; with single sign-on (KMOOD_OIDC_ISSUER) or passkeys (KMOOD_PASSKEYS), where
+    a browser gets its session."""
     session = {"type": "apiKey", "in": "cookie", "name": "kmood_session",
                "description": "the cookie a sign-in sets: POST /api/session with a password"
                + (", or single sign-on in a browser (GET /login/oidc; the provider's own"
-                  " tokens are not accepted here: use an API token)" if single_sign_on else "")}
+                  " tokens are not accepted here: use an API token)" if single_sign_on else "")
+               + (", or a passkey in a browser (POST /login/passkey/options, then"
+                  " POST /login/passkey)" if passkeys else "")}
     schemes = {"bearer": {"type": "http", "scheme": "bearer"}, "session": session}
     security = [{"bearer": []}, {"session": []}]
     about = ("Errors are {\"error\": {\"code\", \"message\", \"fields\"}}. "
@@ -355,4 +359,5 @@ def document(auth_header: str = "", single_sign_on: bool = False) -> dict:
 @routes.get("/api/openapi.json", auth="public")
 def openapi(services):
     config = services.config
-    return json_response(document(config.auth_header, bool(config.oidc_issuer)))
+    return json_response(document(config.auth_header, bool(config.oidc_issuer),
+                                  config.passkeys))

@@ -112,6 +112,15 @@ def delete_member(services, conn, auth: Auth, user_id: int):
     return redirect("/settings/users", "removed")
 
 
+@routes.post("/settings/users/<user_id:id>/email", auth="admin", form=users_page)
+def set_email(services, conn, auth: Auth, user_id: int):
+    """A member's email address: only an admin sets it (single sign-on may link by it)."""
+    person = member(conn, user_id)
+    users.set_email(conn, person.id, form_fields(bottle.request, services.config).get("email"),
+                    services.clock.now_ms())
+    return redirect("/settings/users", "saved")
+
+
 @routes.post("/settings/users/<user_id:id>/identities", auth="admin", form=users_page)
 def link_identity(services, conn, auth: Auth, user_id: int):
     """Link to this member's account the user name the sign-in proxy says for them, or

@@ -121,7 +121,8 @@ SETUP_OFF = Phrase("Not found: password sign-in is off, so the first account is 
 def login_form(services, conn, auth: Auth):
     """The login page; with single sign-on the only way in (password sign-in off), straight on
     to the provider — unless the page has something to say: a sign-in the proxy vouched for
-    that no account holds, or a logout just now (the provider would sign the person in again)."""
+    that no account holds, or a logout just now (the provider would sign the person in again);
+    and not when passkeys are a way in too (their button is here)."""
     config, params = services.config, query_params(bottle.request)
     newcomers_by_sso = config.oidc_issuer and config.sso_auto_create  # the first may come so
     if config.password_login and users.count_users(conn) == 0 and not newcomers_by_sso:
@@ -130,7 +131,7 @@ def login_form(services, conn, auth: Auth):
         return redirect(safe_next(params.get("next")))
     signed_out = params.get("signed_out") == "1"
     if (not config.password_login and config.oidc_issuer and auth.unlinked is None
-            and not signed_out and "lang" not in params):
+            and not config.passkeys and not signed_out and "lang" not in params):
         return redirect("/login/oidc?" + urllib.parse.urlencode(
             {"next": safe_next(params.get("next"))}))
     return login_page(services, unlinked=auth.unlinked, signed_out=signed_out)

@@ -6,14 +6,20 @@ from __future__ import annotations
 import bottle
 
 from kmood_lib.accounts import auth as auth_store
-from kmood_lib.accounts import identities, users
+from kmood_lib.accounts import identities, passkeys, users
 from kmood_lib.core.db import transaction
 from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.journal import storage, vocab
-from kmood_lib.web.authentication import Auth, refuse_passwords
-from kmood_lib.web.login import forms_may_leave_to, single_sign_on_name
+from kmood_lib.web.authentication import Auth, refuse_passwords, require_browser_session
+from kmood_lib.web.login import (
+    confirm_it_is_them,
+    forms_may_leave_to,
+    sign_in_methods,
+    single_sign_on_name,
+    ways_in,
+)
 from kmood_lib.web.rendering import FormError, form_fields, redirect, settings_page
 from kmood_lib.web.routing import Routes
 
@@ -24,7 +30,10 @@ routes = Routes()
 
 def profile_page(services, conn, auth: Auth, fields=None, errors=None, status=200):
     me = users.profile(conn, auth.user.id)
+    ways = ways_in(conn, services, auth.user.id)
     page = settings_page("profile", auth, status, me=me, zones=canonical_zones(),
+                         ways=ways, passkeys_on=services.passkeys is not None,
+                         passkeys=passkeys.list_passkeys(conn, auth.user.id),
                          storage=storage.summary(conn, auth.user.id,
                                                  services.config.storage_quota_bytes),
                          languages=services.languages.names(), fields=fields or {},
@@ -32,7 +41,9 @@ def profile_page(services, conn, auth: Auth, fields=None, errors=None, status=20
                          single_sign_on=single_sign_on_name(services.config),
                          link_by_email=services.config.sso_link_by_email,
                          sso_subject=identities.subject_of(conn, auth.user.id, identities.OIDC),
-                         errors=errors or {}, scripts=("settings.js",))
+                         errors=errors or {},
+                         scripts=("settings.js", "passkeys.js") if services.passkeys is not None
+                         else ("settings.js",))
     # Linking single sign-on, and logging out of a session it made, post forms whose answers
     # send the browser on to the provider.
     return forms_may_leave_to(page, *services.openid.browser_urls()) if services.openid else page
@@ -50,8 +61,6 @@ def save_profile(services, conn, auth: Auth):
                "listenbrainz_user": fields.get("listenbrainz_user", "").strip(),
                "lastfm_user": fields.get("lastfm_user", "").strip(),
                "language": fields.get("language", "")}
-    if "email" in fields:  # (on the form where single sign-on links by it)
-        changes["email"] = fields.get("email", "")
     users.update_settings(conn, auth.user.id,
                           users.validate_settings(changes, services.languages.codes),
                           services.clock.now_ms())
@@ -63,8 +72,11 @@ def change_password(services, conn, auth: Auth):
     refuse_passwords(services.config)
     fields = form_fields(bottle.request, services.config)
     old, new = fields.get("old_password", ""), fields.get("new_password", "")
-    if len(old) > users.MAX_PASSWORD_LENGTH or users.authenticate(
-            conn, auth.user.username, old, services.hasher) is None:
+    has_password = ways_in(conn, services, auth.user.id)["password"]
+    # (without one, a recent sign-in stands for it: an unattended browser sets none)
+    require_browser_session(auth, services.clock.now_ms(), fresh=not has_password)
+    if has_password and (len(old) > users.MAX_PASSWORD_LENGTH or users.authenticate(
+            conn, auth.user.username, old, services.hasher) is None):
         raise FormError({N_("Current password"): N_("is not right")})
     if new != fields.get("repeat_password"):
         raise FormError({N_("New password"): N_("the two entries differ")})
@@ -74,6 +86,17 @@ def change_password(services, conn, auth: Auth):
         keep_session_id=auth.session.id if auth.session else None,
         revoke_tokens=fields.get("revoke_api_tokens") == "1")
     return redirect("/settings", "password_tokens" if ended["api_tokens_revoked"] else "password")
+
+
+@routes.post("/settings/password/off", form=profile_page)
+def turn_password_off(services, conn, auth: Auth):
+    """Sign in without a password from now on (a passkey or single sign-on must be there);
+    a password can be set again here."""
+    confirm_it_is_them(conn, services, auth, form_fields(bottle.request, services.config)
+                       .get("password"))
+    passkeys.turn_password_off(conn, auth.user.id, services.clock.now_ms(),
+                               sign_in_methods(services.config))
+    return redirect("/settings", "password_off")
 
 
 # --- mood labels --------------------------------------------------------------------------

@@ -18,16 +18,13 @@ from kmood_lib.core.i18n import N_
 from kmood_lib.upstream.openid import ProviderUnavailable, SignInRefused
 from kmood_lib.web.authentication import Auth, client_address, set_session_cookie
 from kmood_lib.web.http import cookie, query_params
-from kmood_lib.web.login import login_page, safe_next
-from kmood_lib.web.rendering import redirect, translator
+from kmood_lib.web.login import browser_cookie, confirm_it_is_them, login_page, safe_next
+from kmood_lib.web.rendering import form_fields, redirect, translator
 from kmood_lib.web.routing import Routes
 
 log = logging.getLogger(__name__)
 routes = Routes()
 
-# Binds a browser to the sign-ins it began. Over HTTPS a __Host- cookie: no other site under
-# the same domain (a sibling subdomain) can plant one to have the person finish its sign-in.
-BROWSER_COOKIE = "kmood_sign_in"
 REQUEST_TTL_S = 600  # time to sign in at the provider and come back
 SIGN_IN, LINK = "oidc", "oidc-link"
 
@@ -43,10 +40,6 @@ def provider(services):
     if services.openid is None:
         raise NotFound("single sign-on")
     return services.openid
-
-
-def browser_cookie(config) -> str:
-    return ("__Host-" if config.cookie_secure else "") + BROWSER_COOKIE
 
 
 def send_to_provider(services, conn, kind: str, user_id: int | None, after: str):
@@ -88,7 +81,9 @@ def begin_sign_in(services, conn, auth: Auth):
 @routes.post("/login/oidc/link")
 def begin_link(services, conn, auth: Auth):
     """Link the account at the provider to this one: the person proves both (their session
-    here, their sign-in there)."""
+    here with their password, or a recent sign-in; their sign-in there)."""
+    confirm_it_is_them(conn, services, auth,
+                       form_fields(bottle.request, services.config).get("password"))
     return send_to_provider(services, conn, LINK, auth.user.id, "/settings")
 
 

@@ -18,9 +18,15 @@
 % elif unlinked:
 <p class="error" role="alert">{{!_html('Your sign-in proxy says you are <bdi dir="auto">{name}</bdi>, and only members of the group chosen for k-mood get an account here.', name=unlinked.subject) if unlinked.reason == 'not in the group' else _html('Your sign-in proxy says you are <bdi dir="auto">{name}</bdi>, but no k-mood account is linked to that name yet. An admin links it in Settings › Household.', name=unlinked.subject)}}</p>
 % end
-% if single_sign_on:
-<div class="card sign-in-choices">
+% if single_sign_on or passkeys_on:
+<div class="card sign-in-choices"{{'' if single_sign_on else ' hidden'}}>
+  % if single_sign_on:
   <a class="button" href="{{single_sign_on_href}}" id="single-sign-on"><span>{{!_html('Sign in with <bdi dir="auto">{provider}</bdi>', provider=single_sign_on)}}</span></a>
+  % end
+  % if passkeys_on:
+  <button type="button" class="{{'secondary' if single_sign_on else ''}}" id="passkey-sign-in" data-form-token="{{form_token}}" data-next="{{next}}" hidden>{{_('Sign in with a passkey')}}</button>
+  <p class="error" role="alert" id="passkey-sign-in-error" hidden></p>
+  % end
 </div>
 % end
 % if password_login:

@@ -33,9 +33,8 @@
     </select>
   </label>
   <p class="muted" id="timezone-hint">{{_('Entries without an explicit offset are read in this zone; each entry keeps the offset it was logged with.')}}</p>
-  % if link_by_email or me['email']:
-  <label>{{_('Email address')}} <input name="email" type="email" value="{{fields.get('email', me['email'] or '')}}" autocomplete="email" maxlength="254" dir="ltr"></label>
-  <p class="muted">{{!_html('A first sign-in with <bdi dir="auto">{provider}</bdi> links this account when the provider has verified this same address. k-mood sends no email.', provider=single_sign_on) if single_sign_on and link_by_email else _('k-mood sends no email.')}}</p>
+  % if me['email']:
+  <p class="muted">{{!_html('Your email address is <bdi dir="ltr">{email}</bdi> (an admin sets it in Household). k-mood sends no email.', email=me['email'])}}</p>
   % end
   <h2>{{_('Integrations')}}</h2>
   <p class="muted">{{_('Used to suggest the song you are listening to while you log.')}}</p>
@@ -44,7 +43,8 @@
   <div class="actions"><button type="submit">{{_('Save profile')}}</button></div>
 </form>
 % if password_login:
-<h2>{{_('Password')}}</h2>
+<h2 id="password">{{_('Password')}}</h2>
+% if ways['password']:
 <form method="post" action="/settings/password" class="card">
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <input type="text" name="username" value="{{me['username']}}" autocomplete="username" hidden>
@@ -55,6 +55,54 @@
   <p class="muted">{{_('Changing it logs out your other browsers and devices.')}}</p>
   <div class="actions"><button type="submit">{{_('Change password')}}</button></div>
 </form>
+% if ways['passkeys'] or ways['identities']:
+<form method="post" action="/settings/password/off" class="card">
+  <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+  <p class="muted">{{_('You can sign in without your password: with a passkey or single sign-on. Turned off, nobody can sign in to this account with a password; you can set one again here.')}}</p>
+  <label>{{_('Current password')}} <input type="password" name="password" autocomplete="current-password" required></label>
+  <div class="actions"><button type="submit" class="secondary">{{_('Turn my password off')}}</button></div>
+</form>
+% end
+% else:
+<form method="post" action="/settings/password" class="card">
+  <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+  <input type="text" name="username" value="{{me['username']}}" autocomplete="username" hidden>
+  <p class="muted">{{_('Your account has no password: you sign in with a passkey or single sign-on. Set one to sign in with it too.')}}</p>
+  <label>{{_('New password')}} <span class="muted">{{n_('(at least {n} character)', '(at least {n} characters)', 8)}}</span> <input type="password" name="new_password" autocomplete="new-password" minlength="8" required></label>
+  <label>{{_('New password again')}} <input type="password" name="repeat_password" autocomplete="new-password" minlength="8" required></label>
+  <input type="hidden" name="revoke_api_tokens" value="0">
+  <div class="actions"><button type="submit">{{_('Set a password')}}</button></div>
+</form>
+% end
+% end
+% if passkeys_on:
+<h2 id="passkeys">{{_('Passkeys')}}</h2>
+<div class="card">
+  % if passkeys:
+  <ul class="list passkeys">
+    % for key in passkeys:
+    <li>
+      <form method="post" action="/settings/passkeys/{{key['id']}}/delete" class="actions">
+        <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+        <span><strong dir="auto">{{key['name']}}</strong> <span class="muted">{{_('created {day}, last used {last}', day=i18n.day(helpers.utc_day(key['created_at'])), last=i18n.day(helpers.utc_day(key['last_used_at']))) if key['last_used_at'] else _('created {day}, never used', day=i18n.day(helpers.utc_day(key['created_at'])))}}</span></span>
+        <button type="submit" class="link">{{_('Remove')}}<span class="skip" dir="auto"> {{key['name']}}</span></button>
+      </form>
+    </li>
+    % end
+  </ul>
+  % else:
+  <p class="muted">{{_('A passkey signs you in with your phone’s or computer’s screen lock (or a security key) instead of a password, and cannot be phished.')}}</p>
+  % end
+  <form id="passkey-add" class="passkey-add" data-csrf="{{csrf_token}}" hidden>
+    <label>{{_('Name of the new passkey')}} <input name="name" maxlength="64" required autocomplete="off" dir="auto" placeholder="{{_('e.g. my phone')}}"></label>
+    % if ways['password']:
+    <label>{{_('Current password')}} <input type="password" name="password" autocomplete="current-password" required></label>
+    % end
+    <div class="actions"><button type="submit" class="secondary">{{_('Add a passkey')}}</button></div>
+    <p class="error" role="alert" id="passkey-add-error" hidden></p>
+  </form>
+  <p class="muted js-unsupported" id="passkeys-unsupported">{{_('This browser cannot make passkeys here (it needs JavaScript and a secure connection).')}}</p>
+</div>
 % end
 % if single_sign_on:
 <h2 id="single-sign-on">{{_('Single sign-on')}}</h2>
@@ -66,6 +114,9 @@
 <form method="post" action="/login/oidc/link" class="card">
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <p class="muted">{{!_html('Link your account at <bdi dir="auto">{provider}</bdi> to this one, to sign in with it from now on. You sign in there once to prove it is yours.', provider=single_sign_on)}}</p>
+  % if ways['password']:
+  <label>{{_('Current password')}} <input type="password" name="password" autocomplete="current-password" required></label>
+  % end
   <div class="actions"><button type="submit" class="secondary"><span>{{!_html('Link <bdi dir="auto">{provider}</bdi>', provider=single_sign_on)}}</span></button></div>
 </form>
 % end

@@ -53,6 +53,13 @@
       <button type="submit" class="secondary">{{_('Link')}}</button>
     </form>
     % end
+    % if link_by_email:
+    <form method="post" action="/settings/users/{{person['id']}}/email" class="inline-form">
+      <input type="hidden" name="csrf_token" value="{{csrf_token}}">
+      <label>{{!_html('Email address of <bdi dir="auto">{name}</bdi>', name=person['username'])}} <input name="email" type="email" value="{{person['email'] or ''}}" autocomplete="off" maxlength="254" dir="ltr"></label>
+      <button type="submit" class="secondary">{{_('Save')}}</button>
+    </form>
+    % end
     % if person['id'] != user.id and password_login:
     <form method="post" action="/settings/users/{{person['id']}}/password" class="inline-form">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
