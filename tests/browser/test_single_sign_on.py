@@ -13,7 +13,6 @@ from selenium.webdriver.support.ui import WebDriverWait
 from tests.browser.conftest import (
     DESKTOP,
     PASSWORD,
-    VARIANTS,
     console_errors,
     create_user,
     follow,
@@ -26,6 +25,10 @@ from tests.browser.conftest import (
 )
 from tests.e2e.conftest import Stack
 from tests.oidc_provider import Provider
+
+# The smallest phone and a desktop, light and dark: the pages these add are short forms, and
+# the walks in test_accessibility.py look at 390 px too.
+LOOKS = [((320, 800), False), ((320, 800), True), (DESKTOP, False), (DESKTOP, True)]
 
 ACCOUNTS = {"ann.at.provider": {"preferred_username": "ann", "email": "ann@example.org",
                                 "email_verified": True}}
@@ -57,7 +60,7 @@ def sign_in_at_provider(driver, login_name: str) -> None:
 
 def looked_at(driver, name: str) -> None:
     """Screenshots in every variant, fitting each width; axe finds nothing."""
-    for size, dark in VARIANTS:
+    for size, dark in LOOKS:
         look(driver, size, dark)
         assert overflowing(driver) == [], (name, size)
         screenshot(driver, f"{name}-{variant_name(size, dark)}")

@@ -11,7 +11,7 @@
     % elif proxy:
     <label>{{_('Sign-in proxy user name')}} <input name="subject" value="{{fields.get('subject', '')}}" maxlength="255" autocomplete="off" required dir="auto"></label>
     % else:
-    <label>{{!_html('ID at <bdi dir="auto">{provider}</bdi> (shown to them when a sign-in finds no account)', provider=single_sign_on)}} <input name="subject" value="{{fields.get('subject', '')}}" maxlength="255" autocomplete="off" required dir="auto"></label>
+    <label><span>{{!_html('ID at <bdi dir="auto">{provider}</bdi> (shown to them when a sign-in finds no account)', provider=single_sign_on)}}</span> <input name="subject" value="{{fields.get('subject', '')}}" maxlength="255" autocomplete="off" required dir="auto"></label>
     % end
   </div>
   % if link_by_email:
@@ -41,7 +41,7 @@
     % if proxy and not any(link['method'] == 'proxy' for link in linked.get(person['id'], [])):
     <form method="post" action="/settings/users/{{person['id']}}/identities" class="inline-form">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
-      <label>{{!_html('Sign-in proxy user name of <bdi dir="auto">{name}</bdi>', name=person['username'])}} <input name="subject" maxlength="255" autocomplete="off" required dir="auto"></label>
+      <label><span>{{!_html('Sign-in proxy user name of <bdi dir="auto">{name}</bdi>', name=person['username'])}}</span> <input name="subject" maxlength="255" autocomplete="off" required dir="auto"></label>
       <button type="submit" class="secondary">{{_('Link')}}</button>
     </form>
     % end
@@ -49,21 +49,21 @@
     <form method="post" action="/settings/users/{{person['id']}}/identities" class="inline-form">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
       <input type="hidden" name="method" value="oidc">
-      <label>{{!_html('ID at <bdi dir="auto">{provider}</bdi> of <bdi dir="auto">{name}</bdi>', provider=single_sign_on, name=person['username'])}} <input name="subject" maxlength="255" autocomplete="off" required dir="auto"></label>
+      <label><span>{{!_html('ID at <bdi dir="auto">{provider}</bdi> of <bdi dir="auto">{name}</bdi>', provider=single_sign_on, name=person['username'])}}</span> <input name="subject" maxlength="255" autocomplete="off" required dir="auto"></label>
       <button type="submit" class="secondary">{{_('Link')}}</button>
     </form>
     % end
     % if link_by_email:
     <form method="post" action="/settings/users/{{person['id']}}/email" class="inline-form">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
-      <label>{{!_html('Email address of <bdi dir="auto">{name}</bdi>', name=person['username'])}} <input name="email" type="email" value="{{person['email'] or ''}}" autocomplete="off" maxlength="254" dir="ltr"></label>
+      <label><span>{{!_html('Email address of <bdi dir="auto">{name}</bdi>', name=person['username'])}}</span> <input name="email" type="email" value="{{person['email'] or ''}}" autocomplete="off" maxlength="254" dir="ltr"></label>
       <button type="submit" class="secondary">{{_('Save')}}</button>
     </form>
     % end
     % if person['id'] != user.id and password_login:
     <form method="post" action="/settings/users/{{person['id']}}/password" class="inline-form">
       <input type="hidden" name="csrf_token" value="{{csrf_token}}">
-      <label>{{!_html('New password for <bdi dir="auto">{name}</bdi>', name=person['username'])}} <input type="password" name="password" autocomplete="new-password" minlength="8" required></label>
+      <label><span>{{!_html('New password for <bdi dir="auto">{name}</bdi>', name=person['username'])}}</span> <input type="password" name="password" autocomplete="new-password" minlength="8" required></label>
       <button type="submit" class="secondary">{{_('Reset password')}}</button>
     </form>
     <p class="muted">{{!_html('Resetting logs <bdi dir="auto">{name}</bdi> out everywhere.', name=person['username'])}} · <a href="/settings/users/{{person['id']}}/delete">{{!_html('Delete account<span class="skip"> <bdi dir="auto">{name}</bdi></span>', name=person['username'])}}</a></p>
