@@ -28,7 +28,10 @@ class Session:
     user: User
     csrf_token: str
     via: str | None = None  # how it began: "password" | "proxy" | "oidc" | "passkey"
-    created_at: int = 0  # when it began (a recent sign-in may change how the account signs in)
+    created_at: int = 0  # when it began
+    # when its person last proved who they are (a password, a passkey, the provider's
+    # auth_time); None when nothing did (the sign-in proxy's sessions)
+    authenticated_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -46,15 +49,22 @@ MAX_SESSIONS_PER_USER = 50
 
 
 def create_session(conn: sqlite3.Connection, user_id: int, now_ms: int, ttl_s: int,
-                   via: str = "password", passkey_id: int | None = None) -> NewSession:
+                   via: str = "password", passkey_id: int | None = None,
+                   authenticated_at: int | None = None) -> NewSession:
+    """A new session. Made with a password or a passkey, its person proved who they are now;
+    otherwise `authenticated_at` says when (the OpenID provider's auth_time), if anything."""
+    if via in ("password", "passkey"):
+        authenticated_at = now_ms
     token = secrets.token_urlsafe(32)
     csrf = secrets.token_urlsafe(32)
     expires = now_ms + ttl_s * 1000
     with transaction(conn):
         made = conn.execute(
             "INSERT INTO sessions (user_id, token_hash, csrf_token, created_at, expires_at,"
-            " last_seen_at, via, passkey_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (user_id, token_hash(token), csrf, now_ms, expires, now_ms, via, passkey_id),
+            " last_seen_at, via, passkey_id, authenticated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " RETURNING id",
+            (user_id, token_hash(token), csrf, now_ms, expires, now_ms, via, passkey_id,
+             authenticated_at),
         ).fetchall()[0][0]
         conn.execute(
             "DELETE FROM sessions WHERE user_id = ? AND id IN (SELECT id FROM sessions"
@@ -72,7 +82,7 @@ def session_for_token(conn: sqlite3.Connection, token: str, now_ms: int, ttl_s: 
     """The live session behind a cookie; slides its expiry, writing at most once a minute."""
     row = conn.execute(
         f"SELECT s.id AS session_id, s.csrf_token, s.last_seen_at, s.via,"
-        f" s.created_at AS session_created_at, {_USER_COLUMNS}"
+        f" s.created_at AS session_created_at, s.authenticated_at, {_USER_COLUMNS}"
         " FROM sessions s JOIN users u ON u.id = s.user_id"
         " WHERE s.token_hash = ? AND s.expires_at > ?",
         (token_hash(token), now_ms),
@@ -87,7 +97,7 @@ def session_for_token(conn: sqlite3.Connection, token: str, now_ms: int, ttl_s: 
              now_ms - LAST_SEEN_RESOLUTION_MS + 1),
         )
     return Session(row["session_id"], User.from_row(row), row["csrf_token"], row["via"],
-                   row["session_created_at"])
+                   row["session_created_at"], row["authenticated_at"])
 
 
 def delete_session(conn: sqlite3.Connection, session_id: int) -> None:

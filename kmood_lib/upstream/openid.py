@@ -31,6 +31,7 @@ TIMEOUT_S = 5.0  # each call to the provider, in all (it is the household's own,
 MAX_ANSWER = 1024 * 1024
 METADATA_TTL_S = 3600.0  # the discovery document and the keys are read again after this long
 FAILURE_MEMORY_S = 30.0  # after the provider could not be read, say so at once for this long
+MAX_FINISHING = 2  # answers being checked with the provider at once (each up to 3 calls)
 LEEWAY_S = 60  # clock skew allowed between k-mood and the provider for exp and iat
 MAX_GROUPS = 1000
 # Signatures k-mood accepts: the provider's public keys only (never "none", never a MAC).
@@ -73,6 +74,7 @@ class Person:
     email: str | None
     email_verified: bool
     groups: frozenset[str]
+    auth_time: int | None = None  # when they last proved who they are there (seconds)
 
 
 def _url(document: dict, name: str, required: bool = True) -> str | None:
@@ -116,6 +118,7 @@ class OpenIDProvider:
         self._failed: tuple[float, str] | None = None  # when discovery last failed, and why
         self._keys = None  # a joserfc KeySet
         self._keys_at = 0.0
+        self._finishing = threading.BoundedSemaphore(MAX_FINISHING)
 
     # --- talking to the provider ---
 
@@ -251,7 +254,8 @@ class OpenIDProvider:
     def authorization_url(self, state: str, verifier: str, nonce: str, ui_locales: str = "",
                           prompt: str = "") -> str:
         """Where to send the browser to sign in (the code flow, PKCE S256, state, nonce);
-        `prompt=login` asks the person to sign in there again even if they are already."""
+        `prompt=login` asks the person to sign in there again even if they are already (with
+        max_age=0: the ID token's auth_time then says they just did)."""
         metadata = self.metadata()
         params = {"response_type": "code", "client_id": self.client_id,
                   "redirect_uri": self.redirect_uri, "scope": self.scopes, "state": state,
@@ -261,11 +265,21 @@ class OpenIDProvider:
             params["ui_locales"] = ui_locales
         if prompt:
             params["prompt"] = prompt
+            params["max_age"] = "0"
         joiner = "&" if urllib.parse.urlsplit(metadata.authorization_endpoint).query else "?"
         return metadata.authorization_endpoint + joiner + urllib.parse.urlencode(params)
 
     def finish(self, code: str, verifier: str, nonce: str) -> Person:
-        """Exchange the code (with the verifier), verify the ID token, read userinfo."""
+        """Exchange the code (with the verifier), verify the ID token, read userinfo — at most
+        MAX_FINISHING at once: a provider that hangs holds no more server threads."""
+        if not self._finishing.acquire(blocking=False):
+            raise ProviderUnavailable("too many sign-ins are waiting on the provider")
+        try:
+            return self._finish(code, verifier, nonce)
+        finally:
+            self._finishing.release()
+
+    def _finish(self, code: str, verifier: str, nonce: str) -> Person:
         metadata = self.metadata()
         tokens = self._exchange_code(metadata, code, verifier)
         claims = self._verified_claims(metadata, tokens, nonce)
@@ -370,9 +384,12 @@ class OpenIDProvider:
             groups = [groups]
         groups = [g for g in groups[:MAX_GROUPS] if isinstance(g, str) and g] if isinstance(
             groups, list) else []
+        proved = claims.get("auth_time")
         return Person(claims["sub"], name if isinstance(name, str) else None,
                       email if isinstance(email, str) and len(email) <= 320 else None,
-                      claims.get("email_verified") is True, frozenset(groups))
+                      claims.get("email_verified") is True, frozenset(groups),
+                      int(proved) if isinstance(proved, (int, float)) and not isinstance(
+                          proved, bool) and 0 < proved < 1e11 else None)
 
     def logout_url(self, post_logout_redirect_uri: str) -> str | None:
         """RP-initiated logout at the provider, when it offers it (from the cached discovery

@@ -171,7 +171,7 @@ def proxy_sign_in(conn, request: bottle.BaseRequest, services, subject: str,
     made = auth_store.create_session(conn, user.id, now_ms, config.session_ttl_s, via="proxy")
     log.info("sign-in method=proxy user=%s ok", user.username)
     return Auth(user, "session", auth_store.Session(made.id, user, made.csrf_token, "proxy",
-                                                    now_ms),
+                                                    now_ms, None),
                 new_session=made, proxied=True)
 
 
@@ -212,7 +212,9 @@ FRESH_SIGN_IN_S = 600  # a sign-in this recent may change how the account signs 
 class SignInAgain(DomainError):
     """Changing how an account signs in (its password, passkeys, a linked sign-in) is for a
     browser signed in as it — not an API token — and, where no password can be asked for, one
-    that signed in within FRESH_SIGN_IN_S: an unattended browser cannot lock its owner out."""
+    whose person proved who they are within FRESH_SIGN_IN_S (a password or a passkey at the
+    sign-in, or the OpenID provider's auth_time; never the sign-in proxy's say-so): an
+    unattended browser cannot add a way in for someone else or lock its owner out."""
 
     status = 403
     code = "sign_in_again"
@@ -222,7 +224,8 @@ def require_browser_session(auth: Auth, now_ms: int, fresh: bool = False) -> Non
     if auth.via != "session" or auth.session is None:
         raise SignInAgain(Phrase("how an account signs in is changed in a browser signed in to"
                                  " it, not with an API token"))
-    if fresh and now_ms - auth.session.created_at > FRESH_SIGN_IN_S * 1000:
+    proved = auth.session.authenticated_at
+    if fresh and (proved is None or now_ms - proved > FRESH_SIGN_IN_S * 1000):
         raise SignInAgain(Phrase("log out and sign in again first: how an account signs in is"
                                  " changed within {n} minutes of signing in",
                                  n=FRESH_SIGN_IN_S // 60))

@@ -362,3 +362,21 @@ def test_doctor_reads_the_providers_discovery_and_keys(household):
                                "--network")
     assert levels["single-sign-on"] == {"fail"}
     assert "set KMOOD_OIDC_ISSUER to exactly that" in out and provider.issuer in out
+
+
+def test_signing_in_again_at_the_provider_is_a_fresh_sign_in(household):
+    """An account single sign-on made has no password: it may set one (or add a passkey)
+    only within minutes of proving who it is — at the provider, asked to sign in anew."""
+    stack, provider = household
+    browser = Browser()
+    assert sign_in(stack, browser, "bob")[0] == 303  # (bob: made at his first sign-in)
+    status, headers, _ = browser.go(stack.url + "/login/oidc?again=1&next=/settings")
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["Location"]).query))
+    assert status == 303 and (query["prompt"], query["max_age"]) == ("login", "0")
+    status, headers, _ = browser.go(browser.provider_answer(headers["Location"], "bob"))
+    assert (status, headers["Location"]) == (303, "/settings")
+    _, _, page = browser.go(stack.url + "/settings")
+    status, headers, _ = browser.go(stack.url + "/settings/password", {
+        "csrf_token": hidden(page, "csrf_token"), "new_password": "bob's own password",
+        "repeat_password": "bob's own password"})
+    assert status == 303 and "done=password" in headers["Location"]

@@ -34,6 +34,7 @@ class Answers(http.server.ThreadingHTTPServer):
         self.url = f"http://127.0.0.1:{self.server_address[1]}"
         self.routes: dict[str, tuple[int, dict, bytes]] = {}
         self.asked: list[tuple[str, dict, bytes]] = []
+        self.hold: dict[str, threading.Event] = {}  # path -> answered once it is set
 
     def json(self, path: str, document, status: int = 200) -> None:
         self.routes[path] = (status, {"Content-Type": "application/json"},
@@ -48,6 +49,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         path = urllib.parse.urlsplit(self.path).path
         self.server.asked.append((path, dict(self.headers), body))
+        if path in self.server.hold:
+            self.server.hold[path].wait(10)
         status, headers, data = self.server.routes.get(path, (404, {}, b"{}"))
         self.send_response(status)
         for name, value in headers.items():
@@ -74,6 +77,7 @@ def provider(server):
     """The server, answering as a good provider does (each test changes what it needs)."""
     server.routes.clear()
     server.asked.clear()
+    server.hold.clear()
     server.json("/.well-known/openid-configuration", {
         "issuer": server.url, "authorization_endpoint": server.url + "/auth",
         "token_endpoint": server.url + "/token", "jwks_uri": server.url + "/jwks",
@@ -229,7 +233,8 @@ def test_the_authorization_url_carries_pkce_state_nonce_and_prompt(provider):
     assert query == {"response_type": "code", "client_id": CLIENT_ID,
                      "redirect_uri": "https://m/cb", "scope": "openid profile",
                      "state": "the-state", "nonce": "the-nonce", "code_challenge": challenge,
-                     "code_challenge_method": "S256", "ui_locales": "de", "prompt": "login"}
+                     "code_challenge_method": "S256", "ui_locales": "de", "prompt": "login",
+                     "max_age": "0"}
 
 
 def test_over_https_the_browsers_binding_is_a_host_only_cookie_never_a_planted_one(
@@ -254,3 +259,42 @@ def test_over_https_the_browsers_binding_is_a_host_only_cookie_never_a_planted_o
         assert all(part in made for part in ("Path=/", "Secure", "HttpOnly", "SameSite=lax"))
     finally:
         services.hasher.close()
+
+
+def test_a_provider_that_hangs_holds_at_most_two_server_threads(provider):
+    """Checking an answer takes up to three calls to the provider: at most two run at once,
+    and a third is told at once that the provider is busy, not left waiting."""
+    tokens(provider, id_token(provider))
+    provider.hold["/token"] = threading.Event()
+    openid = client(provider)
+    openid.metadata()
+    results = []
+    waiting = [threading.Thread(target=lambda: results.append(openid.finish("c", "v", NONCE)))
+               for _ in range(2)]
+    for thread in waiting:
+        thread.start()
+    deadline = time.monotonic() + 5
+    while len([a for a in provider.asked if a[0] == "/token"]) < 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    started = time.monotonic()
+    with pytest.raises(ProviderUnavailable, match="too many sign-ins are waiting"):
+        openid.finish("c", "v", NONCE)
+    assert time.monotonic() - started < 1
+    provider.hold["/token"].set()
+    for thread in waiting:
+        thread.join(10)
+    assert [person.subject for person in results] == ["sub-1", "sub-1"]
+    assert openid.finish("c", "v", NONCE).subject == "sub-1"  # free again
+
+
+def test_the_provider_says_when_the_person_proved_who_they_are(provider):
+    proved = int(time.time()) - 30
+    tokens(provider, id_token(provider, auth_time=proved))
+    assert finish(provider).auth_time == proved
+    for junk in ("yesterday", True, -5):
+        tokens(provider, id_token(provider, auth_time=junk))
+        try:
+            assert finish(provider).auth_time is None
+        except SignInRefused:  # (or the claims rules refuse it outright)
+            pass

@@ -177,3 +177,56 @@ def test_without_passkeys_their_routes_are_not_there(wsgi, make_user):
     assert browser.post("/login/passkey/options", {}).status == 404
     browser.login("ann", PASSWORD)
     assert browser.post("/settings/passkeys/new", {"name": "x"}).status == 404
+
+
+def test_household_changes_nothing_for_an_api_token_nor_an_old_session_of_ones_own(
+        with_passkeys, make_user, conn, clock):
+    """An admin's token (or a browser of theirs left open for hours) cannot reset, link or
+    set an address for their own account in Household; their browser, signed in now, can."""
+    ann = make_user("ann", admin=True)
+    bob = make_user("bob")
+    browser = Client(with_passkeys)
+    browser.login("ann", PASSWORD)
+    script = Client(with_passkeys)
+    script.bearer = browser.post("/api/tokens", {"name": "a script"}).json["token"]
+    for path, form in ((f"/settings/users/{ann.id}/password", {"password": "a new long one"}),
+                       (f"/settings/users/{bob.id}/password", {"password": "a new long one"}),
+                       (f"/settings/users/{ann.id}/identities", {"subject": "mallory"}),
+                       ("/settings/users", {"username": "eve", "password": "a long password"})):
+        assert script.post(path, form=form).status == 403, path
+    # her own password is changed in Settings (where the current one is asked for)
+    assert browser.post(f"/settings/users/{ann.id}/password", form={
+        "csrf_token": browser.csrf, "password": "a new long one"}).status == 409
+    clock.advance(11 * 60)  # her browser, left signed in
+    assert browser.post(f"/settings/users/{ann.id}/identities", form={
+        "csrf_token": browser.csrf, "method": "proxy", "subject": "mallory"}).status == 403
+    assert browser.post(f"/settings/users/{bob.id}/password", form={
+        "csrf_token": browser.csrf, "password": "a new long one"}).status == 303
+    assert conn.execute("SELECT count(*) FROM identities").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM users WHERE username = 'eve'").fetchone()[0] == 0
+
+
+def test_a_session_the_sign_in_proxy_made_is_never_a_fresh_sign_in(config, clock, conn):
+    """The proxy vouches on every request, so a browser whose session it makes anew (drop
+    the cookie, reload) has proved nothing: it adds no way in to an account without one."""
+    import ipaddress
+
+    from kmood_lib.bootstrap import bootstrap
+    from kmood_lib.web.app import make_wsgi
+
+    services = bootstrap(config.with_overrides(
+        passkeys=True, public_url="https://mood.example.org", auth_header="Remote-User",
+        trusted_proxies=(ipaddress.ip_network("127.0.0.1/32"),), sso_auto_create=True),
+        clock=clock)
+    try:
+        wsgi = make_wsgi(services)
+        browser = Client(wsgi)
+        me = browser.get("/api/me", headers={"Remote-User": "zoe"}).json
+        browser.csrf = me["csrf_token"]
+        said = browser.post("/settings/passkeys/new", {"name": "phone"},
+                            headers={"Remote-User": "zoe"})
+        assert said.status == 403 and "sign in again" in said.text
+        assert "To add a passkey to an account without a password" in browser.get(
+            "/settings", headers={"Remote-User": "zoe"}).text
+    finally:
+        services.hasher.close()

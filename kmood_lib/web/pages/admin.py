@@ -12,7 +12,7 @@ from kmood_lib.accounts import identities, users
 from kmood_lib.core.errors import Conflict, NotFound
 from kmood_lib.core.i18n import N_, Phrase, Translator
 from kmood_lib.queue import heartbeat, jobs
-from kmood_lib.web.authentication import Auth, refuse_passwords
+from kmood_lib.web.authentication import Auth, refuse_passwords, require_browser_session
 from kmood_lib.web.login import single_sign_on_name
 from kmood_lib.web.rendering import FormError, Html, form_fields, redirect, settings_page, words
 from kmood_lib.web.routing import Routes
@@ -49,6 +49,7 @@ def household(services, conn, auth: Auth):
 def add_member(services, conn, auth: Auth):
     """A new member: with a password, or (password sign-in off) with the name the sign-in
     proxy knows them by or their ID at the OpenID provider, linked at once."""
+    require_browser_session(auth, services.clock.now_ms())
     config = services.config
     fields = form_fields(bottle.request, config)
     password, identity = fields.get("password", ""), None
@@ -70,8 +71,12 @@ def add_member(services, conn, auth: Auth):
 
 @routes.post("/settings/users/<user_id:id>/password", auth="admin", form=users_page)
 def reset_password(services, conn, auth: Auth, user_id: int):
+    require_browser_session(auth, services.clock.now_ms())
     refuse_passwords(services.config)
     person = member(conn, user_id)
+    if person.id == auth.user.id:  # (Settings asks for the current one)
+        said = Phrase("change your own password in Settings")
+        raise Conflict(said, {"password": said})
     password = users.validate_password(form_fields(bottle.request, services.config).get(
         "password", ""))
     auth_store.change_password(conn, person.id, services.hasher.hash(password),
@@ -104,6 +109,7 @@ def confirm_delete_member(conn, auth: Auth, user_id: int):
 
 @routes.post("/settings/users/<user_id:id>/delete", auth="admin", form=users_page)
 def delete_member(services, conn, auth: Auth, user_id: int):
+    require_browser_session(auth, services.clock.now_ms())
     person = member(conn, user_id)
     if person.id == auth.user.id:
         said = Phrase("you cannot delete your own account here")
@@ -115,7 +121,10 @@ def delete_member(services, conn, auth: Auth, user_id: int):
 @routes.post("/settings/users/<user_id:id>/email", auth="admin", form=users_page)
 def set_email(services, conn, auth: Auth, user_id: int):
     """A member's email address: only an admin sets it (single sign-on may link by it)."""
+    require_browser_session(auth, services.clock.now_ms())
     person = member(conn, user_id)
+    if person.id == auth.user.id:  # one's own: a way in (link by email), so a recent sign-in
+        require_browser_session(auth, services.clock.now_ms(), fresh=True)
     users.set_email(conn, person.id, form_fields(bottle.request, services.config).get("email"),
                     services.clock.now_ms())
     return redirect("/settings/users", "saved")
@@ -125,8 +134,11 @@ def set_email(services, conn, auth: Auth, user_id: int):
 def link_identity(services, conn, auth: Auth, user_id: int):
     """Link to this member's account the user name the sign-in proxy says for them, or
     (`method=oidc`) their ID at the OpenID provider."""
+    require_browser_session(auth, services.clock.now_ms())
     config = services.config
     person = member(conn, user_id)
+    if person.id == auth.user.id:  # a way into one's own account: a recent sign-in
+        require_browser_session(auth, services.clock.now_ms(), fresh=True)
     fields = form_fields(bottle.request, config)
     method = fields.get("method") or identities.PROXY
     if method == identities.OIDC and config.oidc_issuer:
@@ -147,6 +159,7 @@ def unlink_identity(services, conn, auth: Auth, user_id: int, identity_id: int):
     """Unlink a member's proxy name: their sessions end and their API tokens are revoked.
     Never an admin's own here (it may be their only way in): from the shell, or by another
     admin."""
+    require_browser_session(auth, services.clock.now_ms())
     person = member(conn, user_id)
     if person.id == auth.user.id:
         said = Phrase("you cannot unlink your own sign-in here")

@@ -12,7 +12,12 @@ from kmood_lib.core.errors import NotFound, ValidationError
 from kmood_lib.core.i18n import N_, Phrase
 from kmood_lib.core.timezones import canonical_zones
 from kmood_lib.journal import storage, vocab
-from kmood_lib.web.authentication import Auth, refuse_passwords, require_browser_session
+from kmood_lib.web.authentication import (
+    FRESH_SIGN_IN_S,
+    Auth,
+    refuse_passwords,
+    require_browser_session,
+)
 from kmood_lib.web.login import (
     confirm_it_is_them,
     forms_may_leave_to,
@@ -31,8 +36,15 @@ routes = Routes()
 def profile_page(services, conn, auth: Auth, fields=None, errors=None, status=200):
     me = users.profile(conn, auth.user.id)
     ways = ways_in(conn, services, auth.user.id)
+    proved = auth.session.authenticated_at if auth.session else None
+    fresh = proved is not None and services.clock.now_ms() - proved <= FRESH_SIGN_IN_S * 1000
+    # without a password to ask for, a way in is added within minutes of a real sign-in: at
+    # the provider, signing in again there (the proxy's sessions are never one)
+    again = ("/login/oidc?again=1&next=%2Fsettings%23passkeys"
+             if auth.session is not None and auth.session.via == "oidc" else "")
     page = settings_page("profile", auth, status, me=me, zones=canonical_zones(),
                          ways=ways, passkeys_on=services.passkeys is not None,
+                         fresh=fresh, sign_in_again=again,
                          passkeys=passkeys.list_passkeys(conn, auth.user.id),
                          storage=storage.summary(conn, auth.user.id,
                                                  services.config.storage_quota_bytes),

@@ -42,7 +42,8 @@ def provider(services):
     return services.openid
 
 
-def send_to_provider(services, conn, kind: str, user_id: int | None, after: str):
+def send_to_provider(services, conn, kind: str, user_id: int | None, after: str,
+                     again: bool = False):
     """A new request, kept for this browser; the browser sent on to the provider (to sign in
     there again, when linking: whoever is signed in there on a shared computer is not linked
     by mistake)."""
@@ -64,7 +65,8 @@ def send_to_provider(services, conn, kind: str, user_id: int | None, after: str)
     words = translator(request, None)
     response = redirect(openid.authorization_url(state, secrets_["verifier"], secrets_["nonce"],
                                                  words.html_lang,
-                                                 prompt="login" if kind == LINK else ""))
+                                                 prompt="login" if kind == LINK or again
+                                                 else ""))
     response.set_cookie(browser_cookie(config), browser, path="/", httponly=True,
                         samesite="Lax", secure=config.cookie_secure, max_age=REQUEST_TTL_S)
     return response
@@ -72,10 +74,13 @@ def send_to_provider(services, conn, kind: str, user_id: int | None, after: str)
 
 @routes.get("/login/oidc", auth="public")
 def begin_sign_in(services, conn, auth: Auth):
-    after = safe_next(query_params(bottle.request).get("next"))
-    if auth.user is not None:
+    """Off to the provider; `again=1`: to sign in there anew even if signed in here and there
+    (a sign-in recent enough to change how the account signs in)."""
+    params = query_params(bottle.request)
+    after, again = safe_next(params.get("next")), params.get("again") == "1"
+    if auth.user is not None and not again:
         return redirect(after)
-    return send_to_provider(services, conn, SIGN_IN, None, after)
+    return send_to_provider(services, conn, SIGN_IN, None, after, again)
 
 
 @routes.post("/login/oidc/link")
@@ -153,7 +158,9 @@ def sign_in(services, conn, auth: Auth, person, after: str | None):
         return login_page(services, status=403, unlinked=unlinked)
     if auth.session is not None:  # sessions rotate at sign-in: never the one from before
         auth_store.delete_session(conn, auth.session.id)
-    session = auth_store.create_session(conn, user.id, now_ms, config.session_ttl_s, via="oidc")
+    proved = person.auth_time * 1000 if person.auth_time is not None else None
+    session = auth_store.create_session(conn, user.id, now_ms, config.session_ttl_s, via="oidc",
+                                        authenticated_at=proved)
     log.info("sign-in method=oidc user=%s ok", user.username)
     response = redirect(safe_next(after))
     set_session_cookie(response, session.token, config)

@@ -93,6 +93,13 @@
   % else:
   <p class="muted">{{_('A passkey signs you in with your phone’s or computer’s screen lock (or a security key) instead of a password, and cannot be phished.')}}</p>
   % end
+  % if not ways['password'] and not fresh:
+  <p class="muted">{{_('To add a passkey to an account without a password, sign in again first: within ten minutes of it.')}}
+  % if sign_in_again:
+  <a href="{{sign_in_again}}">{{!_html('Sign in again with <bdi dir="auto">{provider}</bdi>', provider=single_sign_on)}}</a>
+  % end
+  </p>
+  % else:
   <form id="passkey-add" class="passkey-add" data-csrf="{{csrf_token}}" hidden>
     <label>{{_('Name of the new passkey')}} <input name="name" maxlength="64" required autocomplete="off" dir="auto" placeholder="{{_('e.g. my phone')}}"></label>
     % if ways['password']:
@@ -102,6 +109,7 @@
     <p class="error" role="alert" id="passkey-add-error" hidden></p>
   </form>
   <p class="muted js-unsupported" id="passkeys-unsupported">{{_('This browser cannot make passkeys here (it needs JavaScript and a secure connection).')}}</p>
+  % end
 </div>
 % end
 % if single_sign_on:
