@@ -495,6 +495,22 @@ VARIANTS = [((390, 844), False), ((390, 844), True), ((320, 800), False), ((320,
             (DESKTOP, False), (DESKTOP, True)]
 
 
+# The smallest phone and a desktop, light and dark: enough for a page that adds a short form
+# (the walks in test_accessibility.py look at every page at 390 px too).
+SMALL_AND_DESKTOP = [((320, 800), False), ((320, 800), True), (DESKTOP, False), (DESKTOP, True)]
+
+
+def looked_at(driver, name: str, variants=SMALL_AND_DESKTOP) -> None:
+    """The page open now in each variant: it fits the width, a screenshot is kept, and axe
+    finds nothing; left as a light desktop page."""
+    for size, dark in variants:
+        look(driver, size, dark)
+        assert overflowing(driver) == [], (name, size)
+        screenshot(driver, f"{name}-{variant_name(size, dark)}")
+        assert violations(driver) == [], (name, size, dark)
+    look(driver, DESKTOP, False)
+
+
 def variant_name(size: tuple[int, int], dark: bool) -> str:
     kind = "desktop" if size == DESKTOP else f"phone{size[0]}"
     return f"{kind}-{'dark' if dark else 'light'}"

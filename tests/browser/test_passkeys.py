@@ -18,17 +18,9 @@ from tests.browser.conftest import (
     console_errors,
     create_user,
     follow,
-    look,
-    overflowing,
-    screenshot,
-    variant_name,
-    violations,
+    looked_at,
 )
 from tests.e2e.conftest import Stack
-
-# The smallest phone and a desktop, light and dark: the pages these add are short forms, and
-# the walks in test_accessibility.py look at 390 px too.
-LOOKS = [((320, 800), False), ((320, 800), True), (DESKTOP, False), (DESKTOP, True)]
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +44,17 @@ def authenticator(driver) -> str:
         "automaticPresenceSimulation": True}})["authenticatorId"]
 
 
+def add_passkey(driver, url: str, name: str, password: str = PASSWORD) -> None:
+    """Settings' form for a new passkey, filled in and sent (the authenticator answers)."""
+    driver.get(url + "/settings#passkeys")
+    add = driver.find_element(By.ID, "passkey-add")
+    assert add.is_displayed()
+    for field, value in (("name", name), ("password", password)):
+        add.find_element(By.NAME, field).clear()  # (a second try: the page is the same one)
+        add.find_element(By.NAME, field).send_keys(value)
+    add.find_element(By.CSS_SELECTOR, "button").click()
+
+
 def password_login(driver, url: str) -> None:
     driver.get(url + "/login")
     driver.find_element(By.NAME, "username").send_keys("ann")
@@ -64,18 +67,11 @@ def test_a_passkey_is_added_signed_in_with_and_removed(passkey_stack, window):
     driver = window(DESKTOP)
     authenticator(driver)
     password_login(driver, url)
-    driver.get(url + "/settings#passkeys")
-    add = driver.find_element(By.ID, "passkey-add")
-    assert add.is_displayed()
-    add.find_element(By.NAME, "name").send_keys("my laptop")
-    add.find_element(By.NAME, "password").send_keys("not it")
-    add.find_element(By.CSS_SELECTOR, "button").click()
+    add_passkey(driver, url, "my laptop", password="not it")
     said = WebDriverWait(driver, 10).until(
         EC.visibility_of_element_located((By.ID, "passkey-add-error")))
     assert "current password is not right" in said.text
-    add.find_element(By.NAME, "password").clear()
-    add.find_element(By.NAME, "password").send_keys(PASSWORD)
-    add.find_element(By.CSS_SELECTOR, "button").click()
+    add_passkey(driver, url, "my laptop")
     WebDriverWait(driver, 10).until(EC.url_contains("done=passkey_added"))
     assert "my laptop" in driver.find_element(By.CSS_SELECTOR, ".passkeys").text
     follow(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button"))
@@ -133,11 +129,7 @@ def test_answers_k_mood_must_refuse_are_refused(passkey_stack, window):
     driver = window(DESKTOP)
     authenticator(driver)
     password_login(driver, url)
-    driver.get(url + "/settings#passkeys")
-    add = driver.find_element(By.ID, "passkey-add")
-    add.find_element(By.NAME, "name").send_keys("a key to be cloned")
-    add.find_element(By.NAME, "password").send_keys(PASSWORD)
-    add.find_element(By.CSS_SELECTOR, "button").click()
+    add_passkey(driver, url, "a key to be cloned")
     WebDriverWait(driver, 10).until(EC.url_contains("done=passkey_added"))
     looked_at(driver, "settings-passkeys")
     follow(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button"))
@@ -161,11 +153,3 @@ def test_answers_k_mood_must_refuse_are_refused(passkey_stack, window):
             ' "http://evil.example"') in log
     assert "was not greater than current count of 1000000" in log
 
-
-def looked_at(driver, name: str) -> None:
-    for size, dark in LOOKS:
-        look(driver, size, dark)
-        assert overflowing(driver) == [], (name, size)
-        screenshot(driver, f"{name}-{variant_name(size, dark)}")
-        assert violations(driver) == [], (name, size, dark)
-    look(driver, DESKTOP, False)

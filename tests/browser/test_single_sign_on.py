@@ -17,18 +17,10 @@ from tests.browser.conftest import (
     create_user,
     follow,
     login,
-    look,
-    overflowing,
-    screenshot,
-    variant_name,
-    violations,
+    looked_at,
 )
 from tests.e2e.conftest import Stack
 from tests.oidc_provider import Provider
-
-# The smallest phone and a desktop, light and dark: the pages these add are short forms, and
-# the walks in test_accessibility.py look at 390 px too.
-LOOKS = [((320, 800), False), ((320, 800), True), (DESKTOP, False), (DESKTOP, True)]
 
 ACCOUNTS = {"ann.at.provider": {"preferred_username": "ann", "email": "ann@example.org",
                                 "email_verified": True}}
@@ -58,14 +50,6 @@ def sign_in_at_provider(driver, login_name: str) -> None:
     follow(driver, driver.find_element(By.CSS_SELECTOR, "button[type=submit]"))
 
 
-def looked_at(driver, name: str) -> None:
-    """Screenshots in every variant, fitting each width; axe finds nothing."""
-    for size, dark in LOOKS:
-        look(driver, size, dark)
-        assert overflowing(driver) == [], (name, size)
-        screenshot(driver, f"{name}-{variant_name(size, dark)}")
-        assert violations(driver) == [], (name, size, dark)
-
 
 def test_a_person_links_their_account_and_signs_in_with_it(sso_stack, window):
     url = sso_stack.url
@@ -75,7 +59,6 @@ def test_a_person_links_their_account_and_signs_in_with_it(sso_stack, window):
     link = driver.find_element(By.CSS_SELECTOR, "form[action='/login/oidc/link'] button")
     assert link.text == "Link Authelia"
     looked_at(driver, "settings-single-sign-on")
-    look(driver, DESKTOP, False)
     driver.find_element(By.CSS_SELECTOR, "form[action='/login/oidc/link'] input[name=password]"
                         ).send_keys(PASSWORD)
     follow(driver, link)  # the form's answer: on to the provider (CSP form-action lets it)
@@ -88,7 +71,6 @@ def test_a_person_links_their_account_and_signs_in_with_it(sso_stack, window):
     button = driver.find_element(By.ID, "single-sign-on")
     assert button.text == "Sign in with Authelia"
     looked_at(driver, "login-single-sign-on")
-    look(driver, DESKTOP, False)
     # the provider remembers ann: its answer comes straight back, and she is in
     follow(driver, button)
     WebDriverWait(driver, 10).until(EC.url_to_be(url + "/"))
