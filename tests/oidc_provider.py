@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import subprocess
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, free_port
+from tests.helpers import ROOT, free_port, wait_until
 
 TOOL = ROOT / "tools" / "oidc"
 CLIENT_ID = "kmood-tests"
@@ -62,11 +61,9 @@ class Provider:
         self.proc = subprocess.Popen([self.node, str(TOOL / "provider.mjs"), str(self.port),
                                       str(self.config_path)], cwd=TOOL, stdout=log,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + 20
-        while f"listening {self.issuer}" not in self.log_path.read_text()[already:]:
-            assert self.proc.poll() is None, self.log_path.read_text()
-            assert time.monotonic() < deadline, "the OpenID provider did not start"
-            time.sleep(0.05)
+        wait_until(lambda: f"listening {self.issuer}" in self.log_path.read_text()[already:]
+                   or self.proc.poll() is not None, 20, what="the OpenID provider")
+        assert self.proc.poll() is None, self.log_path.read_text()
         return self
 
     def stop(self) -> None:

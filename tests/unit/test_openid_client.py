@@ -17,6 +17,7 @@ from joserfc import jwt
 from joserfc.jwk import OctKey, RSAKey
 
 from kmood_lib.upstream.openid import OpenIDProvider, ProviderUnavailable, SignInRefused
+from tests.helpers import wait_until
 
 CLIENT_ID, SECRET = "k-mood", "s3cret:with/odd&chars"
 NONCE = "the-nonce-k-mood-sent"
@@ -273,10 +274,8 @@ def test_a_provider_that_hangs_holds_at_most_two_server_threads(provider):
                for _ in range(2)]
     for thread in waiting:
         thread.start()
-    deadline = time.monotonic() + 5
-    while len([a for a in provider.asked if a[0] == "/token"]) < 2:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    wait_until(lambda: len([a for a in provider.asked if a[0] == "/token"]) == 2, 5,
+               what="both at the token endpoint")
     started = time.monotonic()
     with pytest.raises(ProviderUnavailable, match="too many sign-ins are waiting"):
         openid.finish("c", "v", NONCE)
