@@ -74,13 +74,15 @@ test-tools:
 	  (cd $(OIDC_TOOL) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error); \
 	fi
 
-# The whole suite on every core: a test file runs whole on one worker (--dist loadfile), so a
-# module's server, browser or NATS server is started once. (One process more than the cores
-# once filled the waits; with the browser tests now most of the work it only adds a third
-# Chromium and collection to share 2 cores: a fresh clone took 8:06-8:13 with 3, 8:01 with 2.)
-# Whole files to each process, in the order tests/conftest.py sorts them (longest first):
-# --no-loadscope-reorder keeps xdist from putting the files with most tests first instead.
-TEST_PROCESSES ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)))')
+# The whole suite on every core, and one process more: a test file runs whole on one worker
+# (--dist loadfile), so a module's server, browser, OpenID provider or NATS server is started
+# once. The processes wait much of the time (for servers, providers, browsers and their
+# timers: 2 cores were 62% busy with 2 processes), and a third fills those waits: pytest took
+# 442 s with 3 against 472 s with 2 on the same clone (with fewer waiting tests, in an earlier
+# mix, 3 had been a little slower). Whole files to each process, in the order
+# tests/conftest.py sorts them (longest first): --no-loadscope-reorder keeps xdist from
+# putting the files with most tests first instead.
+TEST_PROCESSES ?= $(shell $(PYTHON) -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
 test: $(STAMP) test-tools
 	$(PY) -m pytest -q -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
