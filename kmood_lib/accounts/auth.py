@@ -28,7 +28,6 @@ class Session:
     user: User
     csrf_token: str
     via: str | None = None  # how it began: "password" | "proxy" | "oidc" | "passkey"
-    created_at: int = 0  # when it began
     # when its person last proved who they are (a password, a passkey, the provider's
     # auth_time); None when nothing did (the sign-in proxy's sessions)
     authenticated_at: int | None = None
@@ -82,7 +81,7 @@ def session_for_token(conn: sqlite3.Connection, token: str, now_ms: int, ttl_s: 
     """The live session behind a cookie; slides its expiry, writing at most once a minute."""
     row = conn.execute(
         f"SELECT s.id AS session_id, s.csrf_token, s.last_seen_at, s.via,"
-        f" s.created_at AS session_created_at, s.authenticated_at, {_USER_COLUMNS}"
+        f" s.authenticated_at, {_USER_COLUMNS}"
         " FROM sessions s JOIN users u ON u.id = s.user_id"
         " WHERE s.token_hash = ? AND s.expires_at > ?",
         (token_hash(token), now_ms),
@@ -97,7 +96,7 @@ def session_for_token(conn: sqlite3.Connection, token: str, now_ms: int, ttl_s: 
              now_ms - LAST_SEEN_RESOLUTION_MS + 1),
         )
     return Session(row["session_id"], User.from_row(row), row["csrf_token"], row["via"],
-                   row["session_created_at"], row["authenticated_at"])
+                   row["authenticated_at"])
 
 
 def delete_session(conn: sqlite3.Connection, session_id: int) -> None:
@@ -127,13 +126,20 @@ def delete_expired_sessions(conn: sqlite3.Connection, now_ms: int) -> int:
     return conn.execute("DELETE FROM sessions WHERE expires_at <= ?", (now_ms,)).rowcount
 
 
-def create_api_token(conn: sqlite3.Connection, user_id: int, name: object, now_ms: int) -> dict:
-    """A new named token; the only time the raw token is returned."""
-    if not isinstance(name, str) or not name.strip() or len(name) > MAX_TOKEN_NAME:
-        raise AccountError(Phrase("name must be 1-{max} characters", max=MAX_TOKEN_NAME), "name")
-    wrong = text_problem(name, name=True)
+def clean_name(value: object, most: int) -> str:
+    """A way in's name as a person gives it (an API token's, a passkey's): 1-`most`
+    characters once the space around it is dropped, none of them control characters."""
+    if not isinstance(value, str) or not value.strip() or len(value) > most:
+        raise AccountError(Phrase("name must be 1-{max} characters", max=most), "name")
+    wrong = text_problem(value, name=True)
     if wrong:
         raise AccountError(Phrase("name {problem}", problem=wrong), "name")
+    return value.strip()
+
+
+def create_api_token(conn: sqlite3.Connection, user_id: int, name: object, now_ms: int) -> dict:
+    """A new named token; the only time the raw token is returned."""
+    name = clean_name(name, MAX_TOKEN_NAME)
     token = API_TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = conn.execute(
         "INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?)"

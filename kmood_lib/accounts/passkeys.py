@@ -17,11 +17,10 @@ import urllib.parse
 from dataclasses import dataclass
 
 from kmood_lib.accounts.auth import note_use
-from kmood_lib.accounts.users import NO_PASSWORD, AccountError, User
+from kmood_lib.accounts.users import NO_PASSWORD, User
 from kmood_lib.core.db import transaction
-from kmood_lib.core.errors import Conflict
+from kmood_lib.core.errors import Conflict, SignInRefused
 from kmood_lib.core.i18n import Phrase
-from kmood_lib.core.text import problem as text_problem
 
 MAX_NAME = 64
 MAX_PER_USER = 20  # a person's phones, laptops and keys, with room to spare
@@ -32,15 +31,6 @@ CHALLENGE_TTL_S = 300  # time to answer the browser's prompt
 TIMEOUT_MS = 120_000  # how long the browser offers it
 
 
-class PasskeyRefused(Exception):
-    """The browser's answer does not prove a passkey of this account (or any): nobody is
-    signed in, nothing is stored. `reason` is for the log."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
-
-
 @dataclass(frozen=True)
 class Passkey:
     id: int
@@ -48,15 +38,6 @@ class Passkey:
     public_key: bytes
     sign_count: int
     last_used_at: int | None
-
-
-def clean_name(value: object) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value.strip()) > MAX_NAME:
-        raise AccountError(Phrase("name must be 1-{max} characters", max=MAX_NAME), "name")
-    wrong = text_problem(value.strip(), name=True)
-    if wrong:
-        raise AccountError(Phrase("name {problem}", problem=wrong), "name")
-    return value.strip()
 
 
 def user_handle(conn: sqlite3.Connection, user_id: int) -> bytes:
@@ -204,7 +185,7 @@ class RelyingParty:
         return self._webauthn.options_to_json(options), options.challenge
 
     def verify_registration(self, credential: object, challenge: bytes):
-        """The new credential (id, public key, counter), or PasskeyRefused. The authenticator
+        """The new credential (id, public key, counter), or SignInRefused. The authenticator
         must have verified its user (a screen lock, a PIN): a passkey may be the only way in."""
         try:
             made = self._webauthn.verify_registration_response(
@@ -212,11 +193,11 @@ class RelyingParty:
                 expected_rp_id=self.rp_id, expected_origin=self.origin,
                 require_user_verification=True)
         except (self._errors.WebAuthnException, ValueError, TypeError, KeyError) as exc:
-            raise PasskeyRefused(f"registration: {exc}"[:300]) from None
+            raise SignInRefused(f"registration: {exc}"[:300]) from None
         if len(made.credential_id) > MAX_CREDENTIAL_ID:
-            raise PasskeyRefused("registration: a credential id longer than WebAuthn allows")
+            raise SignInRefused("registration: a credential id longer than WebAuthn allows")
         if len(made.credential_public_key) > MAX_PUBLIC_KEY:
-            raise PasskeyRefused("registration: a public key larger than any k-mood accepts")
+            raise SignInRefused("registration: a public key larger than any k-mood accepts")
         return made
 
     def sign_in_options(self) -> tuple[str, bytes]:
@@ -235,12 +216,12 @@ class RelyingParty:
                 credential_current_sign_count=passkey.sign_count,
                 require_user_verification=True)
         except (self._errors.WebAuthnException, ValueError, TypeError, KeyError) as exc:
-            raise PasskeyRefused(f"sign-in: {exc}"[:300]) from None
+            raise SignInRefused(f"sign-in: {exc}"[:300]) from None
 
     def parse_sign_in(self, credential: object) -> tuple[bytes, bytes | None]:
         """The credential id (raw) and user handle an answer names, before it is verified."""
         try:
             parsed = self._webauthn.helpers.parse_authentication_credential_json(credential)
         except (self._errors.WebAuthnException, ValueError, TypeError, KeyError) as exc:
-            raise PasskeyRefused(f"sign-in: {exc}"[:300]) from None
+            raise SignInRefused(f"sign-in: {exc}"[:300]) from None
         return parsed.raw_id, parsed.response.user_handle

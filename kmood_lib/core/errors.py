@@ -99,3 +99,13 @@ class TooLarge(DomainError):
     """More than a configured limit allows (bytes of a photo, photos on an entry)."""
 
     status = 413
+
+
+class SignInRefused(Exception):
+    """An answer to a sign-in (the OpenID provider's, a passkey's) that does not prove who is
+    signing in: nobody is signed in, nothing is stored. Not a DomainError: the person is told
+    only that it failed; `reason` is for the log."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason

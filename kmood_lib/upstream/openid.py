@@ -23,7 +23,10 @@ import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kmood_lib.core.errors import SignInRefused
 from kmood_lib.upstream.http import UpstreamError, exchange, usable_json
+
+__all__ = ["OpenIDProvider", "Person", "ProviderUnavailable", "SignInRefused"]
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +45,6 @@ ASYMMETRIC = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES
 class ProviderUnavailable(Exception):
     """The provider could not be asked: unreachable, slow, an error page, a document that is
     not what OpenID Connect describes. Said to the person as "try again"; logged with why."""
-
-
-class SignInRefused(Exception):
-    """The provider's answer does not prove who the person is (a bad code, an ID token that
-    fails a check): nobody is signed in. `reason` is for the log, never shown."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass(frozen=True)

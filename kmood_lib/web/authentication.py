@@ -170,8 +170,7 @@ def proxy_sign_in(conn, request: bottle.BaseRequest, services, subject: str,
         return Auth(user, "proxy", proxied=True)  # no session: reads only (writes need one)
     made = auth_store.create_session(conn, user.id, now_ms, config.session_ttl_s, via="proxy")
     log.info("sign-in method=proxy user=%s ok", user.username)
-    return Auth(user, "session", auth_store.Session(made.id, user, made.csrf_token, "proxy",
-                                                    now_ms, None),
+    return Auth(user, "session", auth_store.Session(made.id, user, made.csrf_token, "proxy"),
                 new_session=made, proxied=True)
 
 

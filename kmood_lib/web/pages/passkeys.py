@@ -15,7 +15,8 @@ import bottle
 
 from kmood_lib.accounts import auth as auth_store
 from kmood_lib.accounts import passkeys, pending_sign_ins, throttle
-from kmood_lib.core.errors import NotFound, ValidationError
+from kmood_lib.accounts.auth import clean_name
+from kmood_lib.core.errors import NotFound, SignInRefused, ValidationError
 from kmood_lib.core.i18n import Phrase
 from kmood_lib.web.authentication import (
     Auth,
@@ -83,7 +84,7 @@ def new_passkey(services, conn, auth: Auth):
     """Options to create a passkey for this account (the name it will have, checked first)."""
     party = relying_party(services)
     body = json_body(bottle.request, services.config)
-    name = passkeys.clean_name(body.get("name"))
+    name = clean_name(body.get("name"), passkeys.MAX_NAME)
     confirm_it_is_them(conn, services, auth, body.get("password"))
     handle = passkeys.user_handle(conn, auth.user.id)
     options, challenge = party.registration_options(
@@ -111,7 +112,7 @@ def add_passkey(services, conn, auth: Auth):
     try:
         made = party.verify_registration(credential, base64.urlsafe_b64decode(
             pending.payload["challenge"]))
-    except passkeys.PasskeyRefused as exc:
+    except SignInRefused as exc:
         log.warning("passkey for user=%s refused (%s)", auth.user.username, exc.reason)
         return refused(400)
     sent = credential.get("response")
@@ -191,17 +192,17 @@ def sign_in(services, conn, auth: Auth):
         credential_id, user_handle = party.parse_sign_in(credential)
         found = passkeys.find(conn, credential_id)
         if found is None:
-            raise passkeys.PasskeyRefused("no such passkey (removed, or another server's)")
+            raise SignInRefused("no such passkey (removed, or another server's)")
         passkey, user, handle_kept = found
         if user_handle is None:  # a discoverable sign-in names its account
-            raise passkeys.PasskeyRefused("the answer names no account (no userHandle)")
+            raise SignInRefused("the answer names no account (no userHandle)")
         if not hmac.compare_digest(user_handle, handle_kept or b""):
-            raise passkeys.PasskeyRefused("the passkey answers for another account")
+            raise SignInRefused("the passkey answers for another account")
         verified = party.verify_sign_in(credential, base64.urlsafe_b64decode(
             pending.payload["challenge"]), passkey)
         if not passkeys.used(conn, passkey, verified.new_sign_count, now_ms):
-            raise passkeys.PasskeyRefused("its counter did not move on (used twice at once)")
-    except passkeys.PasskeyRefused as exc:
+            raise SignInRefused("its counter did not move on (used twice at once)")
+    except SignInRefused as exc:
         log.warning("sign-in method=passkey refused (%s)", exc.reason)
         return refused()
     throttle.release(conn, reserved)
