@@ -39,11 +39,13 @@ def sso(stack_factory, tmp_path):
     provider, both running."""
     made = []
 
-    def start(accounts=ACCOUNTS, users=("ann",), **env):
+    def start(accounts=ACCOUNTS, users=("ann",), reachable=True, **env):
         stack = stack_factory()
         provider = Provider(tmp_path, stack.url, accounts).start()
         made.append(provider)
         stack.env.update(provider.env(**env))
+        if not reachable:  # gone before k-mood starts, so it never learns the provider's ways
+            provider.stop()
         for name in users:
             stack.create_user(name)
         stack.start(worker=False)
@@ -322,8 +324,7 @@ def test_with_passwords_off_the_provider_is_the_way_in_and_out(sso):
 
 
 def test_an_unreachable_provider_is_said_and_changes_nothing(sso):
-    stack, provider = sso()
-    provider.stop()
+    stack, _ = sso(reachable=False)
     browser = Browser()
     status, _, page = browser.go(stack.url + "/login/oidc")
     assert status == 503 and "could not be reached" in page
