@@ -47,8 +47,9 @@ migrate: $(STAMP)
 	$(PY) kmood.py migrate
 
 # The browser tests drive Debian's chromium and chromium-driver (with an emoji font, so
-# activity icons are measured and shown as a phone shows them), and the relay tests a real
-# nats-server; install whichever is missing (one apt-get run).
+# activity icons are measured and shown as a phone shows them) and read the report's PDF with
+# pdftotext (poppler-utils), and the relay tests a real nats-server; install whichever is
+# missing (one apt-get run).
 OIDC_TOOL := tools/oidc
 test-tools:
 	@missing=""; \
@@ -56,6 +57,7 @@ test-tools:
 	[ -x /usr/bin/chromedriver ] || missing="$$missing chromium-driver"; \
 	[ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || missing="$$missing fonts-noto-color-emoji"; \
 	command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || missing="$$missing nats-server"; \
+	command -v pdftotext >/dev/null || missing="$$missing poppler-utils"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing$$missing for the tests"; \

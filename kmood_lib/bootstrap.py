@@ -18,6 +18,7 @@ from kmood_lib.core.i18n import Languages
 from kmood_lib.core.logs import EveryInterval, EveryKey
 from kmood_lib.core.migrate import load_migrations
 from kmood_lib.core.migrate import run as run_all
+from kmood_lib.core.rate import RateLimit
 from kmood_lib.enrich.insights import insights_kind
 from kmood_lib.enrich.places import place_kind
 from kmood_lib.enrich.song_metadata import song_metadata_kind
@@ -63,6 +64,7 @@ class Services:
     stats_cache: VersionedCache
     entries_cache: VersionedCache  # GET /api/entries pages by user, query and journal version
     insight_gate: ComputeGate  # who may compute insights now (KMOOD_INSIGHTS_CONCURRENCY)
+    shared_rate: RateLimit  # shared reports' openings, per link and per address
     outbox: OutboxBatches  # the devices' offline outbox batches being synced, counted for the log
     languages: Languages  # the catalogues in locale/, each compiled on first use
     # Run inside an entry's save transaction, behind one SAVEPOINT (journal.saving.prompt):
@@ -187,6 +189,7 @@ def bootstrap(
         stats_cache=kept["stats"],
         entries_cache=kept["entries"],
         insight_gate=insight_gate(config),
+        shared_rate=RateLimit(config.shared_report_rate, clock.monotonic),
         outbox=OutboxBatches(),
         languages=Languages(pseudo=config.pseudo_languages),
         openid=openid_provider(config, clock),

@@ -610,6 +610,11 @@ class Config:
         "insights computed at once in the whole server, each on a request's thread; a person"
         " has one at a time (0: a quarter of KMOOD_THREADS, at least 1)"
     )
+    shared_report_rate: int = _setting(
+        "KMOOD_SHARED_REPORT_RATE", "30", _int(1, 100_000),
+        "a shared report's openings a minute, for each link and for each address (a photo in it"
+        " counts a tenth); more is answered 429 with Retry-After"
+    )
     insights_fdr: float = _setting(
         "KMOOD_INSIGHTS_FDR", "0.10", _share,
         "false discovery rate over all comparisons of an insights page (Benjamini–Hochberg)"

@@ -350,9 +350,15 @@ def cached_insights(conn: sqlite3.Connection, cache: VersionedCache, user_id: in
     """insights(), the analysis from the cache when the journal has not changed since, else
     computed through `gate` (one per person at a time, a few in all: it may refuse with
     StillComputing or ServerBusy); on this day is read fresh, whole entries as they are now."""
-    found = cached(conn, cache, user_id, ("insights", date_from, date_to, limits),
-                   lambda: analysis(conn, user_id, date_from, date_to, limits), gate)
+    found = cached_analysis(conn, cache, user_id, date_from, date_to, limits, gate)
     return {**found, "on_this_day": looking_back.on_this_day(conn, user_id, today)}
+
+
+def cached_analysis(conn: sqlite3.Connection, cache: VersionedCache, user_id: int,
+                    date_from: str, date_to: str, limits: Thresholds, gate: ComputeGate) -> dict:
+    """analysis(), from the cache while the journal has not changed, else through `gate`."""
+    return cached(conn, cache, user_id, ("insights", date_from, date_to, limits),
+                  lambda: analysis(conn, user_id, date_from, date_to, limits), gate)
 
 
 def _paired_days(journal: Journal, number: Number) -> int:

@@ -37,6 +37,7 @@ from kmood_lib.web.pages import (
     journal,
     passkeys,
     public,
+    report,
     settings,
     single_sign_on,
 )
@@ -55,7 +56,7 @@ ROUTE_MODULES = (accounts, entries, moods, activities, metrics, note_templates, 
                  insights, photos, goals, jobs, reminders, portability, openapi, public, journal,
                  photo_pages, goal_pages, insight, settings, activity_pages, metric_pages,
                  note_template_pages, portability_pages, reminder_pages, admin, single_sign_on,
-                 passkeys)
+                 passkeys, report)
 
 
 class BuiltOnceRouter(bottle.Router):
@@ -97,6 +98,8 @@ def make_app(services) -> bottle.Bottle:
     app.router.add_filter("day", lambda conf: (r"[0-9]{4}-[0-9]{2}-[0-9]{2}", None, None))
     # `<name:token>`: a random URL-safe token of 18 bytes (a pending upload's).
     app.router.add_filter("token", lambda conf: (r"[A-Za-z0-9_-]{24}", None, None))
+    # `<name:link>`: a shared report's link, its id and its secret (journal.sharing.LINK).
+    app.router.add_filter("link", lambda conf: (r"[0-9]{1,18}\.[A-Za-z0-9_-]{43}", None, None))
     # Installed outermost first: the request plugin wraps the auth plugin, which wraps the
     # error plugin, which wraps the route itself.
     app.install(RequestPlugin(services, pool))

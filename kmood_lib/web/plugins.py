@@ -211,6 +211,7 @@ NOT_FOUND = {
     "group": N_("No such group"), "job": N_("No such job"), "metric": N_("No such metric"),
     "mood": N_("No such mood"), "photo": N_("No such photo"),
     "reminder": N_("No such reminder"), "sign-in": N_("No such linked sign-in"),
+    "shared report": N_("No such shared report"),
     "template": N_("No such template"),
     "token": N_("No such token"), "upload": N_("No such upload"),
     "voice memo": N_("No such voice memo"), "year": N_("No such year"),

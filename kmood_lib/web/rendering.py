@@ -77,6 +77,7 @@ NOTICES = {
     "photos_added": n_("Added {n} photo, without its location or other metadata.",
                        "Added {n} photos, without their location or other metadata."),
     "photo_removed": N_("Photo removed."),
+    "link_revoked": N_("Link revoked: it shows nothing from now on."),
 }
 
 
@@ -139,6 +140,7 @@ SECTIONS = [("profile", "/settings", N_("Profile")),
             ("metrics", "/settings/metrics", N_("Metrics")),
             ("templates", "/settings/templates", N_("Note templates")),
             ("tokens", "/settings/tokens", N_("API tokens")),
+            ("sharing", "/settings/sharing", N_("Sharing")),
             ("reminders", "/settings/reminders", N_("Reminders")),
             ("import", "/settings/import", N_("Import & export"))]
 ADMIN_SECTIONS = [("users", "/settings/users", N_("Household")),

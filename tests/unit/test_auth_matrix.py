@@ -28,6 +28,11 @@ PUBLIC = {
     # need the login page's own token (tests/browser/test_passkeys.py)
     ("POST", "/login/passkey/options"),
     ("POST", "/login/passkey"),
+    # a shared report (issue #42): only with a live link's secret, that report and its photos
+    # alone (tests/unit/test_report.py)
+    ("GET", "/shared/<link:link>"),
+    ("GET", "/shared/<link:link>/page.css"),
+    ("GET", "/shared/<link:link>/photos/<photo_id:id>"),
 }
 
 

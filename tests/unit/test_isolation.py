@@ -169,6 +169,10 @@ def page_world(world, conn, clock):
     a["passkey"] = conn.execute("INSERT INTO passkeys (user_id, credential_id, public_key, name,"
                                 " created_at) VALUES (?, x'01', x'02', 'hers', 0) RETURNING id",
                                 (alice_id,)).fetchone()[0]
+    a["shared"] = conn.execute(
+        "INSERT INTO shared_reports (user_id, secret_hash, name, date_from, date_to,"
+        " with_entries, with_photos, created_at, expires_at) VALUES (?, 'x', 'secret doctor',"
+        " '2026-01-01', '2026-12-31', 1, 1, 0, 9e15) RETURNING id", (alice_id,)).fetchone()[0]
     return alice, bob, a
 
 
@@ -217,6 +221,7 @@ FOREIGN_PAGE_ROUTES = [
     ("GET", "/goals/{goal}/delete", {}),
     ("POST", "/goals/{goal}/delete", {}),
     ("POST", "/settings/passkeys/{passkey}/delete", {}),
+    ("POST", "/settings/sharing/{shared}/revoke", {}),
 ]
 
 
@@ -225,7 +230,8 @@ def page_snapshot(conn) -> dict:
             for table in ("entries", "entry_activities", "activities", "activity_groups",
                           "metrics", "entry_metrics", "api_tokens", "reminders", "reminder_deliveries",
                           "pending_imports", "jobs", "photos", "photo_files",
-                          "note_templates", "goals", "goal_checkins", "passkeys")}
+                          "note_templates", "goals", "goal_checkins", "passkeys",
+                          "shared_reports")}
 
 
 @pytest.mark.parametrize("method,template,form", FOREIGN_PAGE_ROUTES)

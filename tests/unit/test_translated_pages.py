@@ -5,6 +5,8 @@ what the scripts write (tests/browser/test_languages.py)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kmood_lib.web.rendering import NOTICES
@@ -60,6 +62,12 @@ def journal(client_for):
         sent.headers["Location"], "/settings/reminders", f"/settings/reminders/{reminder['id']}",
         f"/settings/reminders/{reminder['id']}/delete", "/settings/users",
         f"/settings/users/{bob['id']}/delete", "/admin/jobs", "/offline", "/logout"]
+    made = ann.post("/report/share", form={
+        "csrf_token": csrf, "name": "Dr. M.", "expires": "7", "from": "2026-11-01",
+        "to": "2026-11-30", "entries": "1", "photos": "0"})
+    assert made.status == 201, made.text
+    shared = re.search(r'id="shared-link" href="[^"]*(/shared/[^"]+)"', made.text).group(1)
+    ann.pages += ["/report?range=all&entries=1", "/settings/sharing", shared]  # (its language)
     ann.csrf_field = csrf
     return ann
 

@@ -14,19 +14,15 @@ from kmood_lib.core.i18n import N_, Phrase, Translator
 from kmood_lib.core.timezones import local_today
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_int_param
 from kmood_lib.enrich.insights import standard_insights
-from kmood_lib.journal import insight_store, insights, queries, stats, versions, vocab
 from kmood_lib.journal import insight_words as words
+from kmood_lib.journal import insights, queries, stats, versions, vocab
 from kmood_lib.journal.evidence import Evidence, evidence_from
 from kmood_lib.web import stats_charts
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import query_params
+from kmood_lib.web.ranges import INSIGHT_RANGES, RANGES, opening_range
 from kmood_lib.web.rendering import page, translator
 from kmood_lib.web.routing import Routes
-
-# Stats' and Insights' ranges, shortest first in both; opening_range picks where both open.
-RANGES = {"30": (N_("Last 30 days"), 30), "90": (N_("Last 90 days"), 90),
-          "365": (N_("Last year"), 365), "all": (N_("All time"), None)}
-INSIGHT_RANGES = {key: RANGES[key] for key in insight_store.STANDARD}  # what the worker stores
 
 routes = Routes()
 
@@ -53,15 +49,6 @@ def year_grid(year: int, days: dict, today: date) -> list[list[dict]]:
 
 def today_of(services, user) -> date:
     return local_today(services.clock, user.timezone)
-
-
-def opening_range(conn, user_id: int, today: date) -> str:
-    """The range Stats and Insights open on: the last 90 days, or all time when the last
-    entry is older than that (an imported history opens on its entries, not an empty range)."""
-    _, last = stats.logged_span(conn, user_id)
-    if last and (today - date.fromisoformat(last)).days >= RANGES["90"][1]:
-        return "all"
-    return "90"
 
 
 @routes.get("/calendar")

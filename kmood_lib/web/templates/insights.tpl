@@ -1,6 +1,6 @@
 % rebase('layout.tpl', title=_('Insights'))
 <h1>{{_('Insights')}}</h1>
-<p class="muted"><a href="/stats?range={{current}}">{{_('‹ Stats')}}</a></p>
+<p class="muted"><a href="/stats?range={{current}}">{{_('‹ Stats')}}</a> · <a href="/report?range={{current}}">{{_('A report of these days, to print or share ›')}}</a></p>
 <nav class="ranges" aria-label="{{_('Time range')}}">
 % for key, (name, days) in ranges.items():
   <a href="/insights?range={{key}}" aria-current="{{'page' if key == current else 'false'}}">{{_(name)}}</a>

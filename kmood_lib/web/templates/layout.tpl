@@ -8,6 +8,12 @@
 % # own_title: the title is what the person wrote (a goal's name), not words to translate.
 <title{{!' dir="auto"' if get('own_title') else ''}}>{{title}} · k-mood</title>
 <link rel="stylesheet" href="{{helpers.static('style.css')}}">
+% if get('print_css'):
+<link rel="stylesheet" href="{{print_css}}" media="print">
+% end
+% if get('bare'):
+<meta name="robots" content="noindex, nofollow, noarchive">
+% end
 <link rel="icon" href="{{helpers.static('icons/icon.svg')}}" type="image/svg+xml">
 <link rel="apple-touch-icon" href="{{helpers.static('icons/icon-192.png')}}">
 <link rel="manifest" href="/manifest.webmanifest">
@@ -27,6 +33,7 @@
 <body>
 % end
 <a class="skip" href="#main">{{_('Skip to content')}}</a>
+% if not get('bare'):
 <header class="top">
   <a class="brand" href="/">k-mood</a>
   % if get('user'):
@@ -38,6 +45,7 @@
   <span class="who" dir="auto">{{user.username}}</span>
   % end
 </header>
+% end
 % if get('wide'):
 <main id="main" class="wide">
 % else:

@@ -1,6 +1,7 @@
 % rebase('layout.tpl', title=_('Stats'))
 <h1>{{_('Stats')}}</h1>
 <p class="lead-link"><a href="/insights{{'?range=' + current if current in insight_ranges else ''}}">{{_('Insights: what goes with your better and worse days ›')}}</a></p>
+<p class="lead-link"><a href="/report?range={{current}}">{{_('A report of these days, to print or share ›')}}</a></p>
 <nav class="ranges" aria-label="{{_('Time range')}}">
 % for key, (name, days) in ranges.items():
   <a href="/stats?range={{key}}" aria-current="{{'page' if key == current else 'false'}}">{{_(name)}}</a>
