@@ -613,7 +613,7 @@ class Config:
     shared_report_rate: int = _setting(
         "KMOOD_SHARED_REPORT_RATE", "30", _int(1, 100_000),
         "a shared report's openings a minute, for each link and for each address (a photo in it"
-        " counts a tenth); more is answered 429 with Retry-After"
+        " counts a fiftieth); more is answered 429 with Retry-After"
     )
     insights_fdr: float = _setting(
         "KMOOD_INSIGHTS_FDR", "0.10", _share,

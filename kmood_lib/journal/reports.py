@@ -15,6 +15,7 @@ from kmood_lib.journal.evidence import Evidence
 
 CLEAREST_ACTIVITIES = 8  # a report is read in one sitting: the clearest few, not the table
 MAX_ENTRIES = 1500  # entries a report lists (about two a day for two years): its size is bounded
+MAX_TEXT = 2_000_000  # and the characters of their titles and notes, long notes or not
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,8 @@ def metric_summaries(conn: sqlite3.Connection, user_id: int, date_from: str, dat
 def days_of_entries(conn: sqlite3.Connection, user_id: int, date_from: str, date_to: str,
                     most: int = MAX_ENTRIES) -> tuple[list[Day], int]:
     """The days' entries as the JSON API gives them, oldest day first and, within a day, in
-    the order they happened; at most the latest `most` of them (a long range leaves its earliest out), and
-    how many the days hold in all."""
+    the order they happened: the latest `most` at most, their titles and notes MAX_TEXT
+    characters at most in all (a long range leaves its earliest out); and how many there are."""
     flt = date_filter(date_from, date_to)
     total = stats.totals(conn, user_id, flt)["count"]
     kept: list[dict] = []
@@ -75,7 +76,13 @@ def days_of_entries(conn: sqlite3.Connection, user_id: int, date_from: str, date
         kept += page
         if cursor is None:
             break
-    kept = kept[:most][::-1]
+    text, fits = 0, 0
+    for entry in kept[:most]:  # the newest first, until their words would be too many
+        text += len(entry["note"] or "") + len(entry["note_title"] or "")
+        if text > MAX_TEXT:
+            break
+        fits += 1
+    kept = kept[:fits][::-1]
     days: list[Day] = []
     for entry in kept:
         day = entry["occurred_at"][:10]

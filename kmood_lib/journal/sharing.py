@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from kmood_lib.accounts.auth import clean_name
+from kmood_lib.core.db import write_if_free
 from kmood_lib.core.errors import DomainError, NotFound, ValidationError
 from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.validation import MAX_YEAR, MIN_YEAR, parse_local_date
@@ -30,7 +31,7 @@ EXPIRY_DAYS = (1, 7, 30, 90)  # the choices offered; any whole number of days be
 MAX_NAME = 100
 MAX_LINKS = 50  # live and expired links one person keeps
 # The link as it appears in a URL: the row id, a dot, the secret (base64url of 32 bytes).
-LINK = re.compile(r"([0-9]{1,18})\.([A-Za-z0-9_-]{43})")
+LINK = re.compile(r"([1-9][0-9]{0,17})\.([A-Za-z0-9_-]{43})")
 
 
 class LinkGone(DomainError):
@@ -138,10 +139,9 @@ def make_link(conn: sqlite3.Connection, user_id: int, name: object, contents: Co
     return SharedReport.from_row(row), f"{row['id']}.{secret}"
 
 
-def open_link(conn: sqlite3.Connection, link: str, now_ms: int, *, count: bool) -> SharedReport:
+def open_link(conn: sqlite3.Connection, link: str, now_ms: int) -> SharedReport:
     """The shared report a link names: NotFound for anything but a live link's exact text
-    (a wrong secret, another link's id, a revoked link), LinkGone past its expiry. `count`:
-    this is an opening of the report (not of a photo in it), written to its count."""
+    (a wrong secret, another link's id, a revoked link), LinkGone past its expiry."""
     found = LINK.fullmatch(link)
     row = found and conn.execute("SELECT * FROM shared_reports WHERE id = ?",
                                  (int(found.group(1)),)).fetchone()
@@ -153,10 +153,14 @@ def open_link(conn: sqlite3.Connection, link: str, now_ms: int, *, count: bool) 
     shared = SharedReport.from_row(row)
     if shared.expired(now_ms):
         raise LinkGone(Phrase("This shared report has expired; ask for a new link."))
-    if count:
-        conn.execute("UPDATE shared_reports SET opened_count = opened_count + 1,"
-                     " last_opened_at = ? WHERE id = ?", (now_ms, shared.id))
     return shared
+
+
+def count_opening(conn: sqlite3.Connection, shared: SharedReport, now_ms: int) -> None:
+    """The report was shown: its count and last opening, written only if the database is
+    free this moment (a busy one neither fails the page nor makes it wait)."""
+    write_if_free(conn, "UPDATE shared_reports SET opened_count = opened_count + 1,"
+                        " last_opened_at = ? WHERE id = ?", (now_ms, shared.id))
 
 
 def list_links(conn: sqlite3.Connection, user_id: int) -> list[SharedReport]:

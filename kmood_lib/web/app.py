@@ -99,7 +99,7 @@ def make_app(services) -> bottle.Bottle:
     # `<name:token>`: a random URL-safe token of 18 bytes (a pending upload's).
     app.router.add_filter("token", lambda conf: (r"[A-Za-z0-9_-]{24}", None, None))
     # `<name:link>`: a shared report's link, its id and its secret (journal.sharing.LINK).
-    app.router.add_filter("link", lambda conf: (r"[0-9]{1,18}\.[A-Za-z0-9_-]{43}", None, None))
+    app.router.add_filter("link", lambda conf: (r"[1-9][0-9]{0,17}\.[A-Za-z0-9_-]{43}", None, None))
     # Installed outermost first: the request plugin wraps the auth plugin, which wraps the
     # error plugin, which wraps the route itself.
     app.install(RequestPlugin(services, pool))

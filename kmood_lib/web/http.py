@@ -8,6 +8,7 @@ import html
 import json
 import logging
 import math
+import re
 import urllib.parse
 
 import bottle
@@ -333,13 +334,22 @@ NO_SUCH_PAGE = N_("There is no page at this address.")
 NO_SUCH_METHOD = N_("This address does not take that kind of request.")
 
 
+SHARED_SECRET = re.compile(r"^(/shared/[0-9]+\.)[^/]+")
+
+
+def logged_path(path: str) -> str:
+    """A request's path as a log line may show it: a shared report's secret left out."""
+    return SHARED_SECRET.sub(r"\1…", path)
+
+
 def error_page(res: bottle.HTTPError, words: Translator | None = None) -> str:
     """Bottle's own errors (404, 405, 413, 500...) and the pages' refusals: JSON under /api
     (English, with its stable code), elsewhere a plain page in `words`' language (English when
     the request's cannot be known). A message that is a Phrase says itself in that language."""
     status = res.status_code
     if status >= 500:
-        log.error("unhandled error on %s %s", bottle.request.method, bottle.request.path,
+        log.error("unhandled error on %s %s", bottle.request.method,
+                  logged_path(bottle.request.path),
                   exc_info=getattr(res, "exception", None) and (
                       type(res.exception), res.exception, res.exception.__traceback__))
         message = INTERNAL_ERROR

@@ -33,7 +33,7 @@ from kmood_lib.web.authentication import (
     login_redirect,
     set_session_cookie,
 )
-from kmood_lib.web.http import ApiError, form_params, is_json_path
+from kmood_lib.web.http import ApiError, form_params, is_json_path, logged_path
 from kmood_lib.web.rendering import worker_alive
 
 log = logging.getLogger(__name__)
@@ -287,7 +287,8 @@ class ErrorPlugin:
                     raise
                 if held := self.storage_log.due():
                     log.error("%s %s: %s (%d such refusal(s) since the last line; at most one"
-                              " line a minute)", bottle.request.method, bottle.request.path,
+                              " line a minute)", bottle.request.method,
+                              logged_path(bottle.request.path),
                               exc, held)
                 return answer(refusal, kwargs)
             except ApiError as exc:

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kmood_lib.journal import sharing
+from kmood_lib.web.http import logged_path
 from tests.conftest import PASSWORD
 from tests.helpers import base_env
 from tests.images import phone_jpeg, upload
@@ -151,6 +152,42 @@ def test_openings_are_limited_per_link_and_per_address(alice, wsgi, clock):
     assert elsewhere.get(f"/shared/{other}").status == 200
     clock.advance(60)
     assert here.get(f"/shared/{busy}").status == 200
+
+
+def test_nobody_without_the_secret_can_use_up_a_links_share(alice, wsgi):
+    link = make_link(alice)
+    link_id, secret = link.split(".")
+    for n in range(20):  # guesses from many addresses: each pays, the link does not
+        guess = Client(wsgi, remote_addr=f"192.0.2.{n}").get(f"/shared/{link_id}.{'x' * 43}")
+        assert guess.status == 404
+    assert Client(wsgi, remote_addr="192.0.2.99").get(f"/shared/{link}").status == 200
+    # one link, one way to write it: no fresh share for /shared/01.<secret>
+    assert Client(wsgi).get(f"/shared/0{link}").status == 404
+
+
+def test_the_addresses_of_one_ipv6_host_share_one_limit(alice, wsgi):
+    link = make_link(alice)
+    for n in range(8):
+        assert Client(wsgi, remote_addr=f"2001:db8:1:2::{n + 1:x}").get(
+            f"/shared/{link}").status == 200
+    assert Client(wsgi, remote_addr="2001:db8:1:2:ffff::9").get(f"/shared/{link}"
+                                                                ).status == 429
+
+
+def test_only_a_report_shown_counts_as_an_opening_and_logs_never_hold_the_secret(alice, wsgi):
+    link = make_link(alice)
+    assert Client(wsgi).request("HEAD", f"/shared/{link}").status == 200
+    assert "not opened yet" in alice.get("/settings/sharing").text
+    assert logged_path(f"/shared/{link}/photos/3") == f"/shared/{link.split('.')[0]}.…/photos/3"
+
+
+def test_the_widest_days_make_a_report_and_a_refused_link_shows_it_again(alice):
+    page = alice.get("/report?from=1900-01-01&to=2200-12-31&entries=1")
+    assert page.status == 200 and "from January" in page.text
+    refused = alice.post("/report/share", form={
+        "csrf_token": alice.csrf, "name": "", "expires": "7", "from": "1900-01-01",
+        "to": "2200-12-31", "entries": "0", "photos": "0"})
+    assert refused.status == 422 and "name must be" in refused.text
 
 
 def test_a_link_needs_a_name_and_a_known_expiry_and_the_form_says_so(alice):

@@ -9,6 +9,7 @@ shared cache, and gone (404) the moment it is revoked.
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import date
 
 import bottle
@@ -38,7 +39,7 @@ from kmood_lib.web.routing import Routes
 routes = Routes()
 
 FINDINGS_SHOWN = 5  # the insights that stand out most; the rest are on the Insights page
-PHOTO_COST = 0.1  # a photo in a shared report costs a tenth of an opening of it
+PHOTO_COST = 0.02  # a photo (or the print CSS) of a shared report: 50 cost one opening
 EXPIRY_CHOICES = {1: N_("1 day"), 7: N_("1 week"), 30: N_("30 days"), 90: N_("90 days")}
 SHARED_HEADERS = {"X-Robots-Tag": "noindex, nofollow, noarchive",
                   "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
@@ -70,6 +71,10 @@ def findings_said(services, conn, user_id: int, contents: Contents, say: Transla
         found = insights.cached_analysis(conn, services.insight_cache, user_id,
                                          contents.date_from, contents.date_to, limits,
                                          services.insight_gate)
+    except ValidationError:  # more days than the insights compare at once
+        return {"busy": say.gettext(N_("The insights compare at most {n} days at once; choose"
+                                       " fewer days to see them."),
+                                    n=say.number(insights.MAX_DAYS))}
     except (StillComputing, ServerBusy) as refused:
         return {"busy": say.ngettext("The insights are still being worked out: reload in {n}"
                                      " second.", "The insights are still being worked out:"
@@ -222,15 +227,35 @@ def revoke(conn, auth: Auth, link_id: int):
 
 # --- the shared report ----------------------------------------------------------------------
 
-def admit(services, link: str, cost: float) -> None:
-    """The link's and the address's share of KMOOD_SHARED_REPORT_RATE, else 429: counted
-    before the link is looked up, so guessing links is slowed down like opening one."""
-    address = client_address(bottle.request, services.config.trust_proxy)
-    link_id = link.partition(".")[0]
-    wait = services.shared_rate.take([("address", address), ("link", link_id)], cost)
-    if wait:
-        raise TooMany(Phrase("This report was opened too often just now; try again in {n} s.",
-                             n=wait), wait)
+def address_key(address: str) -> str:
+    """Whom the rate limit counts: an IPv4 address, or an IPv6 address's /64 (one host's)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+def too_often(wait: int) -> TooMany:
+    return TooMany(Phrase("This report was opened too often just now; try again in {n} s.",
+                          n=wait), wait)
+
+
+def open_shared(services, conn, link: str, cost: float) -> sharing.SharedReport:
+    """The link's report, within KMOOD_SHARED_REPORT_RATE, else 429: the address pays
+    before the link is looked up (a guess costs as much as an opening), the link itself only
+    once its secret is right (so nobody without it can use up its holder's share)."""
+    address = address_key(client_address(bottle.request, services.config.trust_proxy))
+    if wait := services.shared_rate.take([("address", address)], cost):
+        raise too_often(wait)
+    shared = sharing.open_link(conn, link, services.clock.now_ms())
+    if wait := services.shared_rate.take([("link", shared.id)], cost):
+        raise too_often(wait)
+    return shared
 
 
 def shared_answer(response: bottle.HTTPResponse, kept: bool = False) -> bottle.HTTPResponse:
@@ -249,20 +274,20 @@ def shared_translator(services, shared: sharing.SharedReport) -> Translator:
 
 @routes.get("/shared/<link:link>", auth="public")
 def shared_report(services, conn, link: str):
-    admit(services, link, 1.0)
-    now_ms = services.clock.now_ms()
-    shared = sharing.open_link(conn, link, now_ms, count=True)
+    shared = open_shared(services, conn, link, 1.0)
     say = shared_translator(services, shared)
     values = report_values(services, conn, shared.user_id, shared.contents, say,
                            lambda photo: f"/shared/{link}/photos/{photo['id']}")
-    return shared_answer(render("shared_report.tpl", i18n=say, shared=shared, bare=True,
-                                print_css=f"/shared/{link}/page.css", **values))
+    answer = shared_answer(render("shared_report.tpl", i18n=say, shared=shared, bare=True,
+                                  print_css=f"/shared/{link}/page.css", **values))
+    if bottle.request.method == "GET":  # shown (a HEAD is not an opening)
+        sharing.count_opening(conn, shared, services.clock.now_ms())
+    return answer
 
 
 @routes.get("/shared/<link:link>/page.css", auth="public")
 def shared_css(services, conn, link: str):
-    admit(services, link, PHOTO_COST)
-    shared = sharing.open_link(conn, link, services.clock.now_ms(), count=False)
+    shared = open_shared(services, conn, link, PHOTO_COST)
     return shared_answer(css_response(page_css(shared_translator(services, shared),
                                                shared.contents)))
 
@@ -271,8 +296,7 @@ def shared_css(services, conn, link: str):
 def shared_photo(services, conn, link: str, photo_id: int):
     """A thumbnail of a photo the report shows (its entries and photos in it, the photo's
     entry within its days); anything else is no such photo."""
-    admit(services, link, PHOTO_COST)
-    shared = sharing.open_link(conn, link, services.clock.now_ms(), count=False)
+    shared = open_shared(services, conn, link, PHOTO_COST)
     sharing.photo_in_report(conn, shared, photo_id)
     asked = files.Asked.of(bottle.request)
     stored = photos.file_of(conn, shared.user_id, photo_id, "thumb")
