@@ -27,6 +27,7 @@ from kmood_lib.journal.outbox import OutboxBatches
 from kmood_lib.journal.versions import VersionedCache
 from kmood_lib.queue import relay, sweeps
 from kmood_lib.queue.sweeps import JobKind, JobKinds
+from kmood_lib.reminders import push
 from kmood_lib.reminders.delivery import reminder_kind
 from kmood_lib.upstream.coverart import CoverArt
 from kmood_lib.upstream.lastfm import LastFm
@@ -65,6 +66,7 @@ class Services:
     entries_cache: VersionedCache  # GET /api/entries pages by user, query and journal version
     insight_gate: ComputeGate  # who may compute insights now (KMOOD_INSIGHTS_CONCURRENCY)
     shared_rate: RateLimit  # shared reports' openings, per link and per address
+    push_keys: push.Keys  # the installation's VAPID key, for Web Push (read or made once)
     outbox: OutboxBatches  # the devices' offline outbox batches being synced, counted for the log
     languages: Languages  # the catalogues in locale/, each compiled on first use
     # Run inside an entry's save transaction, behind one SAVEPOINT (journal.saving.prompt):
@@ -190,6 +192,7 @@ def bootstrap(
         entries_cache=kept["entries"],
         insight_gate=insight_gate(config),
         shared_rate=RateLimit(config.shared_report_rate, clock.monotonic),
+        push_keys=push.Keys(config),
         outbox=OutboxBatches(),
         languages=Languages(pseudo=config.pseudo_languages),
         openid=openid_provider(config, clock),

@@ -543,6 +543,16 @@ class Config:
         "KMOOD_ALLOW_PRIVATE_NOTIFY_URLS", "0", _bool,
         "allow reminder channels on loopback, link-local or private addresses"
     )
+    vapid_private_key_file: str = _setting(
+        "KMOOD_VAPID_PRIVATE_KEY_FILE", "", _text,
+        "Web Push: a PEM file with the VAPID private key (P-256) k-mood signs pushes with (a"
+        " Docker or systemd secret); empty: one made once and kept in the database"
+    )
+    vapid_subject: str = _setting(
+        "KMOOD_VAPID_SUBJECT", "", _line,
+        "Web Push: the contact push services are given (mailto: or https:); empty:"
+        " KMOOD_PUBLIC_URL if it is https://, else mailto:webpush@localhost"
+    )
     backup_dir: str = _setting(
         "KMOOD_BACKUP_DIR", "", _text, "where the worker keeps rotating backups (empty: off)"
     )
@@ -647,6 +657,7 @@ class Config:
             raise ConfigError(
                 f"KMOOD_INSIGHTS_CONCURRENCY: must be at most {most}, below KMOOD_THREADS"
                 f" ({values['threads']}), got {values['insights_concurrency']}")
+        _web_push(values)
         if values["auth_header"] and not values["trusted_proxies"]:
             raise ConfigError(
                 "KMOOD_AUTH_HEADER: set KMOOD_TRUSTED_PROXIES too (the addresses of the proxy"
@@ -742,6 +753,26 @@ def _single_sign_on(values: dict) -> None:
             raise ConfigError(f"KMOOD_OIDC_CLIENT_SECRET_FILE: {path!r} must hold the secret on"
                               " one line")
         values["oidc_client_secret"] = secret
+
+
+def _web_push(values: dict) -> None:
+    """KMOOD_VAPID_*: a subject push services take, and a key file that can be read."""
+    subject = values["vapid_subject"]
+    if subject and not (subject.startswith("mailto:") and "@" in subject
+                        or subject.startswith("https://")):
+        raise ConfigError("KMOOD_VAPID_SUBJECT: must be a mailto: address or an https:// URL"
+                          f" (push services refuse anything else), got {subject!r}")
+    path = values["vapid_private_key_file"]
+    if path:
+        try:
+            with open(path, encoding="ascii") as file:
+                pem = file.read(8193)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"KMOOD_VAPID_PRIVATE_KEY_FILE: cannot read {path!r}:"
+                              f" {getattr(exc, 'strerror', None) or exc}") from None
+        if "-----BEGIN" not in pem or len(pem) > 8192:
+            raise ConfigError(f"KMOOD_VAPID_PRIVATE_KEY_FILE: {path!r} must hold a PEM private"
+                              " key (openssl ecparam -name prime256v1 -genkey -noout)")
 
 
 def settings_table() -> list[tuple[str, str, str]]:

@@ -4,7 +4,8 @@
    interval and that have no delivery for that local date, and queues one job each, due at
    `next_fire_at` (the worker wakes at the earliest run_after). Saving a reminder queues the
    same job at once (the prompt path), keyed `reminder:<id>:<local date>` by both.
-2. The handler re-checks the reminder, sends through its channel unless skip-if-logged finds
+2. The handler re-checks the reminder, sends through its channel (or to the person's
+   devices by Web Push, push.py) unless skip-if-logged finds
    an entry that local day, and in the transaction that completes the job records the
    delivery and moves `next_fire_at` on. The unique (reminder, local date) row makes a second
    recorded delivery impossible; a crash between sending and recording can at worst send one
@@ -28,6 +29,7 @@ from kmood_lib.accounts import users
 from kmood_lib.core.db import transaction
 from kmood_lib.core.i18n import N_
 from kmood_lib.queue import jobs, sweeps
+from kmood_lib.reminders import push
 from kmood_lib.reminders import schedule as reminders
 from kmood_lib.reminders.schedule import fire_time, next_occurrence
 from kmood_lib.upstream.http import UpstreamError
@@ -151,11 +153,14 @@ def handle_reminder(ctx) -> None:
         return
     title, message = reminder_text(conn, services, reminder)
     try:
-        services.notifier.send(reminder["channel"], reminder["url"], reminder["token"],
-                               title, message, reminder_id=reminder_id, local_date=day,
-                               timeout_s=SEND_TIMEOUT_S)
+        if reminder["channel"] == "webpush":
+            push.deliver(services, conn, reminder, day, title, message)
+        else:
+            services.notifier.send(reminder["channel"], reminder["url"], reminder["token"],
+                                   title, message, reminder_id=reminder_id, local_date=day,
+                                   timeout_s=SEND_TIMEOUT_S)
     except UpstreamError as exc:
-        if attempts >= ctx.job.max_attempts:
+        if attempts >= ctx.job.max_attempts or isinstance(exc, push.NoDevice):
             with ctx.completing() as conn:
                 settle(conn, reminder, day, "failed", attempts, str(exc)[:500],
                        services.clock.now_ms())
@@ -187,6 +192,8 @@ def send_test(conn, services, user_id: int, reminder_id: int) -> dict:
     upstream's answer, and no delivery recorded. NotFound for someone else's reminder."""
     reminder = reminders.get_reminder(conn, user_id, reminder_id)
     title, message = reminder_text(conn, services, {**reminder, "user_id": user_id})
+    if reminder["channel"] == "webpush":
+        return push_test(conn, services, user_id, title, message)
     try:
         sent = services.notifier.send(
             reminder["channel"], reminder["url"], reminders.token_of(conn, user_id, reminder_id),
@@ -196,3 +203,21 @@ def send_test(conn, services, user_id: int, reminder_id: int) -> dict:
     except UpstreamError as exc:
         return {"ok": False, "status": exc.status, "body": "", "error": str(exc)[:300]}
     return {"ok": True, "status": sent.status, "body": sent.excerpt, "error": None}
+
+
+def push_test(conn, services, user_id: int, title: str, message: str) -> dict:
+    """A webpush reminder's test: to each of the person's devices, the first failure said
+    (else the first answer); no device at all is a failure that says how to add one."""
+    answers = [push.send_test(services, conn, user_id, device["id"], title, message)
+               for device in push.list_devices(conn, user_id)]
+    if not answers:
+        return {"ok": False, "status": None, "body": "",
+                "error": "no device has notifications on: Notify this device first"}
+    return next((a for a in answers if not a["ok"]), answers[0])
+
+
+def push_device_test(conn, services, user_id: int, device_id: int) -> dict:
+    """A test notification to one device, in the person's words of a reminder."""
+    title, message = reminder_text(conn, services, {"title": None, "message": None,
+                                                    "user_id": user_id})
+    return push.send_test(services, conn, user_id, device_id, title, message)

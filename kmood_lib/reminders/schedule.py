@@ -25,7 +25,7 @@ from kmood_lib.core.i18n import Phrase
 from kmood_lib.core.validation import Fields
 from kmood_lib.upstream.http import is_public
 
-CHANNELS = ("ntfy", "gotify", "webhook")
+CHANNELS = ("ntfy", "gotify", "webhook", "webpush")  # webpush: the person's own devices
 WRITABLE = {"time", "weekdays", "timezone", "channel", "url", "token", "title", "message",
             "skip_if_logged", "enabled"}
 READ_ONLY = {"id", "has_token", "next_fire_at", "next_local_date", "created_at", "updated_at"}
@@ -125,8 +125,12 @@ def parse_reminder(body: dict, *, current: dict | None, default_timezone: str,
         else:
             out["weekdays"] = sum(1 << d for d in days)
     if "timezone" in body or creating:
+        zone = body.get("timezone")
         try:
-            out["timezone"] = users.validate_timezone(body.get("timezone") or default_timezone)
+            if zone is not None and not isinstance(zone, str):
+                f.fail("timezone", Phrase("must be a string"))
+            else:
+                out["timezone"] = users.validate_timezone(zone or default_timezone)
         except users.AccountError as exc:
             f.fail("timezone", exc.message)
     channel = body.get("channel") if "channel" in body or creating else current["channel"]
@@ -136,7 +140,11 @@ def parse_reminder(body: dict, *, current: dict | None, default_timezone: str,
             channel = None
         else:
             out["channel"] = channel
-    if "url" in body or creating or "channel" in body:
+    if channel == "webpush":  # to the person's devices (push.py): no address of its own
+        if body.get("url", "") != "":
+            f.fail("url", Phrase("must be left out for webpush: it goes to your devices"))
+        out["url"] = ""
+    elif "url" in body or creating or "channel" in body:
         url = check_url(f, body.get("url", None if creating else current["url"]), channel,
                         allow_private)
         if url is not None:

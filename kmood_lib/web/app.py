@@ -25,6 +25,7 @@ from kmood_lib.web.api import (
     openapi,
     photos,
     portability,
+    push,
     reminders,
     stats,
 )
@@ -53,7 +54,7 @@ from kmood_lib.web.rendering import translator
 log = logging.getLogger(__name__)
 
 ROUTE_MODULES = (accounts, entries, moods, activities, metrics, note_templates, now_playing, stats,
-                 insights, photos, goals, jobs, reminders, portability, openapi, public, journal,
+                 insights, photos, goals, jobs, reminders, push, portability, openapi, public, journal,
                  photo_pages, goal_pages, insight, settings, activity_pages, metric_pages,
                  note_template_pages, portability_pages, reminder_pages, admin, single_sign_on,
                  passkeys, report)

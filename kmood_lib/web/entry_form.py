@@ -106,6 +106,21 @@ def values_new(now_local: datetime) -> dict:
             "time": now_local.strftime("%H:%M"), "activities": set()}
 
 
+def day_asked(params: Params, today: date) -> tuple[str, str | None] | None:
+    """`?day=YYYY-MM-DD&at=HH:MM` (a reminder's notification opens the log page for the day
+    it was for: tapped after midnight, yesterday's reminder logs yesterday): the day when it
+    is a real one before today, with the time when it is one; else None (today is "now")."""
+    day, at = params.get("day") or "", params.get("at") or ""
+    try:
+        if not (len(day) == 10 and day.isascii() and date.fromisoformat(day) < today):
+            return None
+    except ValueError:
+        return None
+    fine = len(at) == 5 and at[2] == ":" and (at[:2] + at[3:]).isascii() and \
+        (at[:2] + at[3:]).isdigit() and int(at[:2]) < 24 and int(at[3:]) < 60
+    return day, at if fine else None
+
+
 def values_posted(fields: Params) -> dict:
     """What was typed, to show the form again with its errors."""
     values = {name: value for name, value in fields.items() if name != "csrf_token"}

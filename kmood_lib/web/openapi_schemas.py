@@ -60,7 +60,8 @@ SCHEMAS = {
                    "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 100}}},
     "Reminder": {"type": "object", "properties": {
         "id": INT, "time": STR, "weekdays": {"type": "array", "items": INT},
-        "timezone": STR, "channel": {"enum": ["ntfy", "gotify", "webhook"]}, "url": STR,
+        "timezone": STR, "channel": {"enum": ["ntfy", "gotify", "webhook", "webpush"]},
+        "url": {"type": "string", "description": "empty for webpush (the person's devices)"},
         "token": {"type": "null", "description": "write-only: always null in answers"},
         "has_token": BOOL, "title": {"type": ["string", "null"]},
         "message": {"type": ["string", "null"]}, "skip_if_logged": BOOL, "enabled": BOOL,
@@ -74,14 +75,32 @@ SCHEMAS = {
         "weekdays": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 6},
                      "minItems": 1, "maxItems": 7, "uniqueItems": True,
                      "description": "Monday = 0; default every day"},
-        "timezone": {"type": "string", "maxLength": 64,
-                     "description": "IANA; empty or left out: the user's"},
-        "channel": {"enum": ["ntfy", "gotify", "webhook"]},
-        "url": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": "^https?://",
-                "description": "http(s); for ntfy the topic URL"},
+        "timezone": {"type": ["string", "null"], "maxLength": 64,
+                     "description": "IANA; empty, null or left out: the user's"},
+        "channel": {"enum": ["ntfy", "gotify", "webhook", "webpush"]},
+        "url": {"type": "string", "maxLength": 2000,
+                "description": "http(s); for ntfy the topic URL; empty or left out for webpush"},
         "token": {"type": ["string", "null"], "description": "write-only"},
         "title": {"type": ["string", "null"]}, "message": {"type": ["string", "null"]},
-        "skip_if_logged": BOOL, "enabled": BOOL}},
+        "skip_if_logged": BOOL, "enabled": BOOL},
+        # an address for every channel but webpush (which goes to the person's devices)
+        "if": {"required": ["channel"], "properties": {"channel": {"const": "webpush"}}},
+        "then": {"properties": {"url": {"maxLength": 0}}},
+        "else": {"properties": {"url": {"minLength": 1, "pattern": "^https?://"}}}},
+    "PushKey": {"type": "object", "required": ["public_key"], "properties": {
+        "public_key": {"type": "string", "description": "VAPID public key, base64url (the"
+                       " app's applicationServerKey)"}}},
+    "PushDevice": {"type": "object", "properties": {
+        "id": INT, "label": STR, "push_service": {"type": "string", "description": "host"},
+        "created_at": STR, "last_success_at": {"type": ["string", "null"]},
+        "last_failure_at": {"type": ["string", "null"]},
+        "last_error": {"type": ["string", "null"]}}},
+    "PushSubscription": {"type": "object", "required": ["endpoint", "keys"], "properties": {
+        "endpoint": {"type": "string", "maxLength": 2000, "description": "https"},
+        "expirationTime": {"type": ["integer", "null"]},
+        "keys": {"type": "object", "required": ["p256dh", "auth"], "properties": {
+            "p256dh": STR, "auth": STR}},
+        "label": {"type": "string", "maxLength": 100}}},
     "NewToken": {"type": "object", "required": ["id", "name", "token"],
                  "properties": {"id": INT, "name": STR, "token": STR}},
     "Song": {"type": "object", "required": ["artist", "title"], "properties": {

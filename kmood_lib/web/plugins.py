@@ -207,7 +207,8 @@ def form_errors(exc: DomainError) -> dict[str, str]:
 # What a page says for an object that is not there (or is someone else's), by its kind.
 NOT_FOUND = {
     "account": N_("No such account"), "activity": N_("No such activity"),
-    "day": N_("No such day"), "entry": N_("No such entry"), "goal": N_("No such goal"),
+    "day": N_("No such day"), "device": N_("No such device"),
+    "entry": N_("No such entry"), "goal": N_("No such goal"),
     "group": N_("No such group"), "job": N_("No such job"), "metric": N_("No such metric"),
     "mood": N_("No such mood"), "photo": N_("No such photo"),
     "reminder": N_("No such reminder"), "sign-in": N_("No such linked sign-in"),

@@ -78,6 +78,7 @@ NOTICES = {
                        "Added {n} photos, without their location or other metadata."),
     "photo_removed": N_("Photo removed."),
     "link_revoked": N_("Link revoked: it shows nothing from now on."),
+    "device_removed": N_("Removed: this device gets no more reminders."),
 }
 
 

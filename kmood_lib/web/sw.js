@@ -12,6 +12,10 @@
 // - The log form's post: sent as it is; if the server cannot be reached or cannot save it
 //   just now (5xx), the entry goes into the outbox (IndexedDB, shared with the pages) and the
 //   person lands on the log page, where it shows under "Waiting to sync".
+// - Web Push: a reminder the worker pushed is shown as a notification (its words are the
+//   reminder's, in the person's language, made on the server; one tag per reminder, so a
+//   later one replaces it); a tap opens the log page for the day the reminder was for, in a
+//   window of k-mood's that is open if there is one.
 // - Its own words (the page it shows offline with no kept copy) are the pages' language: each
 //   page hands them over (offline.js), kept in a cache of their own; until then, the English
 //   the server filled in as WORDS (kmood_lib/web/script_words.py).
@@ -119,6 +123,61 @@ async function syncAndTell() {
     client.postMessage({ kind: "outbox", report });
   }
   if (report.outcome === "stop") throw new Error("not reachable yet");  // Background Sync retries
+}
+
+self.addEventListener("push", (event) => {
+  event.waitUntil(showPushed(event.data));
+});
+
+async function showPushed(data) {
+  let said = {};
+  try {
+    said = (data && data.json()) || {};
+  } catch {
+    said = {};  // not JSON: still a reminder to log
+  }
+  const icon = SHELL.find((url) => url.startsWith("/static/icons/icon-192.png"));
+  await self.registration.showNotification(String(said.title || "k-mood"), {
+    body: String(said.body || ""), tag: String(said.tag || "kmood-reminder"), renotify: true,
+    icon, badge: icon, data: { url: ownPath(said.url) },
+  });
+}
+
+// A path of k-mood's own, whatever a push said: a notification never leads elsewhere.
+function ownPath(url) {
+  try {
+    const target = new URL(String(url || LOG_PAGE), self.location.origin);
+    return target.origin === self.location.origin ? target.pathname + target.search : LOG_PAGE;
+  } catch {
+    return LOG_PAGE;
+  }
+}
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const opening = openFromNotification(ownPath(event.notification.data && event.notification.data.url));
+  event.waitUntil(opening);
+});
+
+// The log page for the reminder's day: in a window of k-mood's already open (brought to the
+// front), else a new one.
+async function openFromNotification(path) {
+  const target = new URL(path, self.location.origin).href;
+  const open = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const mine = open.find((client) => new URL(client.url).origin === self.location.origin);
+  if (!mine) return self.clients.openWindow(target);
+  let shown = mine;
+  try {
+    shown = (await mine.navigate(target)) || mine;
+  } catch {
+    return self.clients.openWindow(target);  // a window this worker does not control
+  }
+  try {
+    await shown.focus();
+  } catch {
+    // focusing needs the tap itself; the window shows the day either way
+  }
+  return shown;
 }
 
 self.addEventListener("fetch", (event) => {

@@ -40,6 +40,9 @@ BASE_BODIES = {
     "ReminderWrite": {"time": "20:30", "weekdays": [0, 1], "timezone": "Europe/Berlin",
                       "channel": "ntfy", "url": "https://ntfy.sh/kmood-test", "token": "tk",
                       "title": "Log", "message": "How are you?"},
+    "PushSubscription": {"endpoint": "https://push.example/send/abc", "expirationTime": None,
+                         "keys": {"p256dh": "BA" + "A" * 85, "auth": "A" * 22},
+                         "label": "Chrome on Android"},
 }
 
 

@@ -23,6 +23,9 @@ def world(client_for):
     a["template"] = alice.post("/api/templates", {"name": "secret-template",
                                                   "note": "alice private template"}).json["id"]
     a["goal"] = alice.post("/api/goals", {"name": "secret-goal", "target": 2}).json["id"]
+    a["device"] = alice.post("/api/push/subscriptions", {
+        "endpoint": "https://push.example/secret", "label": "secret-phone",
+        "keys": {"p256dh": "BA" + "A" * 85, "auth": "A" * 22}}).json["id"]
     return alice, bob, a
 
 
@@ -32,7 +35,7 @@ def snapshot(alice, a):
         "lists": [alice.get(p).json for p in ("/api/entries", "/api/activities", "/api/metrics",
                                               "/api/tokens", "/api/moods", "/api/me",
                                               "/api/reminders", "/api/templates",
-                                              "/api/goals")],
+                                              "/api/goals", "/api/push/subscriptions")],
     }
 
 
@@ -49,6 +52,8 @@ FOREIGN_OBJECT_ROUTES = [
     ("PATCH", "/api/reminders/{reminder}", {"time": "03:00"}),
     ("DELETE", "/api/reminders/{reminder}", None),
     ("POST", "/api/reminders/{reminder}/test", None),
+    ("DELETE", "/api/push/subscriptions/{device}", None),
+    ("POST", "/api/push/subscriptions/{device}/test", None),
     ("POST", "/api/entries/{entry}/photos", None),
     ("PUT", "/api/entries/{entry}/photos/order", {"order": []}),
     ("DELETE", "/api/photos/{photo}", None),
@@ -222,6 +227,8 @@ FOREIGN_PAGE_ROUTES = [
     ("POST", "/goals/{goal}/delete", {}),
     ("POST", "/settings/passkeys/{passkey}/delete", {}),
     ("POST", "/settings/sharing/{shared}/revoke", {}),
+    ("POST", "/settings/reminders/devices/{device}/test", {}),
+    ("POST", "/settings/reminders/devices/{device}/delete", {}),
 ]
 
 
@@ -231,7 +238,7 @@ def page_snapshot(conn) -> dict:
                           "metrics", "entry_metrics", "api_tokens", "reminders", "reminder_deliveries",
                           "pending_imports", "jobs", "photos", "photo_files",
                           "note_templates", "goals", "goal_checkins", "passkeys",
-                          "shared_reports")}
+                          "shared_reports", "push_subscriptions")}
 
 
 @pytest.mark.parametrize("method,template,form", FOREIGN_PAGE_ROUTES)

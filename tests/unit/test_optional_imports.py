@@ -1,6 +1,6 @@
 """Single sign-on's and passkeys' libraries are imported only when their way in is set
 (requirements-sso.txt, as nats-py for the relay): a household that signs in with passwords
-runs without them (issue #41)."""
+runs without them (issue #41); Web Push's only when a push is made (issue #43)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from kmood_lib.web.app import make_wsgi
 services = bootstrap(Config.from_env(os.environ))
 make_wsgi(services)
 print(json.dumps(sorted({name.split(".")[0] for name in sys.modules}
-                        & {"authlib", "joserfc", "webauthn", "cbor2", "OpenSSL", "nats"})))
+                        & {"authlib", "joserfc", "webauthn", "cbor2", "OpenSSL", "nats",
+                           "py_vapid", "http_ece"})))
 """
 
 

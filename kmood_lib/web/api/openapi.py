@@ -104,6 +104,21 @@ PATHS = {
         {"type": "object", "properties": {"ok": BOOL, "status": {"type": ["integer", "null"]},
                                           "body": STR, "error": {"type": ["string", "null"]}}},
         params=ID, errors=(401, 404))},
+    "/api/push/key": {"get": _op("The VAPID public key to subscribe a browser with",
+                                 "PushKey", errors=(401,))},
+    "/api/push/subscriptions": {
+        "get": _op("List my devices with Web Push on", list_of("subscriptions", "PushDevice"),
+                   errors=(401,)),
+        "post": _op("Add this browser's push subscription (the same endpoint again renews it)",
+                    "PushDevice", 201, "PushSubscription"),
+    },
+    "/api/push/subscriptions/{id}": {"delete": _op("Remove a device", None, 204, params=ID,
+                                                   errors=(401, 404))},
+    "/api/push/subscriptions/{id}/test": {"post": _op(
+        "Send one notification now to the device and report its push service's answer",
+        {"type": "object", "properties": {"ok": BOOL, "status": {"type": ["integer", "null"]},
+                                          "body": STR, "error": {"type": ["string", "null"]}}},
+        params=ID, errors=(401, 404))},
     "/api/tokens": {
         "get": _op("List my API tokens", list_of("tokens", "Token"), errors=(401,)),
         "post": _op("Create an API token (shown once)", "NewToken", 201, "TokenWrite"),

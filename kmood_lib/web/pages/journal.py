@@ -105,18 +105,22 @@ def home_page(services, conn, auth: Auth, fields: Params | None = None, errors=N
     values = entry_form.values_posted(fields) if fields is not None else (
         entry_form.values_new(local_now(services, user)))
     offered = templates.list_templates(conn, user.id)
+    asked = None
     if fields is None:  # ?template=<id>: the form starts from it (without script)
         chosen = query_params(bottle.request).get("template", "")
         picked = next((t for t in offered if str(t["id"]) == chosen), None)
         if picked:
             values.update(note_title=picked["note_title"], note=picked["note"])
-    when = entry_form.when_line(values, today, now=fields is None, i18n=i18n)
+        asked = entry_form.day_asked(query_params(bottle.request), today)
+        if asked:  # ?day=&at=: a reminder's day, not now
+            values.update(date=asked[0], time=asked[1] or values["time"])
+    when = entry_form.when_line(values, today, now=fields is None and not asked, i18n=i18n)
     return page("home.tpl", auth, active="log", status=status, values=values, when=when,
                 photo_limits=uploads.limits_of(services), templates=offered,
                 goals=goals.list_goals(conn, user.id, today, archived=False),
                 errors=errors or {}, i18n=i18n, todays=todays,
                 streak=current, longest=longest,
-                today=today.isoformat(), scripts=("log.js",),
+                today=today.isoformat(), scripts=("log.js",), preset=bool(asked),
                 starter_set=STARTER if starter_offered(conn, user.id) else (),
                 **vocabulary(conn, user.id, keep=values.get("activities", set())))
 

@@ -13,7 +13,7 @@ import bottle
 from kmood_lib.core.db import transaction
 from kmood_lib.core.i18n import Translator
 from kmood_lib.core.timezones import canonical_zones
-from kmood_lib.reminders import delivery, schedule
+from kmood_lib.reminders import delivery, push, schedule
 from kmood_lib.web.authentication import Auth
 from kmood_lib.web.http import Params, query_params
 from kmood_lib.web.rendering import form_fields, page, redirect, settings_page, words
@@ -22,7 +22,8 @@ from kmood_lib.web.routing import Routes
 routes = Routes()
 
 # The channels by their own names (never translated).
-CHANNEL_NAMES = {"ntfy": "ntfy", "gotify": "Gotify", "webhook": "Webhook"}
+CHANNEL_NAMES = {"ntfy": "ntfy", "gotify": "Gotify", "webhook": "Webhook",
+                 "webpush": "Web Push"}
 
 
 def weekdays(i18n: Translator) -> list[str]:
@@ -33,7 +34,8 @@ def weekdays(i18n: Translator) -> list[str]:
 def reminder_body(fields: Params, creating: bool) -> dict:
     """The form's fields as the API's body: an empty token on an edit keeps the one set."""
     body = {"time": fields.get("time", ""), "channel": fields.get("channel", ""),
-            "url": fields.get("url", ""), "timezone": fields.get("timezone") or None,
+            "url": "" if fields.get("channel") == "webpush" else fields.get("url", ""),
+            "timezone": fields.get("timezone") or None,
             "weekdays": [int(d) for d in fields.getall("weekday")
                          if d.isascii() and d.isdigit() and len(d) == 1],
             "title": fields.get("title") or None, "message": fields.get("message") or None,
@@ -48,6 +50,8 @@ def reminder_body(fields: Params, creating: bool) -> dict:
 
 def destination(reminder: dict) -> str:
     """Where it goes, short enough for a list: the host, and the ntfy topic."""
+    if reminder["channel"] == "webpush":
+        return ""
     parts = urllib.parse.urlsplit(reminder["url"])
     topic = parts.path.rstrip("/").rsplit("/", 1)[-1] if reminder["channel"] == "ntfy" else ""
     return f"{parts.hostname}{'/' + topic if topic else ''}"
@@ -86,7 +90,10 @@ def save(services, conn, auth: Auth, reminder_id: int | None) -> int:
 def list_page(conn, auth: Auth, fields=None, errors=None, status=200):
     mine = schedule.list_reminders(conn, auth.user.id)
     i18n = words(auth)
+    params = query_params(bottle.request)
     return settings_page("reminders", auth, status, reminders=mine, zones=canonical_zones(),
+                         devices=push.list_devices(conn, auth.user.id), scripts=("push.js",),
+                         device_tested=(params.get("device"), params.get("tested")),
                          deliveries=schedule.recent_deliveries(conn, auth.user.id),
                          fields=fields or {}, errors=errors or {}, weekdays=weekdays(i18n),
                          local_next=functools.partial(local_next, i18n), destination=destination,
@@ -138,12 +145,16 @@ def reminder_switch(services, conn, auth: Auth, reminder_id: int):
     return redirect("/settings/reminders", "switched_on" if turn_on else "switched_off")
 
 
+def tested(answer: dict) -> str:
+    """A test's outcome for the page it redirects to: ok-201, failed-500, failed (no answer)."""
+    return (f"ok-{answer['status']}" if answer["ok"] else
+            f"failed-{answer['status']}" if answer["status"] else "failed")
+
+
 @routes.post("/settings/reminders/<reminder_id:id>/test", form=edit_page)
 def reminder_test(services, conn, auth: Auth, reminder_id: int):
     answer = delivery.send_test(conn, services, auth.user.id, reminder_id)
-    outcome = (f"ok-{answer['status']}" if answer["ok"] else
-               f"failed-{answer['status']}" if answer["status"] else "failed")
-    return redirect(f"/settings/reminders/{reminder_id}?tested={outcome}")
+    return redirect(f"/settings/reminders/{reminder_id}?tested={tested(answer)}")
 
 
 @routes.get("/settings/reminders/<reminder_id:id>/delete")
@@ -163,3 +174,17 @@ def reminder_delete(conn, auth: Auth, reminder_id: int):
     with transaction(conn):
         schedule.delete_reminder(conn, auth.user.id, reminder_id)
     return redirect("/settings/reminders", "removed")
+
+
+# --- this person's devices (Web Push) ---------------------------------------------------------
+
+@routes.post("/settings/reminders/devices/<device_id:id>/test")
+def device_test(services, conn, auth: Auth, device_id: int):
+    answer = delivery.push_device_test(conn, services, auth.user.id, device_id)
+    return redirect(f"/settings/reminders?device={device_id}&tested={tested(answer)}#devices")
+
+
+@routes.post("/settings/reminders/devices/<device_id:id>/delete")
+def device_remove(conn, auth: Auth, device_id: int):
+    push.remove_device(conn, auth.user.id, device_id)
+    return redirect("/settings/reminders#devices", "device_removed")

@@ -1,7 +1,7 @@
 % # The log and edit form, in the order a thumb goes: mood, activities, note, Save. What is
 % # used less (the date, templates, the other activities) is one line that opens; new
 % # activities are typed after the note when there are many to choose from.
-<form method="post" action="{{action}}" class="card entry-form" id="entry-form"{{!' data-outbox enctype="multipart/form-data"' if creating else ''}}{{!' data-now' if creating and not errors else ''}}>
+<form method="post" action="{{action}}" class="card entry-form" id="entry-form"{{!' data-outbox enctype="multipart/form-data"' if creating else ''}}{{!' data-now' if creating and not errors and not get('preset') else ''}}>
   <input type="hidden" name="csrf_token" value="{{csrf_token}}">
   <input type="hidden" name="utc_offset" value="{{values.get('utc_offset', '')}}">
   <input type="hidden" name="back" value="{{get('back') or ''}}">

@@ -31,8 +31,8 @@
       % end
     </select>
   </label>
-  <label>{{_('Address')}} <span class="muted">{{_('(ntfy: the topic URL your app shows, such as https://ntfy.sh/my-topic; Gotify: the server URL; webhook: the URL to POST to)')}}</span>
-    <input type="url" name="url" value="{{v('url', r.get('url', ''))}}" required placeholder="https://ntfy.sh/my-topic" autocomplete="off" translate="no">
+  <label>{{_('Address')}} <span class="muted">{{_('(ntfy: the topic URL your app shows, such as https://ntfy.sh/my-topic; Gotify: the server URL; webhook: the URL to POST to; Web Push: none, it goes to your devices)')}}</span>
+    <input type="url" name="url" value="{{v('url', r.get('url', ''))}}" placeholder="https://ntfy.sh/my-topic" autocomplete="off" translate="no">
   </label>
   <label>{{_('Token')}} <span class="muted">{{_('(one is set; leave empty to keep it)') if r.get('has_token') else _('(optional; Gotify needs its app token)')}}</span>
     <input type="password" name="token" value="" autocomplete="off">
