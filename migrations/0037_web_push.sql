@@ -36,8 +36,8 @@ CREATE TABLE push_sends (
 CREATE INDEX push_sends_reminder ON push_sends (reminder_id, local_date);
 
 -- Reminders gain the channel `webpush` (to every device of the person; no URL of its own).
--- SQLite cannot change a CHECK in place: the table is made again, its rows and ids kept
--- (migrations run with foreign keys off, so the deliveries that point at it stay).
+-- SQLite cannot change a CHECK in place: the table is made again, its rows, ids and id
+-- sequence kept (migrations run with foreign keys off, so the deliveries that point at it stay).
 CREATE TABLE reminders_new (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -59,6 +59,11 @@ CREATE TABLE reminders_new (
 INSERT INTO reminders_new SELECT id, user_id, local_minute, weekdays, timezone, channel, url,
     token, title, message, skip_if_logged, enabled, next_fire_at, next_local_date, created_at,
     updated_at FROM reminders;
+-- The ids go on from where they were (a deleted reminder's id is never given again: a job
+-- key `reminder:<id>:<day>` keeps naming the reminder it was made for).
+DELETE FROM sqlite_sequence WHERE name = 'reminders_new';
+INSERT INTO sqlite_sequence (name, seq)
+    SELECT 'reminders_new', seq FROM sqlite_sequence WHERE name = 'reminders';
 DROP TABLE reminders;
 ALTER TABLE reminders_new RENAME TO reminders;
 CREATE INDEX reminders_user ON reminders (user_id);

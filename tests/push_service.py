@@ -28,6 +28,10 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
 from tests.fakes import QuietServer
 
+# A browser's keys for a subscription nothing is ever pushed to (lists, refusals, fuzzing).
+SOME_KEYS = {"p256dh": "BHIfqngcSmR50oyOiooJeSNnDvB7Q_TLjyKhy-goIhFl_udmKdQyJioWHB0G2shqd7jwJ5"
+                       "MZVLD_EVk3oQmSmks", "auth": "A6BTNNuEjaFGSanTsgD3eQ"}
+
 
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")

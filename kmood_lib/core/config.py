@@ -758,10 +758,12 @@ def _single_sign_on(values: dict) -> None:
 def _web_push(values: dict) -> None:
     """KMOOD_VAPID_*: a subject push services take, and a key file that can be read."""
     subject = values["vapid_subject"]
-    if subject and not (subject.startswith("mailto:") and "@" in subject
-                        or subject.startswith("https://")):
-        raise ConfigError("KMOOD_VAPID_SUBJECT: must be a mailto: address or an https:// URL"
-                          f" (push services refuse anything else), got {subject!r}")
+    if subject and not re.fullmatch(r"mailto:[^@\s]+@[\w-]+(\.[\w-]+)+|https://[\w-]+(\.[\w-]+)+",
+                                    subject):
+        raise ConfigError("KMOOD_VAPID_SUBJECT: must be a mailto: address or an https:// host"
+                          " name with no port or path (mailto:admin@example.org,"
+                          f" https://mood.example.org): push services refuse others; got"
+                          f" {subject!r}")
     path = values["vapid_private_key_file"]
     if path:
         try:

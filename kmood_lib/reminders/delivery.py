@@ -154,7 +154,7 @@ def handle_reminder(ctx) -> None:
     title, message = reminder_text(conn, services, reminder)
     try:
         if reminder["channel"] == "webpush":
-            push.deliver(services, conn, reminder, day, title, message)
+            push.deliver(services, conn, reminder, day, title, message, ctx.extend_lease)
         else:
             services.notifier.send(reminder["channel"], reminder["url"], reminder["token"],
                                    title, message, reminder_id=reminder_id, local_date=day,

@@ -42,10 +42,18 @@ class Keys:
         self.vapid: webpush.Vapid | None = None
 
     def subject(self) -> str:
+        """KMOOD_VAPID_SUBJECT, else KMOOD_PUBLIC_URL's https origin (a host name with a dot,
+        no port: what push services take), else a placeholder Apple's service refuses."""
         c = self.config
         if c.vapid_subject:
             return c.vapid_subject
-        return c.public_url if c.public_url.startswith("https://") else DEFAULT_SUBJECT
+        parts = urllib.parse.urlsplit(c.public_url)
+        if parts.scheme == "https" and parts.hostname and "." in parts.hostname:
+            return f"https://{parts.hostname}"
+        log.warning("web push: no KMOOD_VAPID_SUBJECT, and KMOOD_PUBLIC_URL is not an https"
+                    " host name: pushes say %s, which Apple's push service refuses",
+                    DEFAULT_SUBJECT)
+        return DEFAULT_SUBJECT
 
     def get(self, conn: sqlite3.Connection, now_ms: int) -> webpush.Vapid:
         with self.lock:
@@ -82,6 +90,10 @@ def check_subscription(body: object, allow_private: bool) -> dict:
     else:
         parts = urllib.parse.urlsplit(endpoint)
         secure = parts.scheme == "https" or (allow_private and parts.scheme == "http")
+        try:
+            parts.port  # noqa: B018 -- raises for a port that is not one
+        except ValueError:
+            secure = False
         if not (secure and parts.hostname) or parts.username or parts.password:
             errors["endpoint"] = Phrase("must be an https:// URL of a push service")
         elif not allow_private and private_address(parts.hostname):
@@ -91,7 +103,7 @@ def check_subscription(body: object, allow_private: bool) -> dict:
             raw = webpush.b64url_bytes(keys.get(name))
         except ValueError:
             raw = b""
-        if len(raw) != size or (name == "p256dh" and raw[:1] != b"\x04"):
+        if len(raw) != size or (name == "p256dh" and not webpush.is_public_key(raw)):
             errors[f"keys.{name}"] = Phrase("must be the browser's key, base64url")
     label = body.get("label", "")
     if not isinstance(label, str) or len(label.strip()) > MAX_LABEL or (
@@ -178,10 +190,12 @@ def _send(services, conn, vapid: webpush.Vapid, device, payload: dict, topic: st
     return sent
 
 
-def deliver(services, conn, reminder, day: str, title: str, body: str) -> None:
-    """The occurrence to every device of the person it has not reached yet. Raises
-    UpstreamError to be retried (the first failure; the longest Retry-After) while a device
-    waits; a permanent UpstreamError when no device is left to send to."""
+def deliver(services, conn, reminder, day: str, title: str, body: str,
+            keep_claim=lambda: None) -> None:
+    """The occurrence to every device of the person it has not reached yet (`keep_claim`
+    between devices: the job's lease is extended while it works). Raises UpstreamError to
+    be retried (the first failure; the longest Retry-After) while a device waits for a push
+    service that may answer later; NoDevice when no device was reached and none waits."""
     devices = conn.execute(
         "SELECT * FROM push_subscriptions s WHERE user_id = ? AND NOT EXISTS (SELECT 1 FROM"
         " push_sends p WHERE p.subscription_id = s.id AND p.reminder_id = ? AND"
@@ -194,11 +208,16 @@ def deliver(services, conn, reminder, day: str, title: str, body: str) -> None:
     vapid = services.push_keys.get(conn, services.clock.now_ms())
     payload = message(reminder["id"], day, reminder["local_minute"], title, body)
     failed: list[UpstreamError] = []
+    refused: list[UpstreamError] = []
     for device in devices:
+        keep_claim()
         try:
             _send(services, conn, vapid, device, payload, f"reminder-{reminder['id']}",
                   SEND_TIMEOUT_S)
         except webpush.PushGone:
+            continue
+        except webpush.PushRefused as exc:  # for good: noted on the device, not retried
+            refused.append(exc)
             continue
         except UpstreamError as exc:
             failed.append(exc)
@@ -211,6 +230,8 @@ def deliver(services, conn, reminder, day: str, title: str, body: str) -> None:
         waits = [e.retry_after_s for e in failed if e.retry_after_s]
         raise UpstreamError(f"{len(failed)} of {len(devices)} device(s) not reached yet:"
                             f" {failed[0]}", failed[0].status, max(waits) if waits else None)
+    if not reached and refused:
+        raise NoDevice(f"no device could be reached: {refused[0]}")
     if not reached:
         raise NoDevice("every device's push service had forgotten it: turn notifications on"
                        " again (Settings → Reminders → Notify this device)")

@@ -24,6 +24,14 @@ class PushGone(UpstreamError):
     """The push service no longer knows the subscription (404 or 410): forget it."""
 
 
+class PushRefused(UpstreamError):
+    """The push service refused this push for good (a 4xx other than 408, 413, 425 and 429:
+    a key it does not take, a subscription that is not one): trying again will not help."""
+
+
+RETRIED = (408, 413, 425)  # besides 429 and 5xx, which `exchange` raises itself
+
+
 @dataclass(frozen=True)
 class Pushed:
     status: int
@@ -42,6 +50,19 @@ def b64url_bytes(text: str) -> bytes:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
         raise ValueError("not base64url") from None
+
+
+def is_public_key(raw: bytes) -> bool:
+    """Whether `raw` is a point on P-256, uncompressed (a browser's p256dh key)."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    if raw[:1] != b"\x04":
+        return False
+    try:
+        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), raw)
+    except ValueError:
+        return False
+    return True
 
 
 def new_private_pem() -> str:
@@ -67,10 +88,15 @@ class Vapid:
             serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
 
     def authorization(self, endpoint: str, now_s: float) -> str:
+        from py_vapid import VapidException
+
         parts = urllib.parse.urlsplit(endpoint)
         claims = {"aud": f"{parts.scheme}://{parts.netloc}", "sub": self.subject,
                   "exp": int(now_s) + JWT_LIFETIME_S}
-        return self.key.sign(claims)["Authorization"]
+        try:
+            return self.key.sign(claims)["Authorization"]
+        except VapidException as exc:
+            raise PushRefused(f"cannot sign for {parts.hostname}: {exc}") from None
 
 
 def encrypt(payload: bytes, p256dh: str, auth: str) -> bytes:
@@ -89,19 +115,24 @@ def push(vapid: Vapid, endpoint: str, p256dh: str, auth: str, message: dict, *, 
          urgency: str = "normal") -> Pushed:
     """One encrypted message; raises PushGone (404, 410), UpstreamError for anything else
     that is not 2xx (transport, a refused address; 429 and 5xx carry their Retry-After)."""
-    body = encrypt(json.dumps(message, ensure_ascii=False).encode("utf-8"), p256dh, auth)
-    answer = exchange("POST", endpoint, user_agent=user_agent,
-                      deadline=time.monotonic() + timeout_s,
-                      headers={"Authorization": vapid.authorization(endpoint, now_s),
-                               "Content-Encoding": "aes128gcm",
-                               "Content-Type": "application/octet-stream",
-                               "TTL": str(TTL_S), "Urgency": urgency, "Topic": topic},
-                      payload=body, max_bytes=64 * 1024, public_only=public_only)
-    excerpt = answer.body[:EXCERPT].decode("utf-8", "replace")
     host = urllib.parse.urlsplit(endpoint).hostname
+    try:
+        body = encrypt(json.dumps(message, ensure_ascii=False).encode("utf-8"), p256dh, auth)
+        answer = exchange("POST", endpoint, user_agent=user_agent,
+                          deadline=time.monotonic() + timeout_s,
+                          headers={"Authorization": vapid.authorization(endpoint, now_s),
+                                   "Content-Encoding": "aes128gcm",
+                                   "Content-Type": "application/octet-stream",
+                                   "TTL": str(TTL_S), "Urgency": urgency, "Topic": topic},
+                          payload=body, max_bytes=64 * 1024, public_only=public_only)
+    except (ValueError, TypeError) as exc:  # keys or an address no push can be made with
+        raise PushRefused(f"{host}: this device's subscription cannot be used ({exc})"
+                          ) from None
+    excerpt = answer.body[:EXCERPT].decode("utf-8", "replace")
     if answer.status in (404, 410):
         raise PushGone(f"{host} no longer knows this device (HTTP {answer.status})",
                        answer.status)
     if not 200 <= answer.status < 300:
-        raise UpstreamError(f"{host} answered HTTP {answer.status}: {excerpt}", answer.status)
+        refused = UpstreamError if answer.status in RETRIED else PushRefused
+        raise refused(f"{host} answered HTTP {answer.status}: {excerpt}", answer.status)
     return Pushed(answer.status, excerpt)

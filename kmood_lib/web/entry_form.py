@@ -112,7 +112,8 @@ def day_asked(params: Params, today: date) -> tuple[str, str | None] | None:
     is a real one before today, with the time when it is one; else None (today is "now")."""
     day, at = params.get("day") or "", params.get("at") or ""
     try:
-        if not (len(day) == 10 and day.isascii() and date.fromisoformat(day) < today):
+        if not (re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", day)
+                and date.fromisoformat(day) < today):
             return None
     except ValueError:
         return None

@@ -160,11 +160,14 @@ self.addEventListener("notificationclick", (event) => {
 });
 
 // The log page for the reminder's day: in a window of k-mood's already open (brought to the
-// front), else a new one.
+// front), else a new one. Never in a window on the log page: what is typed there stays.
 async function openFromNotification(path) {
   const target = new URL(path, self.location.origin).href;
   const open = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
-  const mine = open.find((client) => new URL(client.url).origin === self.location.origin);
+  const mine = open.find((client) => {
+    const at = new URL(client.url);
+    return at.origin === self.location.origin && at.pathname !== LOG_PAGE;
+  });
   if (!mine) return self.clients.openWindow(target);
   let shown = mine;
   try {

@@ -20,6 +20,7 @@ from tests.browser.conftest import (
     looked_at,
 )
 from tests.helpers import http
+from tests.push_service import SOME_KEYS
 
 PUSHED = {"title": "k-mood", "body": "Wie war dein Tag?", "tag": "kmood-reminder-7",
           "url": "/?day=2026-12-01&at=21:00"}
@@ -138,7 +139,7 @@ def test_the_devices_section_fits_a_phone_and_says_how_to_turn_it_on(app_stack, 
     for n, label in enumerate(("Chrome on Android", "Firefox on Linux")):
         assert http("POST", app_stack.url + "/api/push/subscriptions", {
             "endpoint": f"https://push.example/{n}", "label": label,
-            "keys": {"p256dh": "BA" + "A" * 85, "auth": "A" * 22}}, auth)[0] == 201
+            "keys": SOME_KEYS}, auth)[0] == 201
     driver = window(PHONE)
     login_by_cookie(driver, app_stack.url, "otto")
     driver.get(app_stack.url + "/settings/reminders#devices")

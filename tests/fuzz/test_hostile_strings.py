@@ -9,6 +9,7 @@ import json
 import pytest
 
 from tests.conftest import PASSWORD
+from tests.push_service import SOME_KEYS
 from tests.wsgi import Client
 
 HOSTILE = [
@@ -41,7 +42,7 @@ BASE_BODIES = {
                       "channel": "ntfy", "url": "https://ntfy.sh/kmood-test", "token": "tk",
                       "title": "Log", "message": "How are you?"},
     "PushSubscription": {"endpoint": "https://push.example/send/abc", "expirationTime": None,
-                         "keys": {"p256dh": "BA" + "A" * 85, "auth": "A" * 22},
+                         "keys": SOME_KEYS,
                          "label": "Chrome on Android"},
 }
 

@@ -4,6 +4,7 @@ import pytest
 
 from tests import images
 from tests.images import upload
+from tests.push_service import SOME_KEYS
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def world(client_for):
     a["goal"] = alice.post("/api/goals", {"name": "secret-goal", "target": 2}).json["id"]
     a["device"] = alice.post("/api/push/subscriptions", {
         "endpoint": "https://push.example/secret", "label": "secret-phone",
-        "keys": {"p256dh": "BA" + "A" * 85, "auth": "A" * 22}}).json["id"]
+        "keys": SOME_KEYS}).json["id"]
     return alice, bob, a
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from kmood_lib.queue import jobs
 from tests.helpers import base_env, one_worker_iteration
-from tests.push_service import PushService
+from tests.push_service import SOME_KEYS, PushService
 
 BERLIN_EVENING = datetime(2026, 12, 3, 19, 26, tzinfo=timezone.utc)  # 20:26 in Berlin
 
@@ -161,8 +161,7 @@ def test_push_endpoints_on_private_addresses_are_refused_without_the_override(
     for endpoint in ("https://127.0.0.1/push/x", "https://10.0.0.8/push", "http://push.example/x",
                      "https://localhost/p"):
         with pytest.raises(Exception) as refused:
-            push.check_subscription({"endpoint": endpoint, "keys": {
-                "p256dh": "BA" + "A" * 85, "auth": "A" * 22}}, allow_private=False)
+            push.check_subscription({"endpoint": endpoint, "keys": SOME_KEYS}, allow_private=False)
         assert "endpoint" in refused.value.fields, endpoint
 
 
@@ -207,5 +206,90 @@ def test_a_reminders_notification_opens_the_log_page_for_its_day(ann):
     page = ann.get("/?day=2026-12-02&at=20:30").text
     assert 'name="date" value="2026-12-02"' in page and 'name="time" value="20:30"' in page
     assert "data-now" not in page
-    for asked in ("/?day=2026-12-03&at=20:30", "/?day=2027-01-01", "/?day=x&at=99:99", "/"):
+    for asked in ("/?day=2026-12-03&at=20:30", "/?day=2027-01-01", "/?day=x&at=99:99", "/",
+                  "/?day=2026-W01-1"):
         assert "data-now" in ann.get(asked).text, asked  # today, ahead or nonsense: now
+
+
+def test_a_push_service_that_refuses_for_good_is_not_asked_again_and_the_rest_still_get_it(
+        ann, service, services, clock, conn):
+    refusing, fine = service.browser(), service.browser()
+    for browser in (refusing, fine):
+        assert ann.post("/api/push/subscriptions", browser.subscription()).status == 201
+    service.answers[refusing.token] = [(403, {})]
+    ann.post("/api/reminders", {"time": "20:30", "channel": "webpush"})
+    step(services, clock)
+    step(services, clock, 4 * 60)
+    assert [r["token"] for r in service.received] == [fine.token]
+    assert deliveries(conn) == [("2026-12-03", "sent", None)]  # settled: no retry for a 403
+    (noted,) = [d for d in ann.get("/api/push/subscriptions").json["subscriptions"]
+                if d["last_error"]]
+    assert "HTTP 403" in noted["last_error"]
+
+
+def test_when_every_device_refuses_the_occurrence_fails_at_once_and_says_why(
+        ann, service, services, clock, conn):
+    refusing = service.browser()
+    assert ann.post("/api/push/subscriptions", refusing.subscription()).status == 201
+    service.answers[refusing.token] = [(400, {})]
+    ann.post("/api/reminders", {"time": "20:30", "channel": "webpush"})
+    step(services, clock)
+    step(services, clock, 4 * 60)
+    ((_, status, error),) = deliveries(conn)
+    assert status == "failed" and "HTTP 400" in error
+    assert jobs.list_jobs(conn, kind="reminder")[0]["attempts"] == 1
+
+
+def test_keys_that_are_no_point_on_the_curve_are_refused(ann, service):
+    body = service.browser().subscription()
+    body["keys"]["p256dh"] = "BA" + "A" * 85  # 65 bytes, but no P-256 point
+    assert ann.post("/api/push/subscriptions", body).status == 422
+    body = {**service.browser().subscription(), "endpoint": "https://push.example:99999/x"}
+    assert ann.post("/api/push/subscriptions", body).status == 422
+
+
+def test_the_subject_is_one_push_services_take(db_path, clock):
+    from kmood_lib.core.config import Config, ConfigError
+    from kmood_lib.reminders import push
+
+    for wrong in ("https://mood.example.org/", "https://mood.example.org:8443", "mailto:me@home",
+                  "admin@example.org"):
+        with pytest.raises(ConfigError, match="KMOOD_VAPID_SUBJECT"):
+            Config.from_env(base_env(db_path, KMOOD_VAPID_SUBJECT=wrong))
+    config = Config.from_env(base_env(db_path, KMOOD_PUBLIC_URL="https://mood.example.org:8443"
+                                                                "/k-mood"))
+    assert push.Keys(config).subject() == "https://mood.example.org"
+    assert push.Keys(Config.from_env(base_env(db_path))).subject() == push.DEFAULT_SUBJECT
+
+
+def test_rebuilding_the_reminders_table_keeps_its_rows_and_never_reuses_an_id(tmp_path):
+    import sqlite3
+
+    from kmood_lib.core.migrate import load_migrations, run
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.create_function("kmood_name_key", 1, lambda s: s.casefold() if s else s)
+    migrations = load_migrations()
+    run(conn, [m for m in migrations if m.version < 37], lambda: 0)
+    conn.execute("INSERT INTO users (username, username_key, password_hash, created_at,"
+                 " updated_at, timezone) VALUES ('ann', 'ann', 'x', 0, 0, 'UTC')")
+    for _ in range(3):
+        conn.execute("INSERT INTO reminders (user_id, local_minute, weekdays, timezone, channel,"
+                     " url, created_at, updated_at) VALUES (1, 600, 127, 'UTC', 'webhook',"
+                     " 'https://example.org/h', 0, 0)")
+    conn.execute("INSERT INTO reminder_deliveries (reminder_id, local_date, status, at)"
+                 " VALUES (2, '2026-12-01', 'sent', 0)")
+    conn.execute("DELETE FROM reminders WHERE id = 3")
+    run(conn, migrations, lambda: 0)
+    assert [r[0] for r in conn.execute("SELECT id FROM reminders")] == [1, 2]
+    assert [r[0] for r in conn.execute("SELECT reminder_id FROM reminder_deliveries")] == [2]
+    made = conn.execute("INSERT INTO reminders (user_id, local_minute, weekdays, timezone,"
+                        " channel, url, created_at, updated_at) VALUES (1, 600, 127, 'UTC',"
+                        " 'webpush', '', 0, 0) RETURNING id").fetchone()[0]
+    assert made == 4
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("DELETE FROM reminders WHERE id = 2")  # its deliveries still follow it
+    assert conn.execute("SELECT count(*) FROM reminder_deliveries").fetchone()[0] == 0
+    conn.close()

@@ -26,8 +26,13 @@ async function subscribe() {
     if (!answer.ok) throw new Error(`HTTP ${answer.status}`);
     const { public_key: key } = await answer.json();
     const registration = await navigator.serviceWorker.ready;
+    const serverKey = bytesOf(key);
+    const earlier = await registration.pushManager.getSubscription();
+    if (earlier && !sameBytes(earlier.options.applicationServerKey, serverKey)) {
+      await earlier.unsubscribe();  // made for another key (the server's key was changed)
+    }
     const subscription = await registration.pushManager.subscribe({
-      userVisibleOnly: true, applicationServerKey: bytesOf(key),
+      userVisibleOnly: true, applicationServerKey: serverKey,
     });
     const sent = await fetch("/api/push/subscriptions", {
       method: "POST", credentials: "same-origin",
@@ -43,6 +48,11 @@ async function subscribe() {
   } finally {
     button.disabled = false;
   }
+}
+
+function sameBytes(buffer, bytes) {
+  const held = new Uint8Array(buffer || []);
+  return held.length === bytes.length && held.every((b, i) => b === bytes[i]);
 }
 
 function bytesOf(base64url) {
