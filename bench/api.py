@@ -1,5 +1,7 @@
-"""API benchmark: 16 concurrent clients creating and listing entries against kmood.py on
-waitress (with kmood_worker.py beside it, as deployed), beside two baselines measured in the
+"""API benchmark: first, creates at 1, 4 and 16 clients (the durable floor, the floor
+committing in groups, k-mood) with CPU and bytes per create, to show whether saves collapse
+when many arrive at once (issue #44). Then 16 concurrent clients creating and listing entries
+against kmood.py on waitress (with kmood_worker.py beside it, as deployed), beside two baselines measured in the
 same run, at KMOOD_THREADS 2, 4 and 8: a bare Bottle+waitress endpoint that touches no
 database, and the durable floor — the same stack parsing the same JSON body and inserting one
 row in one transaction with k-mood's pragmas (`synchronous` as configured), the least a create
@@ -96,11 +98,13 @@ class Servers:
         _, _, token = http("POST", url + "/api/tokens", {"name": "bench"}, session)
         self.auth = {"Authorization": f"Bearer {token['token']}"}
 
-    def load(self, name, port, method, path, pid=None, **kw):
+    def load(self, name, port, method, path, pid=None, clients=CLIENTS, **kw):
         before = cpu_s(pid) if pid else 0.0
-        result = run_load(name, port, method, path, clients=CLIENTS, duration=DURATION_S,
+        written = _written(pid) if pid else 0
+        result = run_load(name, port, method, path, clients=clients, duration=DURATION_S,
                           **kw)
         result.cpu_us = (cpu_s(pid) - before) / max(1, result.requests) * 1e6 if pid else None
+        result.written = (_written(pid) - written) / max(1, result.requests) if pid else None
         return result
 
     def best_of(self, *sides, **kw) -> list:
@@ -193,6 +197,46 @@ def at(threads: int, listenbrainz_url: str) -> dict:
             "list": listing, "slow": slow, "fast": fast, "disk": disk}
 
 
+SCALE_CLIENTS = (1, 4, 16)
+
+
+def scaling(listenbrainz_url: str) -> list[str]:
+    """Creates at 1, 4 and 16 clients, at the default thread count: the durable floor (one
+    commit per insert), the floor committing in groups, and k-mood; each with the server's CPU
+    and bytes written per create. A baseline that collapses under 16 clients flatters a ratio
+    taken there: the single-client floor is the one to beat."""
+    servers = Servers(DEFAULT_THREADS, listenbrainz_url)
+    bare = servers.bare.pid
+    lines = [f"-- creates by clients (KMOOD_THREADS={DEFAULT_THREADS}): req/s, server CPU and"
+             " bytes written per create"]
+    found = {}
+    try:
+        for clients in SCALE_CLIENTS:
+            found[clients] = servers.best_of(
+                ("durable floor", servers.bare_port, "POST", "/durable", bare, None),
+                ("durable floor, group commit", servers.bare_port, "POST", "/durable-group",
+                 bare, None),
+                ("k-mood POST /api/entries", servers.port, "POST", "/api/entries",
+                 servers.server.pid, servers.auth),
+                body_fn=entry_body, clients=clients)
+            for r in found[clients]:
+                lines.append(f"{clients:2d} clients  {r.name:<28} {r.rps:7.0f}/s  CPU"
+                             f" {r.cpu_us:6.0f} us  written {r.written / 1024:5.1f} KiB"
+                             f"  errors {r.errors}")
+    finally:
+        servers.stop()
+    one, many = found[1][2], found[16][2]
+    floor_one = found[1][0]
+    lines.append(f"k-mood 16 clients / 1 client: {many.rps / one.rps:.2f}  (target >= 1.0)")
+    lines.append(f"k-mood 16 clients / single-client durable floor:"
+                 f" {many.rps / floor_one.rps:.2f}  (target >= 0.8)")
+    lines.append(f"k-mood CPU per create, 16 clients / 1 client:"
+                 f" {many.cpu_us / one.cpu_us:.2f}  (target <= 1.3)")
+    lines.append(f"k-mood written per create at 16 clients: {many.written / 1024:.1f} KiB"
+                 "  (target <= 30)")
+    return lines
+
+
 def statements_per_request() -> tuple[tuple, tuple]:
     """SQL statements one create and one list-20 run, counted by SQLite's trace callback on
     every connection the request path uses (the thread's and the shared writer)."""
@@ -254,6 +298,7 @@ def main() -> list[str]:
     lines = []
     with FakeUpstream() as listenbrainz:
         listenbrainz.route("*", Reply(behaviour="hang"))  # now-playing waits out its deadline
+        lines += scaling(listenbrainz.url)
         for threads in THREAD_COUNTS:
             r = at(threads, listenbrainz.url)
             lines.append(f"-- KMOOD_THREADS={threads}"

@@ -14,6 +14,7 @@ from kmood_lib.core.budget import MemoryBudget
 from kmood_lib.core.clock import SystemClock
 from kmood_lib.core.config import Config, MissingDependency
 from kmood_lib.core.gate import ComputeGate
+from kmood_lib.core.group_commit import GroupCommit
 from kmood_lib.core.i18n import Languages
 from kmood_lib.core.logs import EveryInterval, EveryKey
 from kmood_lib.core.migrate import load_migrations
@@ -49,6 +50,7 @@ class Services:
     rng: random.Random
     connect: Callable[[], sqlite3.Connection]
     writer: Callable  # context manager: the shared write connection under the write lock
+    group_commit: GroupCommit  # the request path's saves, committed in groups on the writer
     close_writer: Callable[[], None]
     hasher: PasswordHasher
     listenbrainz: ListenBrainz
@@ -172,6 +174,7 @@ def bootstrap(
         rng=rng or random.Random(),
         connect=connect,
         writer=writer,
+        group_commit=GroupCommit(writer, clock.monotonic),
         close_writer=writer.close,
         hasher=PasswordHasher(config.scrypt_n),
         listenbrainz=ListenBrainz(config.listenbrainz_url, config.user_agent),

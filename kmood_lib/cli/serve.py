@@ -14,6 +14,7 @@ import waitress
 from kmood_lib.bootstrap import bootstrap, run_migrations
 from kmood_lib.cli.runner import EXIT_OK, UsageError
 from kmood_lib.core.config import Config
+from kmood_lib.core.logs import queue_depth_log
 from kmood_lib.core.memory import give_back_freed_memory
 from kmood_lib.web.address_limit import limit_each_address
 from kmood_lib.web.app import make_wsgi
@@ -61,6 +62,7 @@ def build_server(config: Config, wsgi):
     except (OSError, ValueError) as exc:  # address in use, unknown host, privileged port
         raise UsageError(f"cannot listen on {config.host}:{config.port}: "
                          f"{getattr(exc, 'strerror', None) or exc}") from None
+    server.task_dispatcher.queue_logger = queue_depth_log()
     if config.connections_per_address:
         limit_each_address(server, config.connections_per_address)
     return server

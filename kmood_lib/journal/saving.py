@@ -1,6 +1,8 @@
 """Saving entries as the API and the forms do it: one path for POST/PATCH /api/entries and the
 log and edit pages — the same checks, the same save through the process's shared write
-connection (under the write lock), with the prompt enqueue inside that one transaction."""
+connection, group-committed with the saves that arrive with it (core.group_commit: each in its
+own savepoint, answered once the group's COMMIT returned), with the prompt enqueue inside the
+save's own savepoint."""
 
 from __future__ import annotations
 
@@ -40,9 +42,9 @@ def create(services, conn, user, body: dict, source: str) -> writes.Saved:
         return replayed
     data = checked(services, conn, user, body, patch=False)
     kinds: list[str] = []
-    with services.writer() as writer:
-        saved = writes.create_entry(writer, user.id, data, source, services.clock.now_ms(),
-                                    before_commit=prompting(services, user.id, kinds))
+    saved = services.group_commit.run(lambda conn: writes.add_entry(
+        conn, user.id, data, source, services.clock.now_ms(),
+        before_commit=prompting(services, user.id, kinds)))
     if saved.created:
         services.relay.entry_saved(user.id, saved.entry_id, kinds)
     return saved
@@ -51,9 +53,9 @@ def create(services, conn, user, body: dict, source: str) -> writes.Saved:
 def update(services, conn, user, entry_id: int, body: dict) -> bool:
     data = checked(services, conn, user, body, patch=True)
     kinds: list[str] = []
-    with services.writer() as writer:
-        changed = writes.update_entry(writer, user.id, entry_id, data, services.clock.now_ms(),
-                                      before_commit=prompting(services, user.id, kinds))
+    changed = services.group_commit.run(lambda conn: writes.change_entry(
+        conn, user.id, entry_id, data, services.clock.now_ms(),
+        before_commit=prompting(services, user.id, kinds)))
     if changed:
         services.relay.entry_saved(user.id, entry_id, kinds)
     return changed

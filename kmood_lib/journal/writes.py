@@ -63,13 +63,19 @@ def create_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, sourc
     or DELETED, saving nothing, when that entry was deleted since.
     """
     with transaction(conn):
-        if data.client_id is not None:
-            found = replayed(conn, user_id, data.client_id)
-            if found is not None:
-                return found
-        entry_id, entry = insert_entry(conn, user_id, data, source, now_ms)
-        if before_commit is not None:
-            before_commit(conn, entry_id)
+        return add_entry(conn, user_id, data, source, now_ms, before_commit)
+
+
+def add_entry(conn: sqlite3.Connection, user_id: int, data: EntryInput, source: str,
+              now_ms: int, before_commit: BeforeCommit | None = None) -> Saved:
+    """create_entry inside the caller's transaction (a group commit's savepoint)."""
+    if data.client_id is not None:
+        found = replayed(conn, user_id, data.client_id)
+        if found is not None:
+            return found
+    entry_id, entry = insert_entry(conn, user_id, data, source, now_ms)
+    if before_commit is not None:
+        before_commit(conn, entry_id)
     return Saved(entry_id, True, entry)
 
 
@@ -229,6 +235,13 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
 
     A new mood level without a label drops the custom label, which named the old level.
     """
+    with transaction(conn):
+        return change_entry(conn, user_id, entry_id, data, now_ms, before_commit)
+
+
+def change_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: EntryInput,
+                 now_ms: int, before_commit: BeforeCommit | None = None) -> bool:
+    """update_entry inside the caller's transaction (a group commit's savepoint)."""
     assignments: list[tuple[str, object]] = []  # SQL from this fixed set, never from the client
     if data.moment is not None and "occurred_at" in data.present:
         m = data.moment
@@ -248,30 +261,29 @@ def update_entry(conn: sqlite3.Connection, user_id: int, entry_id: int, data: En
                         (entry_id, user_id)).fetchone() is None:
             raise NotFound("entry")
         return False
-    with transaction(conn):
-        before = conn.execute("SELECT lat, lon FROM entries WHERE id = ? AND user_id = ?",
-                              (entry_id, user_id)).fetchone()
-        lat_before, lon_before = (before["lat"], before["lon"]) if before else (None, None)
-        found = conn.execute(
-            "UPDATE entries SET " + "".join(sql + ", " for sql, _ in assignments) +
-            "updated_at = ? WHERE id = ? AND user_id = ?",
-            (*(value for _, value in assignments), now_ms, entry_id, user_id)).rowcount
-        if not found:
-            raise NotFound("entry")
-        if "location" in data.present:  # weather and place belong to the old place
-            for table in ("weather", "entry_places"):  # fixed names; the sweeps refill them
-                conn.execute(f"DELETE FROM {table} WHERE entry_id = ? AND NOT EXISTS (SELECT 1"
-                             " FROM entries WHERE id = ? AND lat IS ? AND lon IS ?"
-                             " AND ? IS NOT NULL)",
-                             (entry_id, entry_id, lat_before, lon_before, lat_before))
-        if "activities" in data.present:
-            _set_activities(conn, user_id, entry_id, data.activities, now_ms)
-        if "metrics" in data.present:
-            _set_metrics(conn, entry_id, data.metrics)
-        if "song" in data.present:  # only removal passes validation
-            conn.execute("DELETE FROM songs WHERE entry_id = ?", (entry_id,))
-        if before_commit is not None:
-            before_commit(conn, entry_id)
+    before = conn.execute("SELECT lat, lon FROM entries WHERE id = ? AND user_id = ?",
+                          (entry_id, user_id)).fetchone()
+    lat_before, lon_before = (before["lat"], before["lon"]) if before else (None, None)
+    found = conn.execute(
+        "UPDATE entries SET " + "".join(sql + ", " for sql, _ in assignments) +
+        "updated_at = ? WHERE id = ? AND user_id = ?",
+        (*(value for _, value in assignments), now_ms, entry_id, user_id)).rowcount
+    if not found:
+        raise NotFound("entry")
+    if "location" in data.present:  # weather and place belong to the old place
+        for table in ("weather", "entry_places"):  # fixed names; the sweeps refill them
+            conn.execute(f"DELETE FROM {table} WHERE entry_id = ? AND NOT EXISTS (SELECT 1"
+                         " FROM entries WHERE id = ? AND lat IS ? AND lon IS ?"
+                         " AND ? IS NOT NULL)",
+                         (entry_id, entry_id, lat_before, lon_before, lat_before))
+    if "activities" in data.present:
+        _set_activities(conn, user_id, entry_id, data.activities, now_ms)
+    if "metrics" in data.present:
+        _set_metrics(conn, entry_id, data.metrics)
+    if "song" in data.present:  # only removal passes validation
+        conn.execute("DELETE FROM songs WHERE entry_id = ?", (entry_id,))
+    if before_commit is not None:
+        before_commit(conn, entry_id)
     return True
 
 

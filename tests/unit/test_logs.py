@@ -71,3 +71,40 @@ def test_configure_logging_attaches_the_summary_once():
         assert sum(isinstance(f, QueueDepthSummary) for f in queue_log.filters) == 1
     finally:
         queue_log.filters[:] = before
+
+
+def test_waitress_warns_through_the_summary_without_a_record_for_each_queued_request():
+    from kmood_lib.core.logs import QueueDepthLog
+
+    clock = Clock()
+    log, kept = logger_with(QueueDepthSummary(interval_s=60, clock=clock))
+    made = []
+    real_make = log.makeRecord
+    log.makeRecord = lambda *a, **k: made.append(1) or real_make(*a, **k)
+    fast = QueueDepthLog(log, next(f for f in log.filters if isinstance(f, QueueDepthSummary)))
+    for depth in (1, 4, 2, 3):
+        fast.warning("Task queue depth is %d", depth)
+    assert len(made) == 1  # one line, one record; the three held back cost a counter
+    clock.now += 61
+    fast.warning("Task queue depth is %d", 2)
+    assert kept.lines == [
+        "1 request(s) found every one of the KMOOD_THREADS threads busy; the deepest wait"
+        " queue was 1 (at most one such line per 60 s)",
+        "4 request(s) found every one of the KMOOD_THREADS threads busy; the deepest wait"
+        " queue was 4 (at most one such line per 60 s)"]
+    fast.warning("something else %s", "entirely")
+    assert kept.lines[-1] == "something else entirely"
+
+
+def test_the_server_warns_through_the_fast_summary(tmp_path):
+    from kmood_lib.cli.serve import build_server
+    from kmood_lib.core.config import Config
+    from kmood_lib.core.logs import QueueDepthLog
+    from tests.helpers import base_env, free_port
+
+    config = Config.from_env(base_env(tmp_path / "k.db", KMOOD_PORT=str(free_port())))
+    server = build_server(config, lambda environ, start_response: [])
+    try:
+        assert isinstance(server.task_dispatcher.queue_logger, QueueDepthLog)
+    finally:
+        server.close()
