@@ -10,7 +10,9 @@ of saves pays for one commit and one fsync, not one each.
    commit. A failure of the COMMIT itself (a full disk) is every write's error, and nothing
    of the group is saved.
 4. `run` returns only once the COMMIT that holds its write has returned: a save is answered
-   only when it is durable. A caller whose write a group took commits nothing itself.
+   only when it is durable. A caller whose write a group took commits nothing itself; one
+   that waited past the busy timeout takes its write back out of the queue (WriteLockTimeout:
+   it is not saved), unless a group already holds it (then that group's outcome is its own).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 from typing import TypeVar
+
+from kmood_lib.core.db import WriteLockTimeout
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +60,17 @@ class GroupCommit:
         write = _Write(work)
         with self._queue_lock:
             self._queued.append(write)
-        with self.writer() as conn:  # the write lock, for at most the busy timeout
-            while not write.done:  # a group that took it may have committed it meanwhile
-                self._commit_group(conn)
+        try:
+            with self.writer() as conn:  # the write lock, for at most the busy timeout
+                while not write.done:  # a group that took it may have committed it meanwhile
+                    self._commit_group(conn)
+        except WriteLockTimeout:
+            with self._queue_lock:
+                if write in self._queued:  # no group took it: it is not saved, nor will be
+                    self._queued.remove(write)
+                    raise
+            with self.writer():  # a group took it: its outcome is known once it lets go
+                pass
         if write.error is not None:
             raise write.error
         return write.result

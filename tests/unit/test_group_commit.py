@@ -103,3 +103,30 @@ def test_saves_from_many_threads_are_each_saved_once(table, client_for):
     assert errors == []
     notes = sorted(e["note"] for e in ann.get("/api/entries?limit=100").json["entries"])
     assert notes == sorted(f"{i}-{j}" for i in range(8) for j in range(5))
+
+
+def test_a_save_that_waited_past_the_busy_timeout_is_refused_and_never_saved_later(table, conn,
+                                                                                  db_path):
+    from kmood_lib.core import db
+
+    lock = db.OwnedLock(200)  # a writer whose busy timeout is 200 ms
+    writer = db.SharedWriter(lambda: db.connect(str(db_path), 200, guard=lock), lock)
+    group = group_commit.GroupCommit(writer)
+    answers = []
+    with writer():  # held past the busy timeout
+        waiting = threading.Thread(target=lambda: answers.append(
+            _outcome(lambda: group.run(insert(8)))))
+        waiting.start()
+        waiting.join(5)
+    assert len(answers) == 1 and isinstance(answers[0], db.WriteLockTimeout)
+    assert group.pending() == 0
+    assert group.run(insert(9)) == 9  # the next group has no 8 in it
+    assert rows(conn) == [9]
+    writer.close()
+
+
+def _outcome(call):
+    try:
+        return call()
+    except Exception as exc:
+        return exc
