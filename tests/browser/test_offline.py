@@ -219,7 +219,9 @@ def test_a_sync_cut_by_a_killed_server_finishes_after_the_restart_with_each_entr
         stack.stop()
         log_entry(driver, 3, title="server away")
         WebDriverWait(driver, 15).until(lambda d: "done=queued" in d.current_url)
-        assert "Waiting to sync (1)" in driver.find_element(By.ID, "outbox").text
+        # the panel counts the outbox once the page has read it (IndexedDB, after load)
+        WebDriverWait(driver, 15).until(
+            lambda d: "Waiting to sync (1)" in d.find_element(By.ID, "outbox").text)
         put_items(driver, 19, "batch")
         waiting(driver, 20)
 
