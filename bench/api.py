@@ -101,11 +101,28 @@ class Servers:
     def load(self, name, port, method, path, pid=None, clients=CLIENTS, **kw):
         before = cpu_s(pid) if pid else 0.0
         written = _written(pid) if pid else 0
+        worker_written = _written(self.worker.pid)
+        groups = self.group_commits() if port == self.port else None
         result = run_load(name, port, method, path, clients=clients, duration=DURATION_S,
                           **kw)
-        result.cpu_us = (cpu_s(pid) - before) / max(1, result.requests) * 1e6 if pid else None
-        result.written = (_written(pid) - written) / max(1, result.requests) if pid else None
+        requests = max(1, result.requests)
+        result.cpu_us = (cpu_s(pid) - before) / requests * 1e6 if pid else None
+        result.written = (_written(pid) - written) / requests if pid else None
+        result.worker_written = (_written(self.worker.pid) - worker_written) / requests
+        result.per_group = None
+        if groups is not None:
+            (groups_before, saves_before), (groups_after, saves_after) = groups, \
+                self.group_commits()
+            result.per_group = (saves_after - saves_before) / max(1, groups_after - groups_before)
         return result
+
+    def group_commits(self) -> tuple[int, int]:
+        """(groups, saves) the server has committed so far, from its /metrics."""
+        _, _, text = http("GET", f"http://127.0.0.1:{self.port}/metrics", None, self.auth)
+        found = dict(line.split(" ") for line in text.splitlines()
+                     if line.startswith("kmood_group_commit_"))
+        return (int(found["kmood_group_commit_groups_total"]),
+                int(found["kmood_group_commit_writes_total"]))
 
     def best_of(self, *sides, **kw) -> list:
         """Each side's load in turn, ROUNDS times (this machine's speed drifts by a third within
@@ -220,9 +237,12 @@ def scaling(listenbrainz_url: str) -> list[str]:
                  servers.server.pid, servers.auth),
                 body_fn=entry_body, clients=clients)
             for r in found[clients]:
+                group = (f"  {r.per_group:4.1f} saves a commit,"
+                         f" worker {r.worker_written / 1024:4.1f} KiB"
+                         if r.per_group is not None else "")
                 lines.append(f"{clients:2d} clients  {r.name:<28} {r.rps:7.0f}/s  CPU"
                              f" {r.cpu_us:6.0f} us  written {r.written / 1024:5.1f} KiB"
-                             f"  errors {r.errors}")
+                             f"{group}  errors {r.errors}")
     finally:
         servers.stop()
     one, many = found[1][2], found[16][2]
@@ -233,7 +253,8 @@ def scaling(listenbrainz_url: str) -> list[str]:
     lines.append(f"k-mood CPU per create, 16 clients / 1 client:"
                  f" {many.cpu_us / one.cpu_us:.2f}  (target <= 1.3)")
     lines.append(f"k-mood written per create at 16 clients: {many.written / 1024:.1f} KiB"
-                 "  (target <= 30)")
+                 f"  (target <= 30; and the worker's checkpoints and jobs"
+                 f" {many.worker_written / 1024:.1f} KiB)")
     return lines
 
 

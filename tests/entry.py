@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kmood_lib.core import db  # noqa: E402
 from kmood_lib.core.db import transaction  # noqa: E402
-from kmood_lib.queue.sweeps import JobKind  # noqa: E402
+from kmood_lib.queue.sweeps import JobKind, Prompt  # noqa: E402
 
 TEST_TABLES = [
     "CREATE TABLE IF NOT EXISTS test_work (id INTEGER PRIMARY KEY,"
@@ -71,8 +71,8 @@ def handle_pickup(ctx) -> None:
                      (ctx.payload["entry_id"], time.time_ns()))
 
 
-def prompt_pickup(conn, user_id: int, entry_id: int, now_ms: int):
-    return [(f"entry:{entry_id}", {"entry_id": entry_id})]
+prompt_pickup = Prompt("SELECT 'entry:' || ? AS key, json_object('entry_id', ?) AS payload",
+                       lambda user_id, entry_id, now_ms: (entry_id, entry_id))
 
 
 TEST_KINDS = [

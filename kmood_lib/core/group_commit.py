@@ -53,8 +53,9 @@ class GroupCommit:
         self.clock = clock
         self._queued: deque[_Write] = deque()
         self._queue_lock = threading.Lock()
-        self.groups = 0  # committed groups and the writes in them, for the log and benchmarks
+        self.groups = 0  # groups committed or failed, the writes in them, the largest: /metrics
         self.writes = 0
+        self.largest = 0
 
     def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         write = _Write(work)
@@ -77,6 +78,10 @@ class GroupCommit:
 
     def pending(self) -> int:
         return len(self._queued)
+
+    def stats(self) -> dict:
+        return {"groups": self.groups, "writes": self.writes, "largest": self.largest,
+                "pending": self.pending()}
 
     def _take(self) -> list[_Write]:
         with self._queue_lock:
@@ -109,6 +114,7 @@ class GroupCommit:
                 write.done = True
         self.groups += 1
         self.writes += len(group)
+        self.largest = max(self.largest, len(group))
 
     @staticmethod
     def _one(conn: sqlite3.Connection, write: _Write) -> None:

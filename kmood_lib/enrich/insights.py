@@ -41,8 +41,11 @@ def insights_kind(config) -> sweeps.JobKind:
     return sweeps.JobKind(KIND, insight_store.STALE_SQL, handle_insights,
                           sweep_params=lambda now_ms: (settings, now_ms),
                           prompt_delay_ms=SETTLE_MS,
-                          prompt=lambda conn, user_id, entry_id, now_ms: [
-                              (key_of(user_id), {"user_id": user_id})])
+                          prompt=sweeps.Prompt(_PROMPT, lambda user_id, entry_id, now_ms: (
+                              key_of(user_id), user_id)))
+
+
+_PROMPT = "SELECT ? AS key, json_object('user_id', ?) AS payload"
 
 
 def handle_insights(ctx) -> None:

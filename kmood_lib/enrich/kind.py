@@ -4,11 +4,10 @@ switch that leaves the kind registered but idle."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 
-from kmood_lib.queue.sweeps import JobKind
+from kmood_lib.queue.sweeps import JobKind, Prompt
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +26,7 @@ def enrichment_kind(name: str, enabled: bool, cells_sql: str, stranded_sql: str,
     sweep_sql = cells_sql.format(stranded=stranded_sql.format(entry=""))
     one_entry = cells_sql.format(stranded=stranded_sql.format(entry=one_entry))
 
-    def prompt(conn, user_id: int, entry_id: int, now_ms: int) -> list[tuple[str, dict]]:
-        rows = conn.execute(one_entry, (*params(now_ms), entry_id)).fetchall()
-        return [(row["key"], json.loads(row["payload"])) for row in rows]
-
+    prompt = Prompt(one_entry, lambda user_id, entry_id, now_ms: (*params(now_ms), entry_id))
     return JobKind(name, sweep_sql, handler, sweep_params=params, prompt=prompt)
 
 

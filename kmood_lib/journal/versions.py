@@ -135,6 +135,9 @@ def cached(conn: sqlite3.Connection, cache: VersionedCache, user_id: int, key: t
     once; computing one goes through `gate` when given (which may refuse: StillComputing,
     ServerBusy), and the cache is asked again inside it, so a request that arrives just as
     the same answer is filed does not compute it twice."""
+    found = cache.get((user_id, journal_version(conn, user_id), *key), _MISSING)
+    if found is not _MISSING:  # one statement, its own snapshot: the common, cheap case
+        return found
     with db.transaction(conn, immediate=False):
         full = (user_id, journal_version(conn, user_id), *key)
         if gate is None:

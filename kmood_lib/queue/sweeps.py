@@ -21,6 +21,16 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
+class Prompt:
+    """A kind's work for one saved entry: `sql` selects its (key, payload) rows — the sweep's
+    query narrowed to the entry — with `params(user_id, entry_id, now_ms)`. Its parameters
+    are plain `?`s: it is put beside the other kinds' in one statement."""
+
+    sql: str
+    params: Callable[[int, int, int], tuple]
+
+
+@dataclass(frozen=True)
 class JobKind:
     """A kind of work: its sweeper is the truth, the queue only makes it prompt.
 
@@ -33,9 +43,9 @@ class JobKind:
     sweep_sql: str
     handler: Callable
     sweep_params: Callable[[int], tuple] | tuple = ()
-    # Optional: (conn, user_id, entry_id, now_ms) -> [(key, payload)] for the server's prompt
-    # enqueue after an entry is saved; it must produce the same keys the sweep would.
-    prompt: Callable | None = None
+    # Optional: the server's prompt enqueue after an entry is saved; it must produce the same
+    # keys the sweep would.
+    prompt: Prompt | None = None
     # True when `sweep_sql` also selects `run_after` (work due at a set time, not at once).
     timed: bool = False
     # The prompt path queues the work this much later, so that a burst of saves (an outbox
@@ -140,19 +150,36 @@ def sweep_all(conn: sqlite3.Connection, kinds: JobKinds, now_ms: int, limit: int
 
 def prompt_enqueue(services):
     """The prompt path: enqueue every kind's work for a saved entry, inside the caller's
-    transaction (the save's own, behind a SAVEPOINT: journal.saving.prompt)."""
+    transaction (the save's own, behind a SAVEPOINT: journal.saving.prompt). Two statements
+    whatever the kinds: one reads every kind's (key, payload) rows for the entry, one inserts
+    those that have no live job yet."""
     policy = jobs.Policy.from_config(services.config)
-    prompt_kinds = [kind for kind in services.job_kinds if kind.prompt]
+    prompt_kinds = [kind for kind in services.job_kinds if kind.prompt is not None]
+    if not prompt_kinds:
+        return lambda conn, user_id, entry_id, now_ms: []
+    work_sql = " UNION ALL ".join(
+        f"SELECT ? AS kind, w.key, w.payload FROM ({kind.prompt.sql}) AS w"
+        " WHERE w.key IS NOT NULL" for kind in prompt_kinds)
+    delays = {kind.name: kind.prompt_delay_ms for kind in prompt_kinds}
 
     def enqueue_for_entry(conn, user_id: int, entry_id: int, now_ms: int) -> list[str]:
         """Returns the kinds that have work for the entry (queued now, or already live)."""
-        kinds = []
-        for kind in prompt_kinds:
-            for key, payload in kind.prompt(conn, user_id, entry_id, now_ms):
-                enqueue(conn, services.job_kinds, kind.name, key, payload, now_ms, policy,
-                        run_after_ms=now_ms + kind.prompt_delay_ms)
-                if kind.name not in kinds:
-                    kinds.append(kind.name)
-        return kinds
+        params = [value for kind in prompt_kinds
+                  for value in (kind.name, *kind.prompt.params(user_id, entry_id, now_ms))]
+        work = [(row[0], row[1], row[2], now_ms + delays[row[0]])
+                for row in conn.execute(work_sql, params).fetchall()]
+        if work:
+            conn.execute(_ENQUEUE_MANY, (json.dumps(work), policy.max_attempts, now_ms, now_ms))
+        return list(dict.fromkeys(kind for kind, *_ in work))
 
     return enqueue_for_entry
+
+
+# (kind, key, payload, run_after) rows from one JSON array, each queued unless live already
+_ENQUEUE_MANY = (
+    "INSERT INTO jobs (kind, key, payload, status, attempts, max_attempts, run_after,"
+    " created_at, updated_at)"
+    " SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'),"
+    " json_extract(value, '$[2]'), 'queued', 0, ?2, json_extract(value, '$[3]'), ?3, ?4"
+    " FROM json_each(?1) WHERE true"  # `WHERE`: the parser would read ON CONFLICT as a join's
+    f" ON CONFLICT (kind, key) WHERE {jobs.LIVE_SQL} DO NOTHING")

@@ -49,6 +49,20 @@ def test_a_repeat_list_is_served_from_the_cache(alice, services):
     assert services.entries_cache.found >= 1
 
 
+def test_a_repeat_list_reads_the_version_alone_with_no_transaction_around_it(alice, wsgi):
+    alice.get("/api/entries")  # computed and kept
+    sent: list[str] = []
+    connection = wsgi.bottle.config["kmood.pool"].get()  # this thread's, as the request's
+    connection.set_trace_callback(sent.append)
+    try:
+        assert alice.get("/api/entries").status == 200
+    finally:
+        connection.set_trace_callback(None)
+    assert not [sql for sql in sent if sql.split()[0].upper() in ("BEGIN", "COMMIT")], sent
+    assert [sql for sql in sent if "journal_versions" in sql] == [
+        "SELECT version FROM journal_versions WHERE user_id = 1"]
+
+
 def _create(client, conn):
     assert client.post("/api/entries", {"mood": 1, "occurred_at": "2026-12-02T08:00:00",
                                         "activities": ["walk"], "note": "river again"}

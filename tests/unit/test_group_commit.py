@@ -85,6 +85,21 @@ def test_a_group_takes_at_most_its_share_and_the_rest_commit_in_the_next(table, 
     assert table.group_commit.groups == groups + 2
 
 
+def test_metrics_show_how_many_saves_each_group_held(table, client_for):
+    admin = client_for("ada", admin=True)
+    before = table.group_commit.stats()
+    queued_at_once(table, [insert(n) for n in range(1, 6)])
+    assert table.group_commit.run(insert(6)) == 6
+    text = admin.get("/metrics").text
+    found = dict(line.split(" ") for line in text.splitlines()
+                 if line.startswith("kmood_group_commit_"))
+    assert int(found["kmood_group_commit_groups_total"]) == before["groups"] + 2
+    assert int(found["kmood_group_commit_writes_total"]) == before["writes"] + 6
+    assert found["kmood_group_commit_largest"] == "5"
+    assert found["kmood_group_commit_waiting"] == "0"
+    assert "# TYPE kmood_group_commit_writes_total counter" in text
+
+
 def test_saves_from_many_threads_are_each_saved_once(table, client_for):
     ann = client_for("ann")
     errors = []

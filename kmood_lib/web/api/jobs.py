@@ -80,6 +80,22 @@ def gate_lines(gate: dict) -> list[str]:
     return lines
 
 
+def group_commit_lines(stats: dict) -> list[str]:
+    """How the request path's saves were committed together (GroupCommit.stats())."""
+    lines = []
+    for name, what, kind, value in (
+            ("groups_total", "Transactions that committed (or failed) a group of saves.",
+             "counter", stats["groups"]),
+            ("writes_total", "Saves committed (or failed) in those groups.", "counter",
+             stats["writes"]),
+            ("largest", "The most saves one group held since start.", "gauge",
+             stats["largest"]),
+            ("waiting", "Saves waiting for the next group now.", "gauge", stats["pending"])):
+        lines += [f"# HELP kmood_group_commit_{name} {what}",
+                  f"# TYPE kmood_group_commit_{name} {kind}", f"kmood_group_commit_{name} {value}"]
+    return lines
+
+
 def memory_lines(budget: dict, resident_bytes: int | None) -> list[str]:
     """The photo memory budget (MemoryBudget.stats()) and the process's resident memory."""
     lines = []
@@ -202,8 +218,9 @@ def metrics(services, conn):
                                                    services.config.worker_stale_s,
                                                    services.relay.stats(), caches,
                                                    services.insight_gate.stats(),
-                                                   memory_lines(services.photo_budget.stats(),
-                                                                resident_bytes())))
+                                                   group_commit_lines(services.group_commit.stats())
+                                                   + memory_lines(services.photo_budget.stats(),
+                                                                  resident_bytes())))
     response.content_type = "text/plain; version=0.0.4; charset=utf-8"
     return response
 
