@@ -18,9 +18,10 @@ import logging
 import sqlite3
 
 from kmood_lib.core.clock import SystemClock
+from kmood_lib.core.db import transaction
 from kmood_lib.queue import jobs
 from kmood_lib.worker.context import WorkerContext
-from kmood_lib.worker.job import run_job
+from kmood_lib.worker.job import job_step, run_job
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,11 @@ def run_batch(ctx: WorkerContext, now: int) -> bool:
     were any."""
     if ctx.stop.is_set() or not jobs.has_due_jobs(ctx.conn, now):
         return False
-    batch = jobs.claim(ctx.conn, ctx.worker_id, now, ctx.config.job_batch, ctx.policy.lease_ms)
+    with transaction(ctx.conn):  # the claim and the beat saying so: one commit
+        batch = jobs.claim(ctx.conn, ctx.worker_id, now, ctx.config.job_batch,
+                           ctx.policy.lease_ms)
+        if batch:
+            ctx.heartbeat.beat_within(ctx.conn, job_step(batch[0]))
     acks = PendingAcks(ctx.conn, ctx.worker_id, ctx.clock)
     try:
         run_claimed(ctx, batch, acks, leased_at=now)

@@ -50,31 +50,56 @@ class StepGuard:
             return None
 
 
+# A busy worker changes step several times a second (a job, idle, the next job): a new step
+# is written at most this often, so its heartbeat costs a commit a second, not one per job.
+STEP_SPACING_MS = 1000
+
+
 class Heartbeat:
-    """This worker's row in `workers`, saying what it is doing. A new step is written at once;
-    the same step again only once KMOOD_WORKER_HEARTBEAT_S has passed (or when forced), so a
-    busy worker costs one small write per change of step, and one that stops beating shows
-    where it stuck. A beat is stamped with the clock's time, not the iteration's `now`: it says
-    the worker is alive at this moment, after a step that may have taken minutes (a backup)."""
+    """This worker's row in `workers`, saying what it is doing.
+
+    1. A new step is written at once when the row is at least STEP_SPACING_MS old, else once
+       it is (the wait for work wakes for it); a step over sooner is never written.
+    2. The same step again is written only once KMOOD_WORKER_HEARTBEAT_S has passed (or when
+       forced), so one that stops beating shows where it stuck. A job that hangs within a
+       second of the last write shows the step before it; the queue shows the job running,
+       claimed by this worker.
+    3. A batch's claim carries the beat in its own transaction (`beat_within`): a worker
+       starting on jobs says so without a commit of its own.
+    A beat is stamped with the clock's time, not the iteration's `now`: it says the worker is
+    alive at this moment, after a step that may have taken minutes (a backup)."""
 
     def __init__(self, conn: sqlite3.Connection, row: heartbeat.Beat, clock: SystemClock,
                  interval_ms: int, guard: StepGuard):
         self.conn, self.row, self.clock = conn, row, clock
         self.interval_ms, self.guard = interval_ms, guard
         self.written_at: int | None = None
+        self.step_unwritten = False
 
     def beat(self, step: str | None = None, force: bool = False) -> None:
+        now = self._step(step)
+        if force or now >= self.next_due(now):
+            self.written_at, self.step_unwritten = now, False
+            self.guard.run("heartbeat", heartbeat.beat, self.conn, self.row, now)
+
+    def beat_within(self, conn: sqlite3.Connection, step: str) -> None:
+        """The beat as one more statement of the caller's open transaction."""
+        now = self._step(step)
+        heartbeat.beat(conn, self.row, now)
+        self.written_at, self.step_unwritten = now, False
+
+    def next_due(self, now: int) -> int:
+        """When the row is written next: `now` when it never was."""
+        if self.written_at is None:
+            return now
+        return self.written_at + (STEP_SPACING_MS if self.step_unwritten else self.interval_ms)
+
+    def _step(self, step: str | None) -> int:
         now = self.clock.now_ms()
         if step is not None and step != self.row.step:
             self.row.step, self.row.step_since = step, now
-        elif not force and now < self.next_due(now):
-            return
-        self.written_at = now
-        self.guard.run("heartbeat", heartbeat.beat, self.conn, self.row, now)
-
-    def next_due(self, now: int) -> int:
-        """When the same step is written again; `now` when it never was."""
-        return now if self.written_at is None else self.written_at + self.interval_ms
+            self.step_unwritten = True
+        return now
 
 
 @dataclass

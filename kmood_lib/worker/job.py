@@ -76,10 +76,15 @@ class JobContext:
         self.completed = True
 
 
+def job_step(job: jobs.ClaimedJob) -> str:
+    """The heartbeat's step while `job` runs."""
+    return f"job {job.kind}"
+
+
 def run_job(ctx: WorkerContext, job: jobs.ClaimedJob, flush_acks: Callable[[], None]) -> bool:
     """Run one claimed job; True when it succeeded and still needs its acknowledgement (its
     handler did not complete it in its own transaction)."""
-    ctx.heartbeat.beat(f"job {job.kind}")
+    ctx.heartbeat.beat(job_step(job))
     try:
         kind, payload = hydrate(ctx.services.job_kinds, job)
     except UnreadableJob as exc:

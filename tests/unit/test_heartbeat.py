@@ -59,6 +59,8 @@ def test_a_worker_says_which_step_it_is_in_and_a_long_job_beats_when_it_extends_
     assert seen["extended"] is True
     assert seen["after_extend"]["last_beat"] == started + 30_000  # the extension beat too
     assert seen["after_extend"]["step_since"] == started  # still the same step
+    clock.advance(1)  # the steps after the job changed within a second: written once it is up
+    worker.heartbeat.beat()
     final = row(conn)
     assert final["jobs_done"] == 1 and final["jobs_failed"] == 0
     close_worker(worker)
@@ -84,6 +86,29 @@ def test_the_same_step_is_rewritten_only_once_the_heartbeat_interval_has_passed(
     conn.close()
 
 
+def test_a_busy_workers_steps_are_written_at_most_once_a_second(hs, clock):
+    conn = hs.connect()
+    worker = open_worker(hs)
+    writes: list[str] = []
+    worker.conn.set_trace_callback(lambda sql: writes.append(sql) if "workers" in sql else None)
+    worker.heartbeat.beat("idle")
+    first = clock.now_ms()
+    for step in ("job weather", "idle", "job place", "idle"):
+        clock.advance(0.2)
+        worker.heartbeat.beat(step)
+    assert len(writes) == 1 and row(conn)["step"] == "idle"  # the first only
+    assert worker.heartbeat.next_due(clock.now_ms()) == first + 1000  # the wait wakes for it
+    clock.advance(0.2)
+    worker.heartbeat.beat()
+    assert len(writes) == 2
+    assert (row(conn)["step"], row(conn)["step_since"]) == ("idle", first + 800)
+    clock.advance(5)
+    worker.heartbeat.beat("sweep")  # the row is older than a second: a new step at once
+    assert len(writes) == 3 and row(conn)["step"] == "sweep"
+    close_worker(worker)
+    conn.close()
+
+
 def test_failed_jobs_are_counted(config, clock):
     def fail(ctx):
         raise RuntimeError("no")
@@ -94,6 +119,8 @@ def test_failed_jobs_are_counted(config, clock):
                    jobs.Policy.from_config(config))
     worker = open_worker(services)
     run_once(worker, clock.now_ms())
+    clock.advance(1)
+    worker.heartbeat.beat()
     assert (row(conn)["jobs_done"], row(conn)["jobs_failed"]) == (0, 1)
     close_worker(worker)
     conn.close()

@@ -442,6 +442,12 @@ def test_a_batch_of_jobs_is_acknowledged_in_one_statement(qs, qconn, clock):
     close_worker(worker)
     acks = [s for s in statements if s.startswith("UPDATE jobs SET status = 'done'")]
     assert len(acks) == 1, acks
+    # the claim and the heartbeat saying so are one commit
+    claim = statements.index(next(s for s in statements if s.startswith("UPDATE jobs SET"
+                                                                       " status = 'running'")))
+    assert statements[claim - 1] == "BEGIN IMMEDIATE"
+    assert "INTO workers" in statements[claim + 1] and "'job test_pickup'" in statements[claim + 1]
+    assert statements[claim + 2] == "COMMIT"
     assert [tuple(r) for r in qconn.execute("SELECT status, attempts FROM jobs")] == [
         ("done", 1)] * 5
     assert qconn.execute("SELECT count(*) FROM test_pickups").fetchone()[0] == 5
