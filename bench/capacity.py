@@ -159,9 +159,8 @@ def seed(env: dict) -> list[tuple[str, str]]:
                 for day in range(SEED_DAYS) for slot in range(PER_DAY)]
             with transaction(conn):
                 writes.insert_imported(conn, user.id, history, "api", now_ms)
-                session = auth.create_session(conn, user.id, now_ms,
-                                              services.config.session_ttl_s)
-                token = auth.create_api_token(conn, user.id, "phone", now_ms)["token"]
+            session = auth.create_session(conn, user.id, now_ms, services.config.session_ttl_s)
+            token = auth.create_api_token(conn, user.id, "phone", now_ms)["token"]
             people.append((f"kmood_session={session.token}", token))
     finally:
         conn.close()
