@@ -1,11 +1,11 @@
-"""API benchmark: first, creates at 1, 4 and 16 clients (the durable floor, the floor
-committing in groups, k-mood) with CPU and bytes per create, to show whether saves collapse
-when many arrive at once (issue #44). Then 16 concurrent clients creating and listing entries
-against kmood.py on waitress (with kmood_worker.py beside it, as deployed), beside two baselines measured in the
-same run, at KMOOD_THREADS 2, 4 and 8: a bare Bottle+waitress endpoint that touches no
-database, and the durable floor — the same stack parsing the same JSON body and inserting one
-row in one transaction with k-mood's pragmas (`synchronous` as configured), the least a create
-that survives a power cut can cost (bench/bare_app.py).
+"""API benchmark: first, creates at 1, 4 and 16 clients (the durable floor, the floor committing
+in groups, k-mood) with CPU and bytes per create, to show whether saves collapse when many
+arrive at once (issue #44). Then 16 concurrent clients creating and listing entries against
+kmood.py on waitress (with kmood_worker.py beside it, as deployed), beside two baselines
+measured in the same run, at KMOOD_THREADS 2, 4 and 8: a bare Bottle+waitress endpoint that
+touches no database, and the durable floor — the same stack parsing the same JSON body and
+inserting one row in one transaction with k-mood's pragmas (`synchronous` as configured), the
+least a create that survives a power cut can cost (bench/bare_app.py).
 
 For each: req/s, p50/p99, the ratios to both baselines, and the server's CPU per request (utime
 + stime of its process from /proc/<pid>/stat). Then, per create, what reaches the disk: fsync
@@ -258,9 +258,10 @@ def scaling(listenbrainz_url: str) -> list[str]:
     return lines
 
 
-def statements_per_request() -> tuple[tuple, tuple]:
-    """SQL statements one create and one list-20 run, counted by SQLite's trace callback on
-    every connection the request path uses (the thread's and the shared writer)."""
+def statements_per_request() -> tuple[tuple, tuple, tuple]:
+    """SQL statements one create, the list-20 after it and the same list again (kept) run,
+    counted by SQLite's trace callback on every connection the request path uses (the
+    thread's and the shared writer)."""
     from kmood_lib.accounts.users import create_user
     from kmood_lib.bootstrap import bootstrap
     from kmood_lib.web.app import make_wsgi
@@ -297,6 +298,7 @@ def statements_per_request() -> tuple[tuple, tuple]:
         return statements, len(ours) - statements, len(counted) - len(ours), commits
 
     return (count(lambda: client.post("/api/entries", entry_body(99))),
+            count(lambda: client.get("/api/entries?limit=20")),
             count(lambda: client.get("/api/entries?limit=20")))
 
 
@@ -343,13 +345,13 @@ def main() -> list[str]:
                 lines += [r["slow"].line(), r["fast"].line()]
                 lines.append(f"fast clients' p99 beside {SLOW_CLIENTS} slow ones:"
                              f" {r['fast'].percentile(0.99) * 1000:.1f} ms  (target < 100 ms)")
-    (create, create_triggers, create_fts, commits), (listing, _, _, list_commits) = \
-        statements_per_request()
+    (create, create_triggers, create_fts, commits), (listing, _, _, list_commits), \
+        (kept, _, _, kept_commits) = statements_per_request()
     lines.append(f"SQL statements per request: create {create} (firing {create_triggers}"
                  f" trigger programs, and FTS5 runs {create_fts} of its own for the note's"
-                 f" index), list-20 {listing}")
+                 f" index), list-20 {listing} (the first after a change), {kept} (kept)")
     lines.append(f"COMMIT statements per request: create {commits}, list-20 {list_commits}"
-                 " (a list's ends its read snapshot: it writes nothing)")
+                 f" (a list's ends its read snapshot: it writes nothing), {kept_commits} (kept)")
     return lines
 
 

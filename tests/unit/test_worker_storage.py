@@ -1,6 +1,7 @@
 """A database that cannot take writes (the soak's full disk, here a read-only connection: the
 same refusal path) must neither flood the log with tracebacks nor spin the worker's loop."""
 
+import itertools
 import logging
 import threading
 
@@ -91,7 +92,7 @@ def test_a_worker_whose_database_refuses_writes_does_not_spin(config, clock):
     stop.set()
     loop.join(10)
     assert not loop.is_alive()
-    claims = [after for before, after in zip(sent, sent[1:])  # the probe found the job due
+    claims = [after for before, after in itertools.pairwise(sent)  # the probe found the job due
               if "run_after <=" in before and after == "BEGIN IMMEDIATE"]
     assert 1 <= len(claims) <= 10, len(claims)
     built.hasher.close()
