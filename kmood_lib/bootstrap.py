@@ -144,6 +144,21 @@ def production_kinds(config: Config) -> list[JobKind]:
             reminder_kind(config), insights_kind(config)]
 
 
+def upstreams(config: Config) -> dict:
+    """The adapters for the services k-mood asks, as the configuration points them."""
+    return dict(
+        listenbrainz=ListenBrainz(config.listenbrainz_url, config.user_agent),
+        lastfm=LastFm(config.lastfm_url, config.lastfm_api_key, config.user_agent),
+        open_meteo=OpenMeteo(config.open_meteo_archive_url, config.open_meteo_forecast_url,
+                             config.user_agent),
+        nominatim=Nominatim(config.nominatim_url, config.user_agent),
+        musicbrainz=MusicBrainz(config.musicbrainz_url, config.user_agent),
+        coverart=CoverArt(config.coverart_url, config.user_agent),
+        notifier=Notifier(config.user_agent, config.allow_private_notify_urls,
+                          config.public_url),
+    )
+
+
 def bootstrap(
     config: Config,
     *,
@@ -177,15 +192,7 @@ def bootstrap(
         group_commit=GroupCommit(writer, clock.monotonic),
         close_writer=writer.close,
         hasher=PasswordHasher(config.scrypt_n),
-        listenbrainz=ListenBrainz(config.listenbrainz_url, config.user_agent),
-        lastfm=LastFm(config.lastfm_url, config.lastfm_api_key, config.user_agent),
-        open_meteo=OpenMeteo(config.open_meteo_archive_url, config.open_meteo_forecast_url,
-                             config.user_agent),
-        nominatim=Nominatim(config.nominatim_url, config.user_agent),
-        musicbrainz=MusicBrainz(config.musicbrainz_url, config.user_agent),
-        coverart=CoverArt(config.coverart_url, config.user_agent),
-        notifier=Notifier(config.user_agent, config.allow_private_notify_urls,
-                          config.public_url),
+        **upstreams(config),
         job_kinds=JobKinds([*production_kinds(config), *job_kinds]),
         relay=relay.from_config(config),
         photo_budget=MemoryBudget(config.photo_memory_bytes,

@@ -105,8 +105,29 @@ def parse_reminder(body: dict, *, current: dict | None, default_timezone: str,
     Raises ValidationError naming every bad field."""
     f = Fields()
     f.reject_fields(body, WRITABLE, READ_ONLY)
-    out: dict = {}
     creating = current is None
+    out = {**_when(f, body, creating, default_timezone),
+           **_where(f, body, current, allow_private)}
+    for name, limit, is_name in (("token", MAX_TOKEN, True), ("title", MAX_TITLE, True),
+                                 ("message", MAX_MESSAGE, False)):
+        if name in body:
+            value = f.text(body, name, limit, nullable=True, is_name=is_name)
+            out[name] = value or None
+    for name in ("skip_if_logged", "enabled"):
+        if name in body:
+            if not isinstance(body[name], bool):
+                f.fail(name, Phrase("must be true or false"))
+            else:
+                out[name] = int(body[name])
+        elif creating:
+            out[name] = 1
+    f.raise_if_any()
+    return out
+
+
+def _when(f: Fields, body: dict, creating: bool, default_timezone: str) -> dict:
+    """The time, weekdays and timezone a body sets (all of them when creating)."""
+    out: dict = {}
     if "time" in body or creating:
         value = body.get("time")
         hours, sep, minutes = value.partition(":") if isinstance(value, str) else ("", "", "")
@@ -133,6 +154,14 @@ def parse_reminder(body: dict, *, current: dict | None, default_timezone: str,
                 out["timezone"] = users.validate_timezone(zone or default_timezone)
         except users.AccountError as exc:
             f.fail("timezone", exc.message)
+    return out
+
+
+def _where(f: Fields, body: dict, current: dict | None, allow_private: bool) -> dict:
+    """The channel and the address a body sets (both when creating; the address again when
+    the channel changes)."""
+    out: dict = {}
+    creating = current is None
     channel = body.get("channel") if "channel" in body or creating else current["channel"]
     if "channel" in body or creating:
         if channel not in CHANNELS:
@@ -149,20 +178,6 @@ def parse_reminder(body: dict, *, current: dict | None, default_timezone: str,
                         allow_private)
         if url is not None:
             out["url"] = url
-    for name, limit, is_name in (("token", MAX_TOKEN, True), ("title", MAX_TITLE, True),
-                                 ("message", MAX_MESSAGE, False)):
-        if name in body:
-            value = f.text(body, name, limit, nullable=True, is_name=is_name)
-            out[name] = value or None
-    for name in ("skip_if_logged", "enabled"):
-        if name in body:
-            if not isinstance(body[name], bool):
-                f.fail(name, Phrase("must be true or false"))
-            else:
-                out[name] = int(body[name])
-        elif creating:
-            out[name] = 1
-    f.raise_if_any()
     return out
 
 

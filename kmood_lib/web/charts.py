@@ -85,7 +85,6 @@ def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: dat
     entry breaks the line instead of being drawn through. `note` (what is not drawn, text)
     ends the description."""
     say = say or english()
-    n_ = say.ngettext
     span = max((last - first).days, 1)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
@@ -95,27 +94,6 @@ def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: dat
     def y_of(value: float) -> float:
         return TOP + plot_h * (5 - value) / 4
 
-    def path(points: list[dict], step_days: int, css: str) -> str:
-        segments, current, previous = [], [], None
-        for point in points:
-            start = date.fromisoformat(point["start"])
-            if previous is not None and (start - previous).days > step_days:
-                segments.append(current)
-                current = []
-            current.append(point)
-            previous = start
-        if current:
-            segments.append(current)
-        out = []
-        for segment in segments:
-            d = " ".join(f"{'M' if i == 0 else 'L'}{x_of(p['start']):.1f},{y_of(p['average']):.1f}"
-                         for i, p in enumerate(segment))
-            out.append(f'<path class="line {css}" d="{d}"/>')
-        return "".join(out)
-
-    def day(iso: str | date) -> str:
-        return escape(say.day(iso))
-
     body = [_mood_axis(labels, y_of),
             f'<line class="axis" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{HEIGHT - BOTTOM}" '
             f'y2="{HEIGHT - BOTTOM}"/>']
@@ -123,14 +101,49 @@ def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: dat
         x = x_of(tick.isoformat())
         body.append(f'<text x="{x:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
                     f"{escape(_tick_label(say, tick, span, k == 0))}</text>")
-    body.append(path(months, 31, "month"))
-    body.append(path(weeks, 7, "week"))
+    body.append(_broken_line(months, 31, "month", x_of, y_of))
+    body.append(_broken_line(weeks, 7, "week", x_of, y_of))
     for p in weeks:
-        words = say.gettext(N_("week of {date}: {mood} ({entries})"), date=day(p["start"]),
+        words = say.gettext(N_("week of {date}: {mood} ({entries})"),
+                            date=escape(say.day(p["start"])),
                             mood=mood_words(say, p["average"], labels),
                             entries=escape(entries(say, p["count"])))
         body.append(f'<circle class="dot" cx="{x_of(p["start"]):.1f}" cy="{y_of(p["average"]):.1f}"'
                     f' r="3"><title>{words}</title></circle>')
+    return _svg(escape(say.gettext(N_("Mood over time: weekly average (solid) and monthly"
+                                      " average (dashed)"))),
+                _over_time_description(say, weeks, first, last, labels, note), "".join(body))
+
+
+def _broken_line(points: list[dict], step_days: int, css: str, x_of, y_of) -> str:
+    """`points` (each a period's start and average) joined by a line that breaks where more
+    than `step_days` lie between two of them."""
+    segments, current, previous = [], [], None
+    for point in points:
+        start = date.fromisoformat(point["start"])
+        if previous is not None and (start - previous).days > step_days:
+            segments.append(current)
+            current = []
+        current.append(point)
+        previous = start
+    if current:
+        segments.append(current)
+    out = []
+    for segment in segments:
+        d = " ".join(f"{'M' if i == 0 else 'L'}{x_of(p['start']):.1f},{y_of(p['average']):.1f}"
+                     for i, p in enumerate(segment))
+        out.append(f'<path class="line {css}" d="{d}"/>')
+    return "".join(out)
+
+
+def _over_time_description(say: Translator, weeks: list[dict], first: date, last: date,
+                           labels: dict[int, str], note: str) -> str:
+    """What the chart shows, in sentences: the weeks with entries, the best and the worst."""
+    n_ = say.ngettext
+
+    def day(iso: str | date) -> str:
+        return escape(say.day(iso))
+
     sentences = [n_("{n} week with entries between {first} and {last}.",
                     "{n} weeks with entries between {first} and {last}.", len(weeks),
                     first=day(first), last=day(last))]
@@ -146,9 +159,7 @@ def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: dat
         sentences.append(escape(say.gettext(N_("No entries."))))
     if note:
         sentences.append(escape(note))
-    return _svg(escape(say.gettext(N_("Mood over time: weekly average (solid) and monthly"
-                                      " average (dashed)"))), " ".join(sentences),
-                "".join(body))
+    return " ".join(sentences)
 
 
 def _ticks(first: date, last: date) -> list[date]:

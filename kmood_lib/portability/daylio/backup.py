@@ -242,6 +242,30 @@ def _backup_tags(plan: Plan, tags, groups) -> dict[int, str]:
     return out
 
 
+def _backup_when(plan: Plan, fields: dict[str, int], errors: list) -> tuple[date | None,
+                                                                           int | None]:
+    """An entry's day and minute of the day (None: no time recorded) from its whole-number
+    fields; what is wrong with them is added to `errors`."""
+    day = minute = None
+    try:
+        day = date(fields["year"], fields["month"] + 1, fields["day"])  # month is 0-based
+    except (ValueError, OverflowError):
+        shown = [str(fields["year"])[:12]] + [str(n)[:12].zfill(2) for n in (
+            fields["month"] + 1, fields["day"])]
+        errors.append(Phrase("{date} is not a real day (month is 0-based in backups)",
+                             date="-".join(shown)))
+    else:
+        plan.saw_day(day)
+    if fields["hour"] == -1:
+        minute = None  # no time recorded
+    elif 0 <= fields["hour"] <= 23 and 0 <= fields["minute"] <= 59:
+        minute = fields["hour"] * 60 + fields["minute"]
+    else:
+        errors.append(Phrase("{time} is not a time of day",
+                             time=f"{str(fields['hour'])[:12]}:{str(fields['minute'])[:12]}"))
+    return day, minute
+
+
 def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, identity: str
                 ) -> tuple[Row | None, int]:
     if not isinstance(entry, dict):
@@ -252,24 +276,7 @@ def _backup_row(plan: Plan, entry, position: int, moods: dict, tags: dict, ident
     fields = {k: _int(entry.get(k)) for k in ("year", "month", "day", "hour", "minute")}
     errors = [Phrase("{field} is not a whole number", field=k) for k, v in fields.items()
               if v is None]
-    day = minute = None
-    if not errors:
-        try:
-            day = date(fields["year"], fields["month"] + 1, fields["day"])  # month is 0-based
-        except (ValueError, OverflowError):
-            shown = [str(fields["year"])[:12]] + [str(n)[:12].zfill(2) for n in (
-                fields["month"] + 1, fields["day"])]
-            errors.append(Phrase("{date} is not a real day (month is 0-based in backups)",
-                                 date="-".join(shown)))
-        else:
-            plan.saw_day(day)
-        if fields["hour"] == -1:
-            minute = None  # no time recorded
-        elif 0 <= fields["hour"] <= 23 and 0 <= fields["minute"] <= 59:
-            minute = fields["hour"] * 60 + fields["minute"]
-        else:
-            errors.append(Phrase("{time} is not a time of day",
-                                 time=f"{str(fields['hour'])[:12]}:{str(fields['minute'])[:12]}"))
+    day, minute = _backup_when(plan, fields, errors) if not errors else (None, None)
     mood = moods.get(_int(entry.get("mood")))
     if mood is None:
         errors.append(Phrase("mood id {id} is not in customMoods", id=repr(entry.get("mood"))))
