@@ -16,6 +16,7 @@ from kmood_lib.web.template_helpers import escape, mood_level
 
 WIDTH, HEIGHT = 440, 230
 LEFT, RIGHT, TOP, BOTTOM = 72, 10, 16, 34
+TICK_ROOM = 36  # half the widest time-axis label ("Sep 2026", "30. Nov."), in the SVG's units
 
 
 def theirs(text: str) -> str:
@@ -99,7 +100,9 @@ def mood_over_time(weeks: list[dict], months: list[dict], first: date, last: dat
             f'y2="{HEIGHT - BOTTOM}"/>']
     for k, tick in enumerate(_ticks(first, last)):
         x = x_of(tick.isoformat())
-        body.append(f'<text x="{x:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
+        # a label near the right edge ends at its tick: centred, it would be cut off
+        anchor = "end" if x > WIDTH - RIGHT - TICK_ROOM else "middle"
+        body.append(f'<text x="{x:.1f}" y="{HEIGHT - 12}" text-anchor="{anchor}">'
                     f"{escape(_tick_label(say, tick, span, k == 0))}</text>")
     body.append(_broken_line(months, 31, "month", x_of, y_of))
     body.append(_broken_line(weeks, 7, "week", x_of, y_of))

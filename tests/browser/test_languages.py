@@ -12,6 +12,7 @@ from kmood_lib.core.i18n import Languages, pseudo
 from tests.browser.conftest import (
     PHONE,
     api_session,
+    as_a_phone,
     click,
     console_errors,
     create_user,
@@ -64,6 +65,54 @@ def test_the_login_page_switches_to_german_and_a_setting_of_polish_follows_the_p
         assert overflowing(driver) == [], variant
         assert violations(driver) == [], variant
         screenshot(driver, f"settings-profile-pl-{variant}")
+
+
+# Where a tab label's line breaks inside a word other than at a soft hyphen (hyphens: manual
+# for the look: a phone may have no hyphenation dictionary for the language).
+BROKEN_WORDS_JS = r"""
+const style = document.createElement("style");
+style.textContent = "nav.tabs a { hyphens: manual !important; }";
+document.head.append(style);
+const broken = [];
+for (const span of document.querySelectorAll("nav.tabs a span")) {
+  const text = span.firstChild, s = text.data;
+  let lastTop = null;
+  for (let i = 0; i < s.length; i++) {
+    const range = document.createRange();
+    range.setStart(text, i);
+    range.setEnd(text, i + 1);
+    const box = [...range.getClientRects()].filter((r) => r.width > 0).pop();
+    if (!box) continue;  // a soft hyphen where the line does not break
+    if (lastTop !== null && box.top > lastTop + 2 && !"\u00ad -".includes(s[i - 1]))
+      broken.push(s.replace(/\u00ad/g, "") + " after " + s.slice(0, i).replace(/\u00ad/g, ""));
+    lastTop = box.top;
+  }
+}
+style.remove();
+return broken;
+"""
+
+
+def test_the_tab_labels_keep_their_words_whole_on_a_320_px_phone_in_every_language(
+        lena, window):
+    """Five tabs on 320 px, the current one in bold: a label is on one line, or breaks at a
+    soft hyphen the translation carries; never "Setting / s" or "Historiq / ue"."""
+    auth = api_session(lena.url, "lena")
+    driver = window((320, 700))
+    login_by_cookie(driver, lena.url, "lena")
+    as_a_phone(driver, 320, 700)  # a window cannot be that narrow: the phone is emulated
+    broken = {}
+    try:
+        for code in Languages().codes:
+            assert http("PATCH", lena.url + "/api/me", {"language": code}, auth)[0] == 200
+            for path in ("/", "/entries", "/calendar", "/stats", "/settings"):
+                driver.get(lena.url + path)
+                found = driver.execute_script(BROKEN_WORDS_JS)
+                if found:
+                    broken[f"{code} {path}"] = found
+    finally:
+        http("PATCH", lena.url + "/api/me", {"language": "en"}, auth)
+    assert broken == {}
 
 
 def plain_words_in(driver, element) -> list[str]:

@@ -136,7 +136,7 @@ def test_the_persons_setting_overrides_the_browser(client_for):
     assert lang_of(me.get("/settings", headers=french).text) == "fr"
     assert me.patch("/api/me", {"language": "pl"}).json["language"] == "pl"
     page = me.get("/settings", headers=french).text
-    assert lang_of(page) == "pl" and "<h1>Ustawienia</h1>" in page
+    assert lang_of(page) == "pl" and "<h1>Ustawienia</h1>" in page.replace("\xad", "")
     assert '<option value="pl" lang="pl" selected>Polski</option>' in page
     assert "(co najmniej 8 znaków)" in page
     refused = me.patch("/api/me", {"language": "xx"})

@@ -194,3 +194,15 @@ def test_every_average_mood_in_the_stats_charts_says_its_mood_label(alice, conn)
                           r'<text [^>]*>\((\d+)\)</text>', chart)
         assert rows, section
         assert all(abs(level_of[label] - float(v)) <= 0.55 for v, label, _ in rows), rows
+
+
+def test_a_time_axis_label_by_the_right_edge_ends_at_its_tick_instead_of_being_cut_off():
+    weeks = [{"start": "2026-11-02", "average": 3.0, "count": 2},
+             {"start": "2026-11-30", "average": 4.0, "count": 3}]
+    svg = charts.mood_over_time(weeks, [], date(2026, 11, 7), date(2026, 12, 6), {})
+    axis_y = charts.HEIGHT - 12
+    ticks = re.findall(rf'<text x="([0-9.]+)" y="{axis_y}" text-anchor="(\w+)">([^<]+)</text>',
+                       svg)
+    assert [(anchor, label) for _, anchor, label in ticks] == [("middle", "7 Nov"),
+                                                               ("end", "6 Dec")]
+    assert float(ticks[-1][0]) <= charts.WIDTH - charts.RIGHT  # ends inside the drawing
