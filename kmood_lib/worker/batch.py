@@ -62,11 +62,14 @@ def run_batch(ctx: WorkerContext, now: int) -> bool:
     were any."""
     if ctx.stop.is_set() or not jobs.has_due_jobs(ctx.conn, now):
         return False
+    beat_at = None
     with transaction(ctx.conn):  # the claim and the beat saying so: one commit
         batch = jobs.claim(ctx.conn, ctx.worker_id, now, ctx.config.job_batch,
                            ctx.policy.lease_ms)
         if batch:
-            ctx.heartbeat.beat_within(ctx.conn, job_step(batch[0]))
+            beat_at = ctx.heartbeat.beat_within(ctx.conn, job_step(batch[0]))
+    if beat_at is not None:
+        ctx.heartbeat.written(beat_at)
     acks = PendingAcks(ctx.conn, ctx.worker_id, ctx.clock)
     try:
         run_claimed(ctx, batch, acks, leased_at=now)

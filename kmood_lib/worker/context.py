@@ -58,14 +58,17 @@ STEP_SPACING_MS = 1000
 class Heartbeat:
     """This worker's row in `workers`, saying what it is doing.
 
-    1. A new step is written at once when the row is at least STEP_SPACING_MS old, else once
-       it is (the wait for work wakes for it); a step over sooner is never written.
-    2. The same step again is written only once KMOOD_WORKER_HEARTBEAT_S has passed (or when
-       forced), so one that stops beating shows where it stuck. A job that hangs within a
+    1. A job's or idleness's step is written at once when the row is at least
+       STEP_SPACING_MS old (or the heartbeat interval, if shorter), else once it is (the wait
+       for work wakes for it); a step over sooner is never written. A job that hangs within a
        second of the last write shows the step before it; the queue shows the job running,
        claimed by this worker.
-    3. A batch's claim carries the beat in its own transaction (`beat_within`): a worker
-       starting on jobs says so without a commit of its own.
+    2. A periodic step (a sweep, a backup) is written as it starts (`force`): those are few,
+       and one of them that hangs must show where.
+    3. The same step again is written only once KMOOD_WORKER_HEARTBEAT_S has passed, so one
+       that stops beating shows where it stuck.
+    4. A batch's claim carries the beat in its own transaction (`beat_within`, then `written`
+       once it committed): a worker starting on jobs says so without a commit of its own.
     A beat is stamped with the clock's time, not the iteration's `now`: it says the worker is
     alive at this moment, after a step that may have taken minutes (a backup)."""
 
@@ -82,17 +85,23 @@ class Heartbeat:
             self.written_at, self.step_unwritten = now, False
             self.guard.run("heartbeat", heartbeat.beat, self.conn, self.row, now)
 
-    def beat_within(self, conn: sqlite3.Connection, step: str) -> None:
-        """The beat as one more statement of the caller's open transaction."""
+    def beat_within(self, conn: sqlite3.Connection, step: str) -> int:
+        """The beat as one more statement of the caller's open transaction; returns its time,
+        for `written` once that transaction has committed."""
         now = self._step(step)
         heartbeat.beat(conn, self.row, now)
-        self.written_at, self.step_unwritten = now, False
+        return now
+
+    def written(self, at: int) -> None:
+        self.written_at, self.step_unwritten = at, False
 
     def next_due(self, now: int) -> int:
         """When the row is written next: `now` when it never was."""
         if self.written_at is None:
             return now
-        return self.written_at + (STEP_SPACING_MS if self.step_unwritten else self.interval_ms)
+        if self.step_unwritten:
+            return self.written_at + min(STEP_SPACING_MS, self.interval_ms)
+        return self.written_at + self.interval_ms
 
     def _step(self, step: str | None) -> int:
         now = self.clock.now_ms()

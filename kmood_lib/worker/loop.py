@@ -56,13 +56,13 @@ def run_forever(ctx: WorkerContext) -> None:
 
 
 def run_due(ctx: WorkerContext, steps: list[Periodic], now: int) -> bool:
-    """The periodic steps whose interval has passed, each named in the heartbeat as it starts;
-    True when any found work."""
+    """The periodic steps whose interval has passed, each written in the heartbeat as it
+    starts; True when any found work."""
     found = False
     for step in steps:
         if step.due(now) and not ctx.stop.is_set():
             step.last_ms = now
-            ctx.heartbeat.beat(step.name)
+            ctx.heartbeat.beat(step.name, force=True)  # a backup that hangs shows where
             found |= bool(ctx.guard.run(step.name, step.run, ctx.services, ctx.conn, now))
     return found
 

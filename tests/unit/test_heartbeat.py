@@ -109,6 +109,45 @@ def test_a_busy_workers_steps_are_written_at_most_once_a_second(hs, clock):
     conn.close()
 
 
+def test_a_heartbeat_interval_under_a_second_is_kept_through_changes_of_step(config, clock):
+    quick = bootstrap(config.with_overrides(worker_heartbeat_s=0.2, worker_stale_s=0.5),
+                      clock=clock)
+    conn = quick.connect()
+    worker = open_worker(quick)
+    worker.heartbeat.beat("idle", force=True)
+    clock.advance(0.1)
+    worker.heartbeat.beat("sweep")  # within the interval: waits for it, not for a second
+    alive = []
+    for _ in range(10):
+        clock.advance(0.1)
+        worker.heartbeat.beat()
+        alive.append(heartbeat.health(conn, clock.now_ms(), 0.5)["alive"])
+    assert alive == [1] * 10 and row(conn)["step"] == "sweep"
+    close_worker(worker)
+    conn.close()
+
+
+def test_a_periodic_step_is_written_as_it_starts_so_one_that_hangs_shows_where(hs, clock):
+    from kmood_lib.worker.context import Periodic
+    from kmood_lib.worker.loop import run_due
+
+    conn = hs.connect()
+    worker = open_worker(hs)
+    seen = {}
+
+    def slow(services, conn, now):
+        seen["row"] = row(conn)
+        clock.advance(300)
+        return False
+
+    worker.heartbeat.beat("idle", force=True)
+    run_due(worker, [Periodic("reminders", 60, lambda *a: False), Periodic("backup", 3600, slow)],
+            clock.now_ms())
+    assert seen["row"]["step"] == "backup"
+    close_worker(worker)
+    conn.close()
+
+
 def test_failed_jobs_are_counted(config, clock):
     def fail(ctx):
         raise RuntimeError("no")
